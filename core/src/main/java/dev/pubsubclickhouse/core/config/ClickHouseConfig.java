@@ -1,0 +1,66 @@
+package dev.pubsubclickhouse.core.config;
+
+import static dev.pubsubclickhouse.core.config.ClickHouseParameters.*;
+
+import dev.pubsubclickhouse.core.insert.InsertOptions;
+import dev.pubsubclickhouse.core.schema.TableName;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Optional;
+
+/** Where ClickHouse is, who we are there, which tables, and how to INSERT. */
+public record ClickHouseConfig(
+    URI url,
+    String user,
+    Secret password,
+    TableName table,
+    Optional<TableName> errorTable,
+    boolean createErrorTable,
+    InsertOptions insertOptions) {
+
+  /** Reads and checks every ClickHouse parameter; a secret is fetched only when configured. */
+  public static ClickHouseConfig read(ConfigReader config, SecretManagerAccess secrets) {
+    URI url = config.httpUrl(URL);
+    String database = config.required(DATABASE);
+    TableName table = tableName(config, TABLE, database);
+    Optional<TableName> errorTable =
+        config
+            .optional(DEAD_LETTER_TABLE)
+            .map(name -> tableName(config, DEAD_LETTER_TABLE, database));
+    Secret password =
+        config
+            .optional(PASSWORD_SECRET)
+            .map(resource -> secrets.access(PASSWORD_SECRET, resource))
+            .orElseGet(() -> Secret.of(config.optional(PASSWORD).orElse("")));
+    long timeoutMillis = config.longValue(INSERT_TIMEOUT_MS, 100, 3_600_000);
+    InsertOptions defaults = InsertOptions.defaults();
+    InsertOptions insertOptions =
+        new InsertOptions(
+            config.longValue(MAX_INSERT_BLOCK_SIZE, 1, Integer.MAX_VALUE),
+            config.bool(INSERT_DEDUPLICATE),
+            config.optionalInteger(INSERT_QUORUM, 0, 100),
+            config.bool(INSERT_DISTRIBUTED_SYNC),
+            config.bool(ASYNC_INSERT),
+            config.keyValues(SETTINGS),
+            config.integer(MAX_RETRIES, 0, 100),
+            defaults.firstBackoff(),
+            defaults.maxBackoff(),
+            Duration.ofMillis(timeoutMillis));
+    return new ClickHouseConfig(
+        url,
+        config.required(USER),
+        password,
+        table,
+        errorTable,
+        config.bool(CREATE_ERROR_TABLE),
+        insertOptions);
+  }
+
+  private static TableName tableName(ConfigReader config, Parameter parameter, String database) {
+    try {
+      return TableName.parse(config.required(parameter), database);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigurationException(parameter, e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,151 @@
+package dev.pubsubclickhouse.core.config;
+
+import java.net.URI;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Reads typed parameter values from the environment and, where a parameter has a flag, from {@code
+ * --flag=value} arguments (a flag wins over the environment). Every error is one line naming the
+ * parameter; a secret's value is never part of a message.
+ */
+public final class ConfigReader {
+  private final Map<String, String> environment;
+  private final Map<String, String> flags;
+
+  public ConfigReader(Map<String, String> environment) {
+    this(environment, Map.of());
+  }
+
+  public ConfigReader(Map<String, String> environment, Map<String, String> flags) {
+    this.environment = Map.copyOf(environment);
+    this.flags = Map.copyOf(flags);
+  }
+
+  /**
+   * Reads {@code --name=value} (and {@code --name} alone as {@code true}) arguments; an argument
+   * that names no known flag is an error.
+   */
+  public static Map<String, String> parseFlags(String[] args, List<Parameter> parameters) {
+    Map<String, String> byFlag = new LinkedHashMap<>();
+    for (String arg : args) {
+      if (!arg.startsWith("--")) {
+        throw new ConfigurationException("unexpected argument '" + arg + "': use --name=value");
+      }
+      int equals = arg.indexOf('=');
+      String name = equals < 0 ? arg.substring(2) : arg.substring(2, equals);
+      String value = equals < 0 ? "true" : arg.substring(equals + 1);
+      boolean known = parameters.stream().anyMatch(p -> name.equals(p.flag()));
+      if (!known) {
+        throw new ConfigurationException("unknown flag --" + name + " (see --help)");
+      }
+      byFlag.put(name, value);
+    }
+    return byFlag;
+  }
+
+  /** The value as given, or empty when neither the flag nor the variable is set (or is blank). */
+  public Optional<String> optional(Parameter parameter) {
+    String value = parameter.flag() == null ? null : flags.get(parameter.flag());
+    if (value == null) {
+      value = environment.get(parameter.env());
+    }
+    if (value == null || value.isBlank()) {
+      return Optional.ofNullable(parameter.defaultValue());
+    }
+    return Optional.of(value.trim());
+  }
+
+  public String required(Parameter parameter) {
+    return optional(parameter)
+        .orElseThrow(() -> new ConfigurationException(parameter, "is required"));
+  }
+
+  public int integer(Parameter parameter, int min, int max) {
+    return (int) longValue(parameter, min, max);
+  }
+
+  public long longValue(Parameter parameter, long min, long max) {
+    String text = required(parameter);
+    long value;
+    try {
+      value = Long.parseLong(text);
+    } catch (NumberFormatException e) {
+      throw new ConfigurationException(
+          parameter, "expected a whole number, got " + shown(parameter, text));
+    }
+    if (value < min || value > max) {
+      throw new ConfigurationException(
+          parameter, "must be between " + min + " and " + max + ", got " + value);
+    }
+    return value;
+  }
+
+  public Optional<Integer> optionalInteger(Parameter parameter, int min, int max) {
+    return optional(parameter).isPresent()
+        ? Optional.of(integer(parameter, min, max))
+        : Optional.empty();
+  }
+
+  public boolean bool(Parameter parameter) {
+    String text = required(parameter);
+    return switch (text.toLowerCase(java.util.Locale.ROOT)) {
+      case "true", "1", "yes" -> true;
+      case "false", "0", "no" -> false;
+      default ->
+          throw new ConfigurationException(
+              parameter, "expected true or false, got " + shown(parameter, text));
+    };
+  }
+
+  /** An http:// or https:// URL with a host. */
+  public URI httpUrl(Parameter parameter) {
+    String text = required(parameter);
+    URI uri;
+    try {
+      uri = URI.create(text);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigurationException(parameter, "not a URL: " + shown(parameter, text));
+    }
+    if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))
+        || uri.getHost() == null) {
+      throw new ConfigurationException(
+          parameter, "expected http(s)://host:port, got " + shown(parameter, text));
+    }
+    if (uri.getUserInfo() != null) {
+      throw new ConfigurationException(
+          parameter, "must not hold credentials; set the user and password parameters");
+    }
+    return uri;
+  }
+
+  /** {@code key=value,key=value}, in order. */
+  public Map<String, String> keyValues(Parameter parameter) {
+    Map<String, String> result = new LinkedHashMap<>();
+    Optional<String> text = optional(parameter);
+    if (text.isEmpty()) {
+      return result;
+    }
+    for (String pair : text.get().split(",")) {
+      if (pair.isBlank()) {
+        continue;
+      }
+      int equals = pair.indexOf('=');
+      if (equals <= 0) {
+        throw new ConfigurationException(
+            parameter, "expected key=value pairs separated by commas, got '" + pair.trim() + "'");
+      }
+      result.put(pair.substring(0, equals).trim(), pair.substring(equals + 1).trim());
+    }
+    return result;
+  }
+
+  private static String shown(Parameter parameter, String value) {
+    // A URL with '@' may carry a password: never echo it.
+    return parameter.secret() || value.contains("@")
+        ? "(a value that is not shown)"
+        : "'" + value + "'";
+  }
+}

@@ -1,0 +1,153 @@
+package dev.pubsubclickhouse.core.encode;
+
+import com.clickhouse.data.ClickHouseColumn;
+import com.clickhouse.data.ClickHouseDataType;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.pubsubclickhouse.core.schema.ColumnDefinition;
+import dev.pubsubclickhouse.core.schema.TableSchema;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Encodes JSON objects as rows of one table in {@code RowBinaryWithDefaults}: fields are matched to
+ * columns by exact name, unknown fields are ignored, and a missing (or null) field takes the
+ * column's DEFAULT, else NULL, else an empty Array or Map, else rejects the row.
+ *
+ * <p>Thread-safe: build one per table schema and share it.
+ */
+public final class RowEncoder {
+  /** What a column gets when the row has no value for it. */
+  private enum Absent {
+    DEFAULT,
+    NULL,
+    EMPTY,
+    REJECT
+  }
+
+  private record Slot(
+      String name, String type, ValueEncoder encoder, Absent whenMissing, Absent whenNull) {}
+
+  private final Slot[] slots;
+  private final List<String> columnNames;
+  private final boolean readsJsonAsString;
+
+  private RowEncoder(List<Slot> slots, boolean readsJsonAsString) {
+    this.slots = slots.toArray(new Slot[0]);
+    this.columnNames = slots.stream().map(Slot::name).toList();
+    this.readsJsonAsString = readsJsonAsString;
+  }
+
+  /**
+   * Plans the encoding of rows for {@code schema}. MATERIALIZED and ALIAS columns are left out of
+   * the INSERT; so is a column of an unsupported type that has a DEFAULT. An unsupported type
+   * without one stops here.
+   */
+  public static RowEncoder forTable(TableSchema schema) {
+    List<Slot> slots = new ArrayList<>();
+    boolean json = false;
+    for (ColumnDefinition column : schema.columns()) {
+      if (!column.defaultKind().insertable()) {
+        continue;
+      }
+      ClickHouseColumn parsed = column.parsed();
+      ValueEncoder encoder;
+      try {
+        encoder = ValueEncoders.forColumn(parsed);
+      } catch (ValueEncoders.UnsupportedTypeException e) {
+        if (column.hasDefault()) {
+          continue;
+        }
+        throw new IllegalArgumentException(
+            "column '"
+                + column.name()
+                + "' of "
+                + schema.table()
+                + " has type "
+                + column.type()
+                + ", which cannot be written (and it has no DEFAULT)");
+      }
+      json |= ValueEncoders.containsJson(parsed);
+      boolean nullable = parsed.isNullable();
+      boolean container =
+          parsed.getDataType() == ClickHouseDataType.Array
+              || parsed.getDataType() == ClickHouseDataType.Map;
+      Absent whenMissing =
+          column.hasDefault()
+              ? Absent.DEFAULT
+              : nullable ? Absent.NULL : container ? Absent.EMPTY : Absent.REJECT;
+      Absent whenNull =
+          nullable
+              ? Absent.NULL
+              : column.hasDefault() ? Absent.DEFAULT : container ? Absent.EMPTY : Absent.REJECT;
+      slots.add(new Slot(column.name(), column.type(), encoder, whenMissing, whenNull));
+    }
+    if (slots.isEmpty()) {
+      throw new IllegalArgumentException("table " + schema.table() + " has no insertable columns");
+    }
+    return new RowEncoder(slots, json);
+  }
+
+  /** The columns of the INSERT, in the order {@link #encode} writes them. */
+  public List<String> columnNames() {
+    return columnNames;
+  }
+
+  /** True when the INSERT must set input_format_binary_read_json_as_string (a JSON column). */
+  public boolean readsJsonAsString() {
+    return readsJsonAsString;
+  }
+
+  /**
+   * Appends one row to {@code out}. On rejection nothing is appended and the message names the
+   * column, its type, an excerpt of the value and the reason.
+   */
+  public void encode(JsonNode row, RowBinaryOutput out) throws RowRejectedException {
+    if (!row.isObject()) {
+      throw new RowRejectedException(
+          null, "a row must be a JSON object, got " + NumericValues.kind(row));
+    }
+    int start = out.size();
+    for (Slot slot : slots) {
+      JsonNode value = row.get(slot.name);
+      try {
+        if (value == null) {
+          writeAbsent(slot, slot.whenMissing, out);
+        } else if (value.isNull()) {
+          writeAbsent(slot, slot.whenNull, out);
+        } else {
+          out.writeByte(0);
+          slot.encoder.encode(value, out);
+        }
+      } catch (ValueRejectedException e) {
+        out.truncate(start);
+        throw new RowRejectedException(
+            slot.name,
+            "column '"
+                + slot.name
+                + "' ("
+                + slot.type
+                + ") rejects "
+                + Excerpt.of(value)
+                + ": "
+                + e.getMessage());
+      }
+    }
+  }
+
+  private static void writeAbsent(Slot slot, Absent policy, RowBinaryOutput out)
+      throws ValueRejectedException {
+    switch (policy) {
+      case DEFAULT -> out.writeByte(1);
+      case NULL -> {
+        out.writeByte(0);
+        out.writeByte(1);
+      }
+      case EMPTY -> {
+        out.writeByte(0);
+        out.writeVarUInt(0);
+      }
+      case REJECT ->
+          throw new ValueRejectedException("a value is required (no DEFAULT, not Nullable)");
+    }
+  }
+}

@@ -1,0 +1,117 @@
+package dev.pubsubclickhouse.testing;
+
+import com.clickhouse.client.api.Client;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ExtensionContext.Namespace;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolver;
+
+/**
+ * Gives a test class a real ClickHouse and a database of its own (a {@link TestDatabase}
+ * parameter). The server is, in order: the one {@code CLICKHOUSE_URL} names (with {@code
+ * CLICKHOUSE_USER}/{@code CLICKHOUSE_PASSWORD}); the developer's {@code scripts/clickhouse-local}
+ * server when it runs; else one started for this test run and stopped after it.
+ */
+public final class ClickHouseExtension
+    implements BeforeAllCallback, AfterAllCallback, ParameterResolver {
+  private static final Namespace NAMESPACE = Namespace.create(ClickHouseExtension.class);
+
+  @Override
+  public void beforeAll(ExtensionContext context) {
+    ClickHouseServer server = sharedServer(context);
+    String name =
+        "test_"
+            + context.getRequiredTestClass().getSimpleName().toLowerCase(Locale.ROOT)
+            + "_"
+            + UUID.randomUUID().toString().substring(0, 8);
+    Client client =
+        new Client.Builder()
+            .addEndpoint(server.url())
+            .setUsername(server.user())
+            .setPassword(server.password())
+            .setDefaultDatabase("default")
+            .setClientName("test-support")
+            .build();
+    TestDatabase database = new TestDatabase(server, name, client);
+    database.execute("CREATE DATABASE " + name);
+    client.close();
+    Client databaseClient =
+        new Client.Builder()
+            .addEndpoint(server.url())
+            .setUsername(server.user())
+            .setPassword(server.password())
+            .setDefaultDatabase(name)
+            .setClientName("test-support")
+            .build();
+    context
+        .getStore(NAMESPACE)
+        .put(TestDatabase.class, new TestDatabase(server, name, databaseClient));
+  }
+
+  @Override
+  public void afterAll(ExtensionContext context) {
+    TestDatabase database =
+        context.getStore(NAMESPACE).remove(TestDatabase.class, TestDatabase.class);
+    if (database != null) {
+      database.execute("DROP DATABASE IF EXISTS " + database.name() + " SYNC");
+      database.client().close();
+    }
+  }
+
+  @Override
+  public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
+    return parameter.getParameter().getType() == TestDatabase.class;
+  }
+
+  @Override
+  public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
+    return context.getStore(NAMESPACE).get(TestDatabase.class, TestDatabase.class);
+  }
+
+  private static ClickHouseServer sharedServer(ExtensionContext context) {
+    return context
+        .getRoot()
+        .getStore(NAMESPACE)
+        .getOrComputeIfAbsent(ServerHolder.class, key -> new ServerHolder(), ServerHolder.class)
+        .server;
+  }
+
+  /** The run's server; closing the root store stops it if this run started it. */
+  private static final class ServerHolder implements ExtensionContext.Store.CloseableResource {
+    final ClickHouseServer server;
+    final LocalClickHouse started;
+
+    ServerHolder() {
+      Map<String, String> env = System.getenv();
+      String url = env.get("CLICKHOUSE_URL");
+      if (url != null && !url.isBlank()) {
+        server =
+            new ClickHouseServer(
+                url,
+                env.getOrDefault("CLICKHOUSE_USER", "default"),
+                env.getOrDefault("CLICKHOUSE_PASSWORD", ""));
+        started = null;
+      } else if (LocalClickHouse.answers(Map.of())) {
+        server = new ClickHouseServer("http://127.0.0.1:18123", "default", "");
+        started = null;
+      } else {
+        Path directory = LocalClickHouse.repositoryRoot().resolve("target/test-clickhouse");
+        started = LocalClickHouse.start(directory);
+        server = new ClickHouseServer(started.url(), "default", "");
+      }
+    }
+
+    @Override
+    public void close() {
+      if (started != null) {
+        started.stop();
+      }
+    }
+  }
+}

@@ -1,0 +1,71 @@
+package dev.pubsubclickhouse.testing;
+
+import com.clickhouse.client.api.Client;
+import com.clickhouse.client.api.query.QueryResponse;
+import com.clickhouse.client.api.query.QuerySettings;
+import com.clickhouse.data.ClickHouseFormat;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutionException;
+
+/** A database of its own for one test class, on the shared test server. */
+public final class TestDatabase {
+  private final ClickHouseServer server;
+  private final String name;
+  private final Client client;
+
+  TestDatabase(ClickHouseServer server, String name, Client client) {
+    this.server = server;
+    this.name = name;
+    this.client = client;
+  }
+
+  public ClickHouseServer server() {
+    return server;
+  }
+
+  public String name() {
+    return name;
+  }
+
+  /** A client logged in to the server with this database as its default. */
+  public Client client() {
+    return client;
+  }
+
+  /** Runs a statement (DDL, INSERT ... VALUES) in this database. */
+  public void execute(String sql) {
+    try {
+      client.execute(sql).get().close();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(sql + ": " + e.getCause().getMessage(), e.getCause());
+    } catch (Exception e) {
+      throw new IllegalStateException(sql, e);
+    }
+  }
+
+  /** The result in TabSeparated text, without the last newline. */
+  public String query(String sql) {
+    QuerySettings settings = new QuerySettings().setFormat(ClickHouseFormat.TabSeparated);
+    try (QueryResponse response = client.query(sql, settings).get()) {
+      String text = new String(response.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      return text.endsWith("\n") ? text.substring(0, text.length() - 1) : text;
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(sql + ": " + e.getCause().getMessage(), e.getCause());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (Exception e) {
+      throw new IllegalStateException(sql, e);
+    }
+  }
+
+  public long count(String table) {
+    return Long.parseLong(query("SELECT count() FROM " + name + "." + table));
+  }
+
+  /** Makes system.query_log hold every finished query before it is read. */
+  public void flushLogs() {
+    execute("SYSTEM FLUSH LOGS");
+  }
+}
