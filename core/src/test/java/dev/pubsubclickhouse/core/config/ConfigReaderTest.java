@@ -1,0 +1,105 @@
+package dev.pubsubclickhouse.core.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ConfigReaderTest {
+  private static final Parameter ROWS = Parameter.of("BATCH_MAX_ROWS", "100", "rows");
+  private static final Parameter TABLE =
+      Parameter.of("CLICKHOUSE_TABLE", null, "table").withFlag("clickHouseTable");
+  private static final Parameter PASSWORD =
+      Parameter.of("CLICKHOUSE_PASSWORD", null, "pw").asSecret();
+
+  @Test
+  void aMissingRequiredParameterIsNamed() {
+    assertThatThrownBy(() -> new ConfigReader(Map.of()).required(TABLE))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage("--clickHouseTable (CLICKHOUSE_TABLE): is required");
+  }
+
+  @Test
+  void aNumberOutOfRangeIsNamedWithItsBounds() {
+    assertThatThrownBy(() -> new ConfigReader(Map.of("BATCH_MAX_ROWS", "0")).integer(ROWS, 1, 10))
+        .hasMessage("BATCH_MAX_ROWS: must be between 1 and 10, got 0");
+  }
+
+  @Test
+  void aNonNumberIsQuoted() {
+    assertThatThrownBy(
+            () -> new ConfigReader(Map.of("BATCH_MAX_ROWS", "lots")).integer(ROWS, 1, 10))
+        .hasMessage("BATCH_MAX_ROWS: expected a whole number, got 'lots'");
+  }
+
+  @Test
+  void aSecretValueIsNeverInTheMessage() {
+    assertThatThrownBy(
+            () -> new ConfigReader(Map.of("CLICKHOUSE_PASSWORD", "hunter2")).bool(PASSWORD))
+        .hasMessage("CLICKHOUSE_PASSWORD: expected true or false, got (a value that is not shown)")
+        .hasMessageNotContaining("hunter2");
+  }
+
+  @Test
+  void aUrlWithCredentialsIsRefusedWithoutEchoingThem() {
+    Parameter url = Parameter.of("CLICKHOUSE_URL", null, "url");
+    assertThatThrownBy(
+            () ->
+                new ConfigReader(Map.of("CLICKHOUSE_URL", "http://u:hunter2@host:8123"))
+                    .httpUrl(url))
+        .hasMessage(
+            "CLICKHOUSE_URL: must not hold credentials; set the user and password parameters");
+    assertThatThrownBy(() -> new ConfigReader(Map.of("CLICKHOUSE_URL", "ftp://host")).httpUrl(url))
+        .hasMessage("CLICKHOUSE_URL: expected http(s)://host:port, got 'ftp://host'");
+  }
+
+  @Test
+  void defaultsApplyWhenUnsetOrBlank() {
+    assertThat(new ConfigReader(Map.of("BATCH_MAX_ROWS", " ")).integer(ROWS, 1, 1000))
+        .isEqualTo(100);
+  }
+
+  @Test
+  void aFlagWinsOverTheEnvironment() {
+    ConfigReader reader =
+        new ConfigReader(
+            Map.of("CLICKHOUSE_TABLE", "from_env"),
+            ConfigReader.parseFlags(new String[] {"--clickHouseTable=from_flag"}, List.of(TABLE)));
+    assertThat(reader.required(TABLE)).isEqualTo("from_flag");
+  }
+
+  @Test
+  void anUnknownFlagIsRefused() {
+    assertThatThrownBy(() -> ConfigReader.parseFlags(new String[] {"--nope=1"}, List.of(TABLE)))
+        .hasMessage("unknown flag --nope (see --help)");
+  }
+
+  @Test
+  void keyValuePairsKeepTheirOrder() {
+    Parameter settings = Parameter.of("CLICKHOUSE_SETTINGS", null, "s");
+    assertThat(new ConfigReader(Map.of("CLICKHOUSE_SETTINGS", "b=2, a = 1")).keyValues(settings))
+        .containsExactly(Map.entry("b", "2"), Map.entry("a", "1"));
+    assertThatThrownBy(
+            () -> new ConfigReader(Map.of("CLICKHOUSE_SETTINGS", "novalue")).keyValues(settings))
+        .hasMessage(
+            "CLICKHOUSE_SETTINGS: expected key=value pairs separated by commas, got 'novalue'");
+  }
+
+  @Test
+  void anInvalidTableNameIsRefusedByName() {
+    assertThatThrownBy(
+            () ->
+                ClickHouseConfig.read(
+                    new ConfigReader(
+                        Map.of(
+                            "CLICKHOUSE_URL",
+                            "http://localhost:8123",
+                            "CLICKHOUSE_TABLE",
+                            "logs; DROP TABLE x")),
+                    new SecretManagerAccess(Map.of())))
+        .hasMessage(
+            "--clickHouseTable (CLICKHOUSE_TABLE): table name 'logs; DROP TABLE x' is invalid: use 1 to 255 letters, digits, '_', '$' or '-'");
+  }
+}
