@@ -1,0 +1,42 @@
+package dev.pubsubclickhouse.function;
+
+import com.google.cloud.functions.invoker.runner.Invoker;
+import dev.pubsubclickhouse.core.config.ConfigurationException;
+import dev.pubsubclickhouse.core.config.ParameterHelp;
+
+/**
+ * {@code java -jar function.jar}: checks the configuration and ClickHouse, then serves {@link
+ * PushFunction} through the Functions Framework invoker on {@code $PORT}. A wrong setting or an
+ * unusable table stops here with one line.
+ */
+public final class Main {
+  /** Cloud Run allows 10 s between SIGTERM and SIGKILL. */
+  private static final long SHUTDOWN_SECONDS = 9;
+
+  private Main() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length > 0 && ("--help".equals(args[0]) || "-h".equals(args[0]))) {
+      System.out.print(ParameterHelp.text(PushParameters.ALL));
+      return;
+    }
+    PushService service;
+    try {
+      PushConfig config = PushConfig.read(System.getenv());
+      service = PushService.start(config);
+    } catch (ConfigurationException | IllegalStateException e) {
+      System.err.println("pubsub-clickhouse: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
+    PushService.install(service);
+    Runtime.getRuntime()
+        .addShutdownHook(new Thread(() -> service.shutdown(SHUTDOWN_SECONDS), "shutdown"));
+    new Invoker(
+            service.config().port(),
+            PushFunction.class.getName(),
+            "http",
+            Main.class.getClassLoader())
+        .startServer();
+  }
+}

@@ -1,0 +1,65 @@
+package dev.pubsubclickhouse.function;
+
+import static dev.pubsubclickhouse.function.PushParameters.*;
+
+import dev.pubsubclickhouse.core.config.ClickHouseConfig;
+import dev.pubsubclickhouse.core.config.ConfigReader;
+import dev.pubsubclickhouse.core.config.ConfigurationException;
+import dev.pubsubclickhouse.core.config.SecretManagerAccess;
+import dev.pubsubclickhouse.function.ingest.BatchPolicy;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+
+/** The push service's configuration, read and checked at start. */
+public record PushConfig(
+    ClickHouseConfig clickHouse,
+    Optional<String> deadLetterTopic,
+    Optional<String> pubsubEndpoint,
+    BatchPolicy batch,
+    int maxRequestBytes,
+    int maxDecompressedBytes,
+    boolean pushUnwrapped,
+    Duration summaryInterval,
+    int port) {
+
+  public static PushConfig read(Map<String, String> environment) {
+    ConfigReader config = new ConfigReader(environment);
+    ClickHouseConfig clickHouse =
+        ClickHouseConfig.read(config, new SecretManagerAccess(environment));
+    Optional<String> topic = config.optional(DEAD_LETTER_TOPIC);
+    topic.ifPresent(
+        name -> {
+          if (!name.matches("projects/[^/]+/topics/[^/]+")) {
+            throw new ConfigurationException(
+                DEAD_LETTER_TOPIC, "expected projects/PROJECT/topics/TOPIC, got '" + name + "'");
+          }
+        });
+    BatchPolicy batch =
+        new BatchPolicy(
+            config.integer(BATCH_MAX_ROWS, 1, 10_000_000),
+            config.longValue(BATCH_MAX_BYTES, 1024, 1L << 30),
+            Duration.ofMillis(config.longValue(BATCH_MAX_WAIT_MS, 0, 600_000)),
+            Duration.ofMillis(config.longValue(BATCH_LINGER_MS, 0, 60_000)),
+            config.integer(MAX_CONCURRENT_INSERTS, 1, 64),
+            config.integer(MAX_INSERTS_PER_SECOND, 1, 100_000),
+            config.longValue(MAX_PENDING_BYTES, 1 << 20, 1L << 40),
+            config.integer(MAX_PENDING_MESSAGES, 1, 1_000_000),
+            Duration.ofMillis(config.longValue(ANSWER_TIMEOUT_MS, 100, 600_000)));
+    return new PushConfig(
+        clickHouse,
+        topic,
+        config.optional(PUBSUB_ENDPOINT),
+        batch,
+        config.integer(MAX_REQUEST_BYTES, 1024, 1 << 30),
+        config.integer(MAX_DECOMPRESSED_BYTES, 1024, 1 << 30),
+        config.bool(PUSH_UNWRAPPED),
+        Duration.ofSeconds(config.longValue(SUMMARY_INTERVAL_SECONDS, 1, 86_400)),
+        config.integer(PORT, 1, 65_535));
+  }
+
+  /** True when failed messages have somewhere to go besides Pub/Sub's own dead-lettering. */
+  public boolean hasErrorSinks() {
+    return clickHouse.errorTable().isPresent() || deadLetterTopic.isPresent();
+  }
+}

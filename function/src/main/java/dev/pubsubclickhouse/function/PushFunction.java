@@ -1,0 +1,112 @@
+package dev.pubsubclickhouse.function;
+
+import com.google.cloud.functions.HttpFunction;
+import com.google.cloud.functions.HttpRequest;
+import com.google.cloud.functions.HttpResponse;
+import dev.pubsubclickhouse.function.envelope.NotAPushRequestException;
+import dev.pubsubclickhouse.function.envelope.PushMessage;
+import dev.pubsubclickhouse.function.ingest.PushOutcome;
+import dev.pubsubclickhouse.function.observability.JsonLog;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.Writer;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The HTTP edge, kept thin: {@code POST /} takes a Pub/Sub push request, {@code GET /healthz} says
+ * whether ClickHouse answers, {@code GET /metrics} serves Prometheus text. Every outcome is an
+ * explicit status; nothing escapes as an accidental 500.
+ */
+public final class PushFunction implements HttpFunction {
+  private final PushService service;
+
+  /** The Functions Framework's constructor: the process's shared service. */
+  public PushFunction() {
+    this(PushService.shared());
+  }
+
+  PushFunction(PushService service) {
+    this.service = service;
+  }
+
+  @Override
+  public void service(HttpRequest request, HttpResponse response) throws IOException {
+    try {
+      String path = request.getPath();
+      String method = request.getMethod();
+      if ("/healthz".equals(path)) {
+        boolean healthy = "GET".equals(method) && service.healthy();
+        respond(response, healthy ? 200 : 503, healthy ? "ok" : "ClickHouse does not answer");
+      } else if ("/metrics".equals(path) && "GET".equals(method)) {
+        response.setStatusCode(200);
+        response.setContentType("text/plain; version=0.0.4; charset=utf-8");
+        try (Writer writer = response.getWriter()) {
+          writer.write(service.metrics().prometheusText());
+        }
+      } else if (!"/".equals(path)) {
+        respond(response, 404, "not found");
+      } else if (!"POST".equals(method)) {
+        response.appendHeader("Allow", "POST");
+        respond(response, 405, "push requests are POSTed");
+      } else {
+        PushOutcome outcome = push(request);
+        if (outcome == PushOutcome.UNAVAILABLE) {
+          service.metrics().unavailable.increment();
+        }
+        respond(response, outcome);
+      }
+    } catch (RuntimeException | Error e) {
+      JsonLog.error("request failed unexpectedly; answered 503", Map.of(), e);
+      respond(response, 503, "internal error; retry");
+    }
+  }
+
+  private PushOutcome push(HttpRequest request) throws IOException {
+    int limit = service.config().maxRequestBytes();
+    if (request.getContentLength() > limit) {
+      return PushOutcome.TOO_LARGE;
+    }
+    byte[] body;
+    try (InputStream in = request.getInputStream()) {
+      body = in.readNBytes(limit + 1);
+    }
+    if (body.length > limit) {
+      return PushOutcome.TOO_LARGE;
+    }
+    PushMessage message;
+    try {
+      message = service.parser().parse(body, lowerCaseHeaders(request.getHeaders()));
+    } catch (NotAPushRequestException e) {
+      service.metrics().badRequests.increment();
+      return PushOutcome.NOT_A_PUSH_REQUEST;
+    }
+    return service.push(message);
+  }
+
+  private static Map<String, List<String>> lowerCaseHeaders(Map<String, List<String>> headers) {
+    Map<String, List<String>> lower = new HashMap<>(headers.size() * 2);
+    headers.forEach((name, values) -> lower.put(name.toLowerCase(Locale.ROOT), values));
+    return lower;
+  }
+
+  private static void respond(HttpResponse response, PushOutcome outcome) throws IOException {
+    if (outcome.status() == 204) {
+      response.setStatusCode(204);
+    } else {
+      respond(
+          response, outcome.status(), outcome.name().toLowerCase(Locale.ROOT).replace('_', ' '));
+    }
+  }
+
+  private static void respond(HttpResponse response, int status, String text) throws IOException {
+    response.setStatusCode(status);
+    response.setContentType("text/plain; charset=utf-8");
+    try (Writer writer = response.getWriter()) {
+      writer.write(text);
+      writer.write('\n');
+    }
+  }
+}

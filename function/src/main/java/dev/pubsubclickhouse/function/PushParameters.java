@@ -1,0 +1,97 @@
+package dev.pubsubclickhouse.function;
+
+import dev.pubsubclickhouse.core.config.ClickHouseParameters;
+import dev.pubsubclickhouse.core.config.Parameter;
+import dev.pubsubclickhouse.core.config.SecretManagerAccess;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Every parameter of the push service: the table the README's configuration section lists. */
+public final class PushParameters {
+  private PushParameters() {}
+
+  public static final Parameter DEAD_LETTER_TOPIC =
+      Parameter.of(
+          "DEAD_LETTER_TOPIC",
+          null,
+          "Pub/Sub topic (projects/P/topics/T) for messages that cannot be written; original data"
+              + " and attributes plus errorMessage and failedAt.");
+  public static final Parameter PUBSUB_ENDPOINT =
+      Parameter.of("PUBSUB_ENDPOINT", null, "Pub/Sub host:port override (emulator), plaintext.");
+  public static final Parameter BATCH_MAX_ROWS =
+      Parameter.of("BATCH_MAX_ROWS", "10000", "A batch closes at this many rows.");
+  public static final Parameter BATCH_MAX_BYTES =
+      Parameter.of("BATCH_MAX_BYTES", "16777216", "... or this many encoded bytes.");
+  public static final Parameter BATCH_MAX_WAIT_MS =
+      Parameter.of("BATCH_MAX_WAIT_MS", "1000", "... or when its oldest row has waited this long.");
+  public static final Parameter BATCH_LINGER_MS =
+      Parameter.of(
+          "BATCH_LINGER_MS",
+          "2",
+          "While no INSERT is in flight, a batch goes once its oldest row has waited this long.");
+  public static final Parameter MAX_CONCURRENT_INSERTS =
+      Parameter.of(
+          "MAX_CONCURRENT_INSERTS",
+          "2",
+          "INSERTs in flight at once; a second one starts only for a full or overdue batch.");
+  public static final Parameter MAX_INSERTS_PER_SECOND =
+      Parameter.of("MAX_INSERTS_PER_SECOND", "200", "Ceiling on INSERTs per second per instance.");
+  public static final Parameter MAX_PENDING_BYTES =
+      Parameter.of(
+          "MAX_PENDING_BYTES",
+          "67108864",
+          "Memory waiting requests may hold; beyond it requests are answered 429 at once.");
+  public static final Parameter MAX_PENDING_MESSAGES =
+      Parameter.of(
+          "MAX_PENDING_MESSAGES",
+          "5000",
+          "Requests that may wait; beyond it they get 429 at once.");
+  public static final Parameter ANSWER_TIMEOUT_MS =
+      Parameter.of(
+          "ANSWER_TIMEOUT_MS",
+          "50000",
+          "A request not answered by then gets 503; keep it below the subscription's ack deadline.");
+  public static final Parameter MAX_REQUEST_BYTES =
+      Parameter.of(
+          "MAX_REQUEST_BYTES",
+          "14680064",
+          "Larger request bodies get 413 (a 10 MB Pub/Sub message is about 13.4 MB wrapped).");
+  public static final Parameter MAX_DECOMPRESSED_BYTES =
+      Parameter.of(
+          "MAX_DECOMPRESSED_BYTES", "16777216", "Cap on gzip/zstd message data once decompressed.");
+  public static final Parameter PUSH_UNWRAPPED =
+      Parameter.of(
+          "PUSH_UNWRAPPED",
+          "false",
+          "Treat every request as an unwrapped (no_wrapper) push; otherwise recognised by its"
+              + " x-goog-pubsub-* headers.");
+  public static final Parameter SUMMARY_INTERVAL_SECONDS =
+      Parameter.of("SUMMARY_INTERVAL_SECONDS", "60", "One summary log line per interval.");
+  public static final Parameter PORT = Parameter.of("PORT", "8080", "HTTP port.");
+
+  public static final List<Parameter> ALL = all();
+
+  private static List<Parameter> all() {
+    List<Parameter> all = new ArrayList<>(ClickHouseParameters.ALL);
+    all.addAll(
+        List.of(
+            DEAD_LETTER_TOPIC,
+            PUBSUB_ENDPOINT,
+            BATCH_MAX_ROWS,
+            BATCH_MAX_BYTES,
+            BATCH_MAX_WAIT_MS,
+            BATCH_LINGER_MS,
+            MAX_CONCURRENT_INSERTS,
+            MAX_INSERTS_PER_SECOND,
+            MAX_PENDING_BYTES,
+            MAX_PENDING_MESSAGES,
+            ANSWER_TIMEOUT_MS,
+            MAX_REQUEST_BYTES,
+            MAX_DECOMPRESSED_BYTES,
+            PUSH_UNWRAPPED,
+            SUMMARY_INTERVAL_SECONDS,
+            PORT,
+            SecretManagerAccess.ENDPOINT));
+    return List.copyOf(all);
+  }
+}

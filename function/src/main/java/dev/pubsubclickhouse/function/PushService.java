@@ -1,0 +1,226 @@
+package dev.pubsubclickhouse.function;
+
+import com.clickhouse.client.api.Client;
+import dev.pubsubclickhouse.core.errors.ErrorTable;
+import dev.pubsubclickhouse.core.insert.ClickHouseClients;
+import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
+import dev.pubsubclickhouse.core.schema.SchemaReader;
+import dev.pubsubclickhouse.function.envelope.PayloadDecompressor;
+import dev.pubsubclickhouse.function.envelope.PushMessage;
+import dev.pubsubclickhouse.function.envelope.PushRequestParser;
+import dev.pubsubclickhouse.function.ingest.BatchWriter;
+import dev.pubsubclickhouse.function.ingest.GroupCommitBatcher;
+import dev.pubsubclickhouse.function.ingest.Ingestor;
+import dev.pubsubclickhouse.function.ingest.MessageEncoder;
+import dev.pubsubclickhouse.function.ingest.PushOutcome;
+import dev.pubsubclickhouse.function.ingest.TargetTable;
+import dev.pubsubclickhouse.function.observability.JsonLog;
+import dev.pubsubclickhouse.function.observability.Metrics;
+import dev.pubsubclickhouse.function.sinks.DeadLetterTopicSink;
+import dev.pubsubclickhouse.function.sinks.ErrorSink;
+import dev.pubsubclickhouse.function.sinks.ErrorTableSink;
+import java.io.IOException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The running push service: one ClickHouse client, the target table, the batcher, the error sinks
+ * and the metrics, built once per process and shared by every request thread.
+ */
+public final class PushService {
+  private static volatile PushService shared;
+
+  private final PushConfig config;
+  private final Client client;
+  private final Ingestor ingestor;
+  private final GroupCommitBatcher batcher;
+  private final PushRequestParser parser;
+  private final Metrics metrics;
+  private final DeadLetterTopicSink topicSink;
+  private final ScheduledExecutorService summaries;
+  private final AtomicInteger activeRequests = new AtomicInteger();
+  private volatile boolean accepting = true;
+
+  private PushService(
+      PushConfig config,
+      Client client,
+      Ingestor ingestor,
+      GroupCommitBatcher batcher,
+      Metrics metrics,
+      DeadLetterTopicSink topicSink) {
+    this.config = config;
+    this.client = client;
+    this.ingestor = ingestor;
+    this.batcher = batcher;
+    this.parser = new PushRequestParser(config.pushUnwrapped());
+    this.metrics = metrics;
+    this.topicSink = topicSink;
+    metrics.gauge("waiting-requests", "Requests waiting for their batch.", batcher::waiting);
+    metrics.gauge("waiting-bytes", "Memory held by waiting requests.", batcher::waitingBytes);
+    this.summaries =
+        Executors.newSingleThreadScheduledExecutor(
+            task -> {
+              Thread thread = new Thread(task, "summary-log");
+              thread.setDaemon(true);
+              return thread;
+            });
+    long every = config.summaryInterval().toSeconds();
+    summaries.scheduleAtFixedRate(this::logSummary, every, every, TimeUnit.SECONDS);
+  }
+
+  /**
+   * Connects to ClickHouse, checks the target and error tables, and starts the batcher.
+   *
+   * @throws IllegalStateException with one line naming what is wrong
+   */
+  public static PushService start(PushConfig config) {
+    Client client =
+        ClickHouseClients.open(
+            config.clickHouse(),
+            "pubsub-clickhouse-push",
+            config.batch().maxConcurrentInserts() + 6);
+    try {
+      TargetTable table = new TargetTable(config.clickHouse().table(), new SchemaReader(client));
+      ClickHouseInserter inserter =
+          new ClickHouseInserter(client, config.clickHouse().insertOptions());
+      List<ErrorSink> sinks = new ArrayList<>();
+      if (config.clickHouse().errorTable().isPresent()) {
+        sinks.add(
+            new ErrorTableSink(
+                ErrorTable.open(
+                    client,
+                    config.clickHouse().errorTable().get(),
+                    config.clickHouse().createErrorTable(),
+                    inserter)));
+      }
+      DeadLetterTopicSink topicSink = null;
+      if (config.deadLetterTopic().isPresent()) {
+        topicSink =
+            DeadLetterTopicSink.open(
+                config.deadLetterTopic().get(), config.pubsubEndpoint().orElse(null));
+        sinks.add(topicSink);
+      }
+      Metrics metrics = new Metrics();
+      MessageEncoder encoder =
+          new MessageEncoder(
+              new PayloadDecompressor(config.maxDecompressedBytes()), metrics, Clock.systemUTC());
+      GroupCommitBatcher batcher =
+          new GroupCommitBatcher(
+              config.batch(), new BatchWriter(table, inserter, encoder, sinks, metrics));
+      Ingestor ingestor =
+          new Ingestor(
+              table, encoder, batcher, !sinks.isEmpty(), config.batch().answerTimeout(), metrics);
+      PushService service = new PushService(config, client, ingestor, batcher, metrics, topicSink);
+      JsonLog.info("push service ready", service.describe(sinks));
+      return service;
+    } catch (RuntimeException | IOException e) {
+      client.close();
+      throw new IllegalStateException(startFailure(config, e), e);
+    }
+  }
+
+  private static String startFailure(PushConfig config, Exception e) {
+    String reason = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    int newline = reason.indexOf('\n');
+    reason = newline > 0 ? reason.substring(0, newline) : reason;
+    return reason.startsWith("table ")
+            || reason.startsWith("error table ")
+            || reason.startsWith("column ")
+        ? reason
+        : "cannot use ClickHouse at " + config.clickHouse().url() + ": " + reason;
+  }
+
+  /** The process's service; built from the environment the first time it is asked for. */
+  static PushService shared() {
+    PushService service = shared;
+    if (service == null) {
+      synchronized (PushService.class) {
+        if (shared == null) {
+          shared = start(PushConfig.read(System.getenv()));
+        }
+        service = shared;
+      }
+    }
+    return service;
+  }
+
+  static void install(PushService service) {
+    shared = service;
+  }
+
+  public PushConfig config() {
+    return config;
+  }
+
+  public PushRequestParser parser() {
+    return parser;
+  }
+
+  public Metrics metrics() {
+    return metrics;
+  }
+
+  /** Ingests one message and says how it ended; 503 once shutdown has begun. */
+  public PushOutcome push(PushMessage message) {
+    activeRequests.incrementAndGet();
+    try {
+      return accepting ? ingestor.ingest(message) : PushOutcome.UNAVAILABLE;
+    } finally {
+      activeRequests.decrementAndGet();
+    }
+  }
+
+  /** True when ClickHouse answers. */
+  public boolean healthy() {
+    return accepting && client.ping(2_000);
+  }
+
+  /**
+   * Stops taking messages, writes what waits, and answers every waiting request; returns within
+   * {@code seconds}.
+   */
+  public void shutdown(long seconds) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    accepting = false;
+    boolean drained = false;
+    try {
+      drained = batcher.drain(Math.max(1, seconds - 1), TimeUnit.SECONDS);
+      while (activeRequests.get() > 0 && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
+      if (topicSink != null) {
+        topicSink.close();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    summaries.shutdownNow();
+    logSummary();
+    JsonLog.info(
+        "push service stopped", Map.of("drained", drained, "unanswered", activeRequests.get()));
+    client.close();
+  }
+
+  private void logSummary() {
+    Map<String, Object> fields = new LinkedHashMap<>(metrics.snapshot());
+    JsonLog.info("summary", fields);
+  }
+
+  private Map<String, Object> describe(List<ErrorSink> sinks) {
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("clickhouse", config.clickHouse().url().toString());
+    fields.put("table", config.clickHouse().table().toString());
+    fields.put("errorSinks", sinks.stream().map(ErrorSink::name).toList());
+    fields.put("batchMaxRows", config.batch().maxRows());
+    fields.put("batchMaxWaitMs", config.batch().maxWait().toMillis());
+    fields.put("asyncInsert", config.clickHouse().insertOptions().asyncInsert());
+    return fields;
+  }
+}

@@ -1,0 +1,29 @@
+package dev.pubsubclickhouse.function.envelope;
+
+import java.util.Map;
+
+/**
+ * One Pub/Sub message as a push request delivers it. Fields Pub/Sub did not send are null (the
+ * unwrapped form without metadata carries only {@code data}).
+ *
+ * @param data the message data, base64-decoded
+ * @param deliveryAttempt present only when the subscription has a dead-letter policy
+ */
+public record PushMessage(
+    byte[] data,
+    Map<String, String> attributes,
+    String messageId,
+    String publishTime,
+    String orderingKey,
+    String subscription,
+    Integer deliveryAttempt) {
+
+  public PushMessage {
+    attributes = Map.copyOf(attributes);
+  }
+
+  /** For logs and error messages: the id, or a placeholder. */
+  public String describe() {
+    return messageId == null ? "message without id" : "message " + messageId;
+  }
+}

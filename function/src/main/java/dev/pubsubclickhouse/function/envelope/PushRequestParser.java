@@ -1,0 +1,249 @@
+package dev.pubsubclickhouse.function.envelope;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Reads push requests in both forms Pub/Sub sends:
+ *
+ * <ul>
+ *   <li>wrapped (the default): {@code {"message":{"data","attributes","messageId","publishTime",
+ *       "orderingKey"},"subscription","deliveryAttempt"}}, streamed without building a tree; the
+ *       snake_case duplicates some senders add are accepted and unknown fields ignored.
+ *   <li>unwrapped ({@code no_wrapper}): the body is the data; with {@code write_metadata} the
+ *       metadata arrives in {@code x-goog-pubsub-*} headers and each attribute in a header of its
+ *       own. Recognised by those headers, or assumed for every request when configured.
+ * </ul>
+ */
+public final class PushRequestParser {
+  static final String METADATA_PREFIX = "x-goog-pubsub-";
+
+  /** Headers that transport the request rather than carry a message attribute. */
+  private static final Set<String> TRANSPORT_HEADERS =
+      Set.of(
+          "host",
+          "content-type",
+          "content-length",
+          "content-encoding",
+          "user-agent",
+          "authorization",
+          "accept",
+          "accept-encoding",
+          "connection",
+          "from",
+          "via",
+          "forwarded",
+          "traceparent",
+          "tracestate",
+          "x-cloud-trace-context",
+          "x-forwarded-for",
+          "x-forwarded-proto",
+          "x-forwarded-host",
+          "x-request-id",
+          "transfer-encoding",
+          "expect",
+          "te",
+          "keep-alive",
+          "upgrade");
+
+  private static final JsonFactory JSON =
+      JsonFactory.builder()
+          .streamReadConstraints(
+              StreamReadConstraints.builder()
+                  .maxNestingDepth(64)
+                  .maxStringLength(50_000_000)
+                  .build())
+          .build();
+
+  private final boolean alwaysUnwrapped;
+
+  /**
+   * @param alwaysUnwrapped true when the subscription uses no_wrapper without metadata headers
+   */
+  public PushRequestParser(boolean alwaysUnwrapped) {
+    this.alwaysUnwrapped = alwaysUnwrapped;
+  }
+
+  /**
+   * @param headers lower-case names to values, as the request carried them
+   */
+  public PushMessage parse(byte[] body, Map<String, List<String>> headers)
+      throws NotAPushRequestException {
+    if (alwaysUnwrapped || headers.containsKey(METADATA_PREFIX + "message-id")) {
+      return unwrapped(body, headers);
+    }
+    return wrapped(body);
+  }
+
+  private static PushMessage unwrapped(byte[] body, Map<String, List<String>> headers) {
+    Map<String, String> attributes = new HashMap<>();
+    for (Map.Entry<String, List<String>> header : headers.entrySet()) {
+      String name = header.getKey().toLowerCase(Locale.ROOT);
+      if (!name.startsWith(METADATA_PREFIX)
+          && !TRANSPORT_HEADERS.contains(name)
+          && !header.getValue().isEmpty()) {
+        attributes.put(header.getKey(), header.getValue().get(0));
+      }
+    }
+    String attempt = first(headers, METADATA_PREFIX + "delivery-attempt");
+    return new PushMessage(
+        body,
+        attributes,
+        first(headers, METADATA_PREFIX + "message-id"),
+        first(headers, METADATA_PREFIX + "publish-time"),
+        first(headers, METADATA_PREFIX + "ordering-key"),
+        first(headers, METADATA_PREFIX + "subscription-name"),
+        attempt == null ? null : parseAttempt(attempt));
+  }
+
+  private static Integer parseAttempt(String text) {
+    try {
+      return Integer.valueOf(text.trim());
+    } catch (NumberFormatException e) {
+      return null;
+    }
+  }
+
+  private static String first(Map<String, List<String>> headers, String name) {
+    List<String> values = headers.get(name);
+    return values == null || values.isEmpty() ? null : values.get(0);
+  }
+
+  private static PushMessage wrapped(byte[] body) throws NotAPushRequestException {
+    if (body.length == 0) {
+      throw new NotAPushRequestException("empty body: expected a Pub/Sub push request");
+    }
+    Envelope envelope = new Envelope();
+    try (JsonParser parser = JSON.createParser(body)) {
+      if (parser.nextToken() != JsonToken.START_OBJECT) {
+        throw new NotAPushRequestException(
+            "body is not a JSON object: expected a Pub/Sub push request");
+      }
+      while (parser.nextToken() == JsonToken.FIELD_NAME) {
+        String field = parser.currentName();
+        JsonToken value = parser.nextToken();
+        switch (field) {
+          case "message" -> readMessage(parser, value, envelope);
+          case "subscription" -> envelope.subscription = text(parser, value, "subscription");
+          case "deliveryAttempt", "delivery_attempt" -> {
+            if (value == JsonToken.VALUE_NUMBER_INT) {
+              envelope.deliveryAttempt = parser.getIntValue();
+            } else if (value != JsonToken.VALUE_NULL) {
+              throw new NotAPushRequestException("deliveryAttempt is not a whole number");
+            }
+          }
+          default -> parser.skipChildren();
+        }
+      }
+      if (parser.nextToken() != null) {
+        throw new NotAPushRequestException("trailing content after the push request");
+      }
+    } catch (IOException e) {
+      throw new NotAPushRequestException(
+          "body is not a valid push request: " + firstLine(e.getMessage()));
+    }
+    if (!envelope.hasMessage) {
+      throw new NotAPushRequestException("no \"message\" object: not a Pub/Sub push request");
+    }
+    if (envelope.data == null && envelope.attributes.isEmpty()) {
+      throw new NotAPushRequestException("message has neither data nor attributes");
+    }
+    return new PushMessage(
+        envelope.data == null ? new byte[0] : envelope.data,
+        envelope.attributes,
+        envelope.messageId,
+        envelope.publishTime,
+        envelope.orderingKey,
+        envelope.subscription,
+        envelope.deliveryAttempt);
+  }
+
+  private static void readMessage(JsonParser parser, JsonToken start, Envelope envelope)
+      throws IOException, NotAPushRequestException {
+    if (start != JsonToken.START_OBJECT) {
+      throw new NotAPushRequestException("\"message\" is not an object");
+    }
+    envelope.hasMessage = true;
+    while (parser.nextToken() == JsonToken.FIELD_NAME) {
+      String field = parser.currentName();
+      JsonToken value = parser.nextToken();
+      switch (field) {
+        case "data" -> {
+          if (value == JsonToken.VALUE_STRING) {
+            try {
+              envelope.data = parser.getBinaryValue();
+            } catch (IOException e) {
+              throw new NotAPushRequestException("message.data is not valid base64");
+            }
+          } else if (value != JsonToken.VALUE_NULL) {
+            throw new NotAPushRequestException("message.data is not a base64 string");
+          }
+        }
+        case "attributes" -> readAttributes(parser, value, envelope.attributes);
+        case "messageId", "message_id" -> envelope.messageId = text(parser, value, "messageId");
+        case "publishTime", "publish_time" ->
+            envelope.publishTime = text(parser, value, "publishTime");
+        case "orderingKey", "ordering_key" ->
+            envelope.orderingKey = text(parser, value, "orderingKey");
+        default -> parser.skipChildren();
+      }
+    }
+  }
+
+  private static void readAttributes(JsonParser parser, JsonToken start, Map<String, String> into)
+      throws IOException, NotAPushRequestException {
+    if (start == JsonToken.VALUE_NULL) {
+      return;
+    }
+    if (start != JsonToken.START_OBJECT) {
+      throw new NotAPushRequestException("message.attributes is not an object");
+    }
+    while (parser.nextToken() == JsonToken.FIELD_NAME) {
+      String key = parser.currentName();
+      JsonToken value = parser.nextToken();
+      if (value != JsonToken.VALUE_STRING) {
+        throw new NotAPushRequestException("message.attributes." + key + " is not a string");
+      }
+      into.put(key, parser.getText());
+    }
+  }
+
+  private static String text(JsonParser parser, JsonToken value, String field)
+      throws IOException, NotAPushRequestException {
+    if (value == JsonToken.VALUE_NULL) {
+      return null;
+    }
+    if (value != JsonToken.VALUE_STRING) {
+      throw new NotAPushRequestException(field + " is not a string");
+    }
+    return parser.getText();
+  }
+
+  private static String firstLine(String message) {
+    if (message == null) {
+      return "";
+    }
+    int newline = message.indexOf('\n');
+    String line = newline < 0 ? message : message.substring(0, newline);
+    return line.length() > 200 ? line.substring(0, 200) + "..." : line;
+  }
+
+  private static final class Envelope {
+    boolean hasMessage;
+    byte[] data;
+    final Map<String, String> attributes = new HashMap<>();
+    String messageId;
+    String publishTime;
+    String orderingKey;
+    String subscription;
+    Integer deliveryAttempt;
+  }
+}

@@ -1,0 +1,2 @@
+/** What arrives over HTTP: push envelopes (wrapped and unwrapped) and compressed payloads. */
+package dev.pubsubclickhouse.function.envelope;
