@@ -81,8 +81,9 @@ public final class ClickHouseInserter {
     if (deduplicationToken != null) {
       settings.setDeduplicationToken(deduplicationToken);
     }
+    // Explicit either way: some servers (ClickHouse 26.x among them) default async_insert to 1.
+    settings.serverSetting("async_insert", options.asyncInsert() ? "1" : "0");
     if (options.asyncInsert()) {
-      settings.serverSetting("async_insert", "1");
       settings.serverSetting("wait_for_async_insert", "1");
     }
     if (readsJsonAsString) {

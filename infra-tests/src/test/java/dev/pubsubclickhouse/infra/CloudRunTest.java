@@ -1,0 +1,230 @@
+package dev.pubsubclickhouse.infra;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pubsubclickhouse.infra.hcl.HclBlock;
+import dev.pubsubclickhouse.infra.hcl.HclExpression.Literal;
+import dev.pubsubclickhouse.infra.hcl.HclFile;
+import dev.pubsubclickhouse.infra.hcl.TerraformConfig;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/** terraform/run.tf and terraform/job.tf: images, environment, the password, probes, size. */
+class CloudRunTest {
+  private static final TerraformConfig TF = TerraformConfig.load(RepoFiles.path("terraform"));
+  private static final HclBlock SERVICE = TF.resource("google_cloud_run_v2_service", "ingest");
+  private static final HclBlock JOB = TF.resource("google_cloud_run_v2_job", "backfill");
+
+  /** registry/path:tag or registry/path@sha256:digest, or a well-known registry host. */
+  private static final Pattern IMAGE_LIKE =
+      Pattern.compile(
+          "(docker\\.pkg\\.dev|gcr\\.io|docker\\.io)"
+              + "|^[a-z0-9.-]+(:[0-9]+)?/[a-z0-9._/-]+(:[A-Za-z0-9._-]+|@sha256:[0-9a-f]+)$");
+
+  /** What the application reads (DESIGN.md, Configuration), besides CLICKHOUSE_PASSWORD. */
+  private static final Set<String> SERVICE_SETTINGS =
+      Set.of(
+          "CLICKHOUSE_URL",
+          "CLICKHOUSE_DATABASE",
+          "CLICKHOUSE_TABLE",
+          "CLICKHOUSE_USER",
+          "CLICKHOUSE_DEAD_LETTER_TABLE",
+          "DEAD_LETTER_TOPIC",
+          "BATCH_MAX_ROWS",
+          "BATCH_MAX_BYTES",
+          "BATCH_MAX_WAIT_MS",
+          "MAX_INSERT_BLOCK_SIZE",
+          "MAX_RETRIES",
+          "INSERT_DEDUPLICATE",
+          "INSERT_QUORUM",
+          "INSERT_DISTRIBUTED_SYNC",
+          "ASYNC_INSERT",
+          "CLICKHOUSE_SETTINGS",
+          "PUSH_UNWRAPPED",
+          "PUSH_AUDIENCE",
+          "PUSH_SERVICE_ACCOUNT",
+          "CREATE_ERROR_TABLE");
+
+  private static final Set<String> JOB_SETTINGS =
+      Set.of(
+          "CLICKHOUSE_URL",
+          "CLICKHOUSE_DATABASE",
+          "CLICKHOUSE_TABLE",
+          "CLICKHOUSE_USER",
+          "CLICKHOUSE_DEAD_LETTER_TABLE",
+          "INPUT_TABLE_SPEC",
+          "QUERY",
+          "OUTPUT_DEADLETTER_TABLE",
+          "GOOGLE_CLOUD_PROJECT");
+
+  @Test
+  void everyImageComesFromAVariable() {
+    List<String> problems = new ArrayList<>();
+    for (String file : List.of("run.tf", "job.tf")) {
+      for (HclBlock top : TF.file(file).blocks()) {
+        for (HclBlock.Nested nested : top.nestedAttributes()) {
+          if (nested.attribute().name().equals("image") && !imageFromVariable(nested)) {
+            problems.add(
+                nested.attribute().location() + ": image = " + nested.attribute().value().text());
+          }
+        }
+      }
+    }
+
+    assertThat(problems).isEmpty();
+    assertThat(SERVICE.block("template").blocks("containers").get(0).expr("image").references())
+        .containsExactly("var.service_image");
+    assertThat(
+            JOB.block("template").block("template").block("containers").expr("image").references())
+        .containsExactly("var.backfill_image");
+  }
+
+  @Test
+  void runTfAndJobTfHoldNoImageStrings() {
+    List<String> imageStrings =
+        Stream.of("run.tf", "job.tf")
+            .map(TF::file)
+            .map(HclFile::blocks)
+            .flatMap(List::stream)
+            .flatMap(b -> b.nestedAttributes().stream())
+            .flatMap(n -> n.attribute().value().stringLiterals().stream())
+            .filter(s -> IMAGE_LIKE.matcher(s).find())
+            .collect(Collectors.toList());
+
+    assertThat(imageStrings).isEmpty();
+  }
+
+  @Test
+  void thePasswordReachesBothContainersOnlyAsASecretReference() {
+    HclBlock serviceContainer = SERVICE.block("template").blocks("containers").get(0);
+    HclBlock jobContainer = JOB.block("template").block("template").block("containers");
+
+    for (HclBlock container : List.of(serviceContainer, jobContainer)) {
+      List<HclBlock> passwordEnv =
+          container.blocks("env").stream()
+              .filter(
+                  e ->
+                      e.expr("name")
+                          .literal()
+                          .equals(Optional.of(Literal.string("CLICKHOUSE_PASSWORD"))))
+              .collect(Collectors.toList());
+      assertThat(passwordEnv).as(container.describe()).hasSize(1);
+      assertThat(passwordEnv.get(0).attribute("value")).isEmpty();
+      HclBlock ref = passwordEnv.get(0).block("value_source").block("secret_key_ref");
+      assertThat(ref.expr("secret").references())
+          .containsExactly("google_secret_manager_secret.clickhouse_password.secret_id");
+      assertThat(ref.expr("version").references())
+          .containsExactly("var.clickhouse_password_secret_version");
+    }
+    for (String local : List.of("clickhouse_env", "service_env_all", "backfill_env_all")) {
+      assertThat(TF.local(local).objectKeys()).as(local).doesNotContain("CLICKHOUSE_PASSWORD");
+    }
+  }
+
+  @Test
+  void theServiceEnvironmentCarriesEveryApplicationSetting() {
+    Set<String> keys = new TreeSet<>(TF.local("clickhouse_env").objectKeys());
+    keys.addAll(TF.local("service_env_all").objectKeys());
+    HclBlock envLoop = SERVICE.block("template").blocks("containers").get(0).dynamic("env");
+
+    assertThat(keys).containsExactlyInAnyOrderElementsOf(SERVICE_SETTINGS);
+    assertThat(envLoop.expr("for_each").references()).containsExactly("local.service_env");
+    assertThat(TF.local("service_env").references()).contains("var.service_env");
+  }
+
+  @Test
+  void deadLetterTopicDefaultsToTheDeadLetterTopicsId() {
+    assertThat(
+            TF.local("service_env_all").objectEntry("DEAD_LETTER_TOPIC").orElseThrow().references())
+        .containsExactly(
+            "var.service_dead_letter_publishing", "google_pubsub_topic.dead_letter.id");
+    assertThat(TF.variable("service_dead_letter_publishing").expr("default").literal())
+        .contains(Literal.bool(true));
+  }
+
+  @Test
+  void theJobEnvironmentCarriesTheClickHouseAndBigQuerySettings() {
+    Set<String> keys = new TreeSet<>(TF.local("clickhouse_env").objectKeys());
+    keys.addAll(TF.local("backfill_env_all").objectKeys());
+    HclBlock envLoop = JOB.block("template").block("template").block("containers").dynamic("env");
+
+    assertThat(keys).containsExactlyInAnyOrderElementsOf(JOB_SETTINGS);
+    assertThat(envLoop.expr("for_each").references()).containsExactly("local.backfill_env");
+  }
+
+  @Test
+  void startupAndLivenessProbesGetHealthzOnPort8080() {
+    HclBlock container = SERVICE.block("template").blocks("containers").get(0);
+    HclBlock startup = container.block("startup_probe").block("http_get");
+    HclBlock liveness = container.dynamic("liveness_probe").block("content").block("http_get");
+
+    assertThat(startup.expr("port").literal()).contains(Literal.number("8080"));
+    assertThat(startup.expr("path").references()).containsExactly("var.startup_probe_path");
+    assertThat(liveness.expr("port").literal()).contains(Literal.number("8080"));
+    assertThat(liveness.expr("path").references()).containsExactly("liveness_probe.value");
+    assertThat(TF.variable("startup_probe_path").expr("default").literal())
+        .contains(Literal.string("/healthz"));
+    assertThat(TF.variable("liveness_probe_path").expr("default").literal())
+        .contains(Literal.string("/healthz"));
+    assertThat(container.block("ports").expr("container_port").literal())
+        .contains(Literal.number("8080"));
+  }
+
+  @Test
+  void theServiceDefaultsTo250ConcurrentRequestsOnOneCpuAnd512Mi() {
+    HclBlock template = SERVICE.block("template");
+    HclBlock limits = template.blocks("containers").get(0).block("resources");
+
+    assertThat(template.expr("max_instance_request_concurrency").references())
+        .containsExactly("var.max_instance_request_concurrency");
+    assertThat(TF.variable("max_instance_request_concurrency").expr("default").literal())
+        .contains(Literal.number("250"));
+    assertThat(limits.expr("limits").objectEntry("cpu").orElseThrow().references())
+        .containsExactly("var.service_cpu");
+    assertThat(limits.expr("limits").objectEntry("memory").orElseThrow().references())
+        .containsExactly("var.service_memory");
+    assertThat(TF.variable("service_cpu").expr("default").literal()).contains(Literal.string("1"));
+    assertThat(TF.variable("service_memory").expr("default").literal())
+        .contains(Literal.string("512Mi"));
+  }
+
+  @Test
+  void theServiceAndTheJobRunAsTheirOwnServiceAccounts() {
+    assertThat(SERVICE.block("template").expr("service_account").references())
+        .containsExactly("google_service_account.service.email");
+    assertThat(JOB.block("template").block("template").expr("service_account").references())
+        .containsExactly("google_service_account.backfill[0].email");
+  }
+
+  /**
+   * {@code image = var.x_image}, or {@code image = containers.value} inside {@code dynamic
+   * "containers"} whose for_each lists only var.*_image values.
+   */
+  private static boolean imageFromVariable(HclBlock.Nested nested) {
+    var value = nested.attribute().value();
+    List<String> refs = value.references();
+    if (!value.stringLiterals().isEmpty() || refs.size() != 1) {
+      return false;
+    }
+    String ref = refs.get(0);
+    if (ref.matches("var\\.[a-z0-9_]+_image")) {
+      return true;
+    }
+    for (HclBlock block : nested.path()) {
+      if (block.type().equals("dynamic") && ref.equals(block.label(0) + ".value")) {
+        List<String> sources = block.expr("for_each").references();
+        return !sources.isEmpty()
+            && sources.stream().allMatch(s -> s.matches("var\\.[a-z0-9_]+(_image)?"))
+            && sources.stream().anyMatch(s -> s.matches("var\\.[a-z0-9_]+_image"));
+      }
+    }
+    return false;
+  }
+}

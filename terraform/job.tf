@@ -1,0 +1,90 @@
+# The backfill: a Cloud Run Job that reads BigQuery (a table or a query) and inserts into the same
+# ClickHouse table through the same encoder as the push service. Each execution can override the
+# arguments: gcloud run jobs execute JOB --args=--inputTableSpec=project:dataset.table
+#
+# Like the service, the job runs the linux/amd64 entry of the multi-arch image.
+
+resource "google_cloud_run_v2_job" "backfill" {
+  count = var.create_backfill_job ? 1 : 0
+
+  name                = local.job_name
+  location            = var.region
+  deletion_protection = var.deletion_protection
+  labels              = var.labels
+
+  template {
+    task_count  = var.backfill_task_count
+    parallelism = var.backfill_parallelism
+    labels      = var.labels
+
+    template {
+      service_account       = google_service_account.backfill[0].email
+      max_retries           = var.backfill_max_retries
+      timeout               = "${var.backfill_timeout_seconds}s"
+      execution_environment = var.execution_environment
+
+      dynamic "vpc_access" {
+        for_each = local.vpc_egress_enabled ? [true] : []
+        content {
+          egress = var.vpc_egress
+          network_interfaces {
+            network    = var.vpc_network
+            subnetwork = var.vpc_subnetwork
+            tags       = var.vpc_network_tags
+          }
+        }
+      }
+
+      containers {
+        name  = "backfill"
+        image = var.backfill_image
+        args  = var.backfill_args
+
+        resources {
+          limits = {
+            cpu    = var.backfill_cpu
+            memory = var.backfill_memory
+          }
+        }
+
+        dynamic "env" {
+          for_each = local.backfill_env
+          content {
+            name  = env.key
+            value = env.value
+          }
+        }
+
+        env {
+          name = "CLICKHOUSE_PASSWORD"
+          value_source {
+            secret_key_ref {
+              secret  = google_secret_manager_secret.clickhouse_password.secret_id
+              version = var.clickhouse_password_secret_version
+            }
+          }
+        }
+      }
+    }
+  }
+
+  lifecycle {
+    # gcloud run jobs update / execute (cloudbuild.yaml, docs/deploy.md) stamp these.
+    ignore_changes = [client, client_version]
+
+    precondition {
+      condition     = var.backfill_image != null
+      error_message = "Set backfill_image, or create_backfill_job = false."
+    }
+    precondition {
+      condition     = local.clickhouse_url != null
+      error_message = "Set clickhouse_url, or create_clickhouse_vm = true to get one."
+    }
+  }
+
+  depends_on = [
+    google_project_service.enabled,
+    google_secret_manager_secret_iam_member.backfill_password_accessor,
+    google_secret_manager_secret_version.clickhouse_password,
+  ]
+}
