@@ -15,8 +15,8 @@ CREATE TABLE IF NOT EXISTS realtime.logs
 ENGINE = MergeTree
 ORDER BY event_time;
 
--- Variant with the Pub/Sub metadata columns, for a service build that maps the push message's
--- metadata onto _pubsub_* columns (check the application README). Pub/Sub delivers at least once,
+-- Variant with the Pub/Sub metadata columns: the push service fills every _pubsub_* column the
+-- table has (and _ingested_at) from the push request. Pub/Sub delivers at least once,
 -- so a redelivered message arrives twice; ReplacingMergeTree keyed on the message id keeps one
 -- copy per message id after merges, and queries with FINAL (or GROUP BY _pubsub_message_id) see
 -- exactly one row per message at any time. _ingested_at is the version: the latest copy wins.

@@ -37,10 +37,7 @@ final class DateTimeEncoder implements ValueEncoder {
     long ticks;
     if (value.isTextual()) {
       String text = value.textValue();
-      ticks =
-          looksLikeDate(text)
-              ? DateTimeText.ticks(text, zone, precision)
-              : epochTicks(NumericValues.parseDecimal(text));
+      ticks = looksLikeDate(text) ? DateTimeText.ticks(text, zone, precision) : epochTicks(text);
     } else if (NumericValues.isLong(value)) {
       ticks = epochTicks(BigDecimal.valueOf(value.longValue()));
     } else if (value.isNumber()) {
@@ -62,6 +59,15 @@ final class DateTimeEncoder implements ValueEncoder {
             "out of range for DateTime [1970-01-01 00:00:00, 2106-02-07 06:28:15]");
       }
       out.writeIntLE((int) second);
+    }
+  }
+
+  private long epochTicks(String text) throws ValueRejectedException {
+    try {
+      return epochTicks(NumericValues.parseDecimal(text));
+    } catch (ValueRejectedException e) {
+      throw new ValueRejectedException(
+          "not a date-time (ISO-8601, YYYY-MM-DD hh:mm:ss, or epoch seconds)");
     }
   }
 

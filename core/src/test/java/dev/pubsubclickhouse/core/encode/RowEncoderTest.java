@@ -45,7 +45,7 @@ class RowEncoderTest {
         "Date|\"2026-02-30\"|column 'v' (Date) rejects \"2026-02-30\": no such date",
         "Date|\"1969-12-31\"|column 'v' (Date) rejects \"1969-12-31\": out of range for Date [1970-01-01, 2149-06-06]",
         "DateTime|\"2026-01-15 25:00:00\"|column 'v' (DateTime) rejects \"2026-01-15 25:00:00\": time of day out of range",
-        "DateTime|\"yesterday\"|column 'v' (DateTime) rejects \"yesterday\": not a number",
+        "DateTime|\"yesterday\"|column 'v' (DateTime) rejects \"yesterday\": not a date-time (ISO-8601, YYYY-MM-DD hh:mm:ss, or epoch seconds)",
         "DateTime|\"2026-01-15T12:34:56+25:00\"|column 'v' (DateTime) rejects \"2026-01-15T12:34:56+25:00\": time zone offset out of range",
         "DateTime|-1|column 'v' (DateTime) rejects -1: out of range for DateTime [1970-01-01 00:00:00, 2106-02-07 06:28:15]",
         "FixedString(2)|\"abc\"|column 'v' (FixedString(2)) rejects \"abc\": 3 bytes do not fit FixedString(2)",

@@ -132,12 +132,15 @@ public final class MessageEncoder {
 
   private static void addMetadata(
       ObjectNode row, PushMessage message, Set<String> columns, String ingestedAt) {
+    // An absent id or publish time (an unwrapped push without metadata) is left to the column's
+    // DEFAULT: an empty id would make every such message the same one to a ReplacingMergeTree.
     putText(row, columns, MESSAGE_ID, message.messageId());
     putText(row, columns, PUBLISH_TIME, message.publishTime());
-    putText(row, columns, ORDERING_KEY, message.orderingKey());
-    putText(row, columns, SUBSCRIPTION, message.subscription());
-    if (columns.contains(DELIVERY_ATTEMPT) && message.deliveryAttempt() != null) {
-      row.put(DELIVERY_ATTEMPT, message.deliveryAttempt());
+    putText(row, columns, ORDERING_KEY, orEmpty(message.orderingKey()));
+    putText(row, columns, SUBSCRIPTION, orEmpty(message.subscription()));
+    if (columns.contains(DELIVERY_ATTEMPT)) {
+      // Pub/Sub sends it only when the subscription has a dead-letter policy: 0 means unknown.
+      row.put(DELIVERY_ATTEMPT, message.deliveryAttempt() == null ? 0 : message.deliveryAttempt());
     }
     if (columns.contains(ATTRIBUTES)) {
       ObjectNode attributes = JsonNodeFactory.instance.objectNode();
@@ -147,6 +150,10 @@ public final class MessageEncoder {
       row.set(ATTRIBUTES, attributes);
     }
     putText(row, columns, INGESTED_AT, ingestedAt);
+  }
+
+  private static String orEmpty(String value) {
+    return value == null ? "" : value;
   }
 
   private static void putText(ObjectNode row, Set<String> columns, String column, String value) {

@@ -1,0 +1,216 @@
+package dev.pubsubclickhouse.driver;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.http.HttpClient;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.DelayQueue;
+import java.util.concurrent.Delayed;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A local stand-in for Pub/Sub push delivery: sends every message to the endpoint with bounded
+ * concurrency; a nack (non-2xx or timeout) is retried with exponential backoff and jitter, and
+ * after the last attempt the message is appended to the dead-letter file. Every message ends acked
+ * or dead-lettered; the summary says how many of each.
+ */
+public final class PushDriver {
+  private final DriverOptions options;
+  private final PushRequests requests;
+  private final HttpClient http;
+  private final PrintStream progressOut;
+  private final DelayQueue<Scheduled> queue = new DelayQueue<>();
+  private final AtomicLong sent = new AtomicLong();
+  private final AtomicLong acked = new AtomicLong();
+  private final AtomicLong retried = new AtomicLong();
+  private final AtomicLong deadLettered = new AtomicLong();
+
+  PushDriver(DriverOptions options, PrintStream progressOut) {
+    this.options = options;
+    this.requests = new PushRequests(options);
+    this.http =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .executor(Executors.newFixedThreadPool(2, daemon("http")))
+            .build();
+    this.progressOut = progressOut;
+  }
+
+  public static void main(String[] args) throws Exception {
+    if (args.length == 0 || List.of(args).contains("--help")) {
+      System.out.print(DriverOptions.USAGE);
+      return;
+    }
+    DriverOptions options;
+    try {
+      options = DriverOptions.parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println("push-driver: " + e.getMessage() + " (see --help)");
+      System.exit(2);
+      return;
+    }
+    Summary summary = new PushDriver(options, System.err).run(MessageSource.load(options));
+    System.out.println(summary);
+    System.exit(summary.complete() ? 0 : 1);
+  }
+
+  /** The outcome of a run. */
+  public record Summary(
+      long messages, long sent, long acked, long retried, long deadLettered, double seconds) {
+    public boolean complete() {
+      return acked + deadLettered == messages;
+    }
+
+    @Override
+    public String toString() {
+      return String.format(
+          "messages=%d sent=%d acked=%d retried=%d dead-lettered=%d seconds=%.1f msgs/s=%.0f",
+          messages, sent, acked, retried, deadLettered, seconds, acked / Math.max(seconds, 0.001));
+    }
+  }
+
+  Summary run(List<Delivery> deliveries) throws IOException, InterruptedException {
+    long start = System.nanoTime();
+    CountDownLatch finished = new CountDownLatch(deliveries.size());
+    deliveries.forEach(d -> queue.add(new Scheduled(d)));
+    ExecutorService workers = Executors.newFixedThreadPool(options.concurrency(), daemon("push"));
+    try (BufferedWriter deadLetters =
+        Files.newBufferedWriter(
+            options.deadLetterFile(),
+            StandardCharsets.UTF_8,
+            StandardOpenOption.CREATE,
+            StandardOpenOption.APPEND)) {
+      for (int i = 0; i < options.concurrency(); i++) {
+        workers.execute(() -> work(finished, deadLetters));
+      }
+      while (!finished.await(1, TimeUnit.SECONDS)) {
+        progress(start, deliveries.size(), false);
+      }
+      progress(start, deliveries.size(), true);
+    } finally {
+      workers.shutdownNow();
+    }
+    return new Summary(
+        deliveries.size(),
+        sent.get(),
+        acked.get(),
+        retried.get(),
+        deadLettered.get(),
+        (System.nanoTime() - start) / 1e9);
+  }
+
+  private void work(CountDownLatch finished, BufferedWriter deadLetters) {
+    while (finished.getCount() > 0) {
+      Scheduled next;
+      try {
+        next = queue.poll(100, TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        return;
+      }
+      if (next == null) {
+        continue;
+      }
+      Delivery delivery = next.delivery;
+      String answer = deliver(delivery);
+      if (answer == null) {
+        acked.incrementAndGet();
+        finished.countDown();
+      } else if (delivery.attempt() >= options.maxAttempts()) {
+        synchronized (deadLetters) {
+          try {
+            deadLetters.write(PushRequests.deadLetterLine(delivery, answer));
+            deadLetters.newLine();
+            deadLetters.flush();
+          } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        }
+        deadLettered.incrementAndGet();
+        finished.countDown();
+      } else {
+        retried.incrementAndGet();
+        queue.add(new Scheduled(delivery.nextAttempt(backoffNanos(delivery.attempt()))));
+      }
+    }
+  }
+
+  /** Null on an ack; otherwise what the endpoint answered. */
+  private String deliver(Delivery delivery) {
+    sent.incrementAndGet();
+    try {
+      HttpResponse<Void> response =
+          http.send(requests.build(delivery), HttpResponse.BodyHandlers.discarding());
+      return PushRequests.isAck(response.statusCode()) ? null : "HTTP " + response.statusCode();
+    } catch (IOException e) {
+      return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "interrupted";
+    }
+  }
+
+  /** Pub/Sub's exponential backoff between min and max, with jitter. */
+  private long backoffNanos(int attempt) {
+    long min = options.minBackoff().toNanos();
+    long max = options.maxBackoff().toNanos();
+    long delay = Math.min(max, min << Math.min(attempt - 1, 20));
+    return delay / 2 + ThreadLocalRandom.current().nextLong(delay / 2 + 1);
+  }
+
+  private void progress(long start, int total, boolean last) {
+    if (options.quiet()) {
+      return;
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    progressOut.printf(
+        "\rsent %d  acked %d/%d  retried %d  dead-lettered %d  %.0f msgs/s%s",
+        sent.get(),
+        acked.get(),
+        total,
+        retried.get(),
+        deadLettered.get(),
+        acked.get() / Math.max(seconds, 0.001),
+        last ? "\n" : "");
+    progressOut.flush();
+  }
+
+  private static java.util.concurrent.ThreadFactory daemon(String name) {
+    AtomicLong count = new AtomicLong();
+    return task -> {
+      Thread thread = new Thread(task, name + "-" + count.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    };
+  }
+
+  /** A delivery waiting for its time. */
+  private static final class Scheduled implements Delayed {
+    final Delivery delivery;
+
+    Scheduled(Delivery delivery) {
+      this.delivery = delivery;
+    }
+
+    @Override
+    public long getDelay(TimeUnit unit) {
+      return unit.convert(delivery.notBeforeNanos() - System.nanoTime(), TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public int compareTo(Delayed other) {
+      return Long.compare(getDelay(TimeUnit.NANOSECONDS), other.getDelay(TimeUnit.NANOSECONDS));
+    }
+  }
+}
