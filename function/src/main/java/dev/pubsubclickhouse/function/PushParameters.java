@@ -28,7 +28,8 @@ public final class PushParameters {
       Parameter.of(
           "BATCH_LINGER_MS",
           "2",
-          "While no INSERT is in flight, a batch goes once its oldest row has waited this long.");
+          "While no INSERT is in flight, a batch goes once no new message has arrived for this"
+              + " long.");
   public static final Parameter MAX_CONCURRENT_INSERTS =
       Parameter.of(
           "MAX_CONCURRENT_INSERTS",

@@ -115,8 +115,7 @@ public final class PushService {
           new GroupCommitBatcher(
               config.batch(), new BatchWriter(table, inserter, encoder, sinks, metrics));
       Ingestor ingestor =
-          new Ingestor(
-              table, encoder, batcher, !sinks.isEmpty(), config.batch().answerTimeout(), metrics);
+          new Ingestor(table, encoder, batcher, config.batch().answerTimeout(), metrics);
       PushService service = new PushService(config, client, ingestor, batcher, metrics, topicSink);
       JsonLog.info("push service ready", service.describe(sinks));
       return service;

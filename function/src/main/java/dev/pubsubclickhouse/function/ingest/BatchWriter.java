@@ -70,21 +70,45 @@ public final class BatchWriter implements Consumer<List<PendingMessage>> {
   public void accept(List<PendingMessage> batch) {
     List<Work> works = new ArrayList<>(batch.size());
     TargetTable.Snapshot snapshot = table.current();
+    boolean anyFailure = false;
     for (PendingMessage message : batch) {
-      Work work = new Work(message);
-      if (message.encodedWith() != snapshot) {
+      anyFailure |= !message.failures().isEmpty();
+      works.add(new Work(message));
+    }
+    if (anyFailure) {
+      // A value refused by a stale schema may fit the table as it is now: check before blaming it
+      // (one system.columns query per batch that holds a refusal).
+      snapshot = freshSchema(snapshot);
+    }
+    for (Work work : works) {
+      if (work.encoded.encodedWith() != snapshot) {
         encodeAgain(work, snapshot);
       }
-      works.add(work);
+    }
+    List<Work> toInsert = works;
+    if (sinks.isEmpty()) {
+      // Nowhere to keep a failure: such a message is refused whole, none of its rows inserted,
+      // so that Pub/Sub's own dead-lettering gets it as it was.
+      toInsert = works.stream().filter(work -> work.failures.isEmpty()).toList();
     }
     try {
-      insertAll(works, snapshot);
+      insertAll(toInsert, snapshot);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       works.forEach(work -> work.retryLater = true);
     }
     sinkFailures(works);
     answer(works);
+  }
+
+  private TargetTable.Snapshot freshSchema(TargetTable.Snapshot snapshot) {
+    try {
+      return table.refreshIfChanged();
+    } catch (RuntimeException e) {
+      JsonLog.warning(
+          "cannot read the target table's schema", Map.of("error", String.valueOf(e.getMessage())));
+      return snapshot;
+    }
   }
 
   private void insertAll(List<Work> works, TargetTable.Snapshot snapshot)

@@ -12,9 +12,11 @@ import java.util.function.Consumer;
 
 /**
  * Gathers concurrent messages into batches, one INSERT each (group commit). A batch goes when it is
- * full, when its oldest message has waited {@code maxWait}, or, while no INSERT is in flight, after
- * a short linger; while an INSERT is in flight, new messages gather for the next one. So the batch
- * size follows the load: one message at a time when it is quiet, hundreds when it is busy.
+ * full, when its oldest message has waited {@code maxWait}, or, while no INSERT is in flight, once
+ * no new message has arrived for {@code linger}; while an INSERT is in flight, new messages gather
+ * for the next one. Pub/Sub push is a closed loop (a window of requests, each waiting for its
+ * answer), so arrivals pause once every request in the window waits: the batch then takes the whole
+ * window. One message at a time when it is quiet, hundreds when it is busy.
  *
  * <p>Admission is bounded by memory and count: beyond them {@link #offer} refuses at once and the
  * caller answers 429. The INSERT rate is bounded by {@code maxInsertsPerSecond}.
@@ -164,13 +166,14 @@ public final class GroupCommitBatcher implements AutoCloseable {
         }
         long now = System.nanoTime();
         long waited = now - queue.peekFirst().enqueuedNanos();
+        long quiet = now - queue.peekLast().enqueuedNanos();
         boolean full = queuedRows >= policy.maxRows() || queuedBytes >= policy.maxBytes();
         boolean idle = insertsInFlight == 0;
         boolean due =
             closing
                 || full
                 || waited >= policy.maxWait().toNanos()
-                || (idle && waited >= policy.linger().toNanos());
+                || (idle && quiet >= policy.linger().toNanos());
         if (due && now >= nextInsertAllowedNanos) {
           insertsInFlight++;
           nextInsertAllowedNanos = now + minInsertIntervalNanos;
@@ -179,7 +182,9 @@ public final class GroupCommitBatcher implements AutoCloseable {
         long until =
             due
                 ? nextInsertAllowedNanos - now
-                : (idle ? policy.linger().toNanos() : policy.maxWait().toNanos()) - waited;
+                : Math.min(
+                    policy.maxWait().toNanos() - waited,
+                    idle ? policy.linger().toNanos() - quiet : Long.MAX_VALUE);
         changed.awaitNanos(Math.max(until, 10_000));
       }
     } finally {

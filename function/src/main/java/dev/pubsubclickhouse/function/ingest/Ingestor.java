@@ -9,15 +9,12 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * Where a message goes, in plain Java: encode it on the caller's thread, hand it to the batcher,
- * wait for the batch, and say how it ended. A message that cannot be written while no error sink is
- * configured is refused here, before any of its rows is inserted, so that Pub/Sub's own
- * dead-lettering gets it whole.
+ * wait for the batch, and say how it ended.
  */
 public final class Ingestor {
   private final TargetTable table;
   private final MessageEncoder encoder;
   private final GroupCommitBatcher batcher;
-  private final boolean hasErrorSinks;
   private final Duration answerTimeout;
   private final Metrics metrics;
 
@@ -25,13 +22,11 @@ public final class Ingestor {
       TargetTable table,
       MessageEncoder encoder,
       GroupCommitBatcher batcher,
-      boolean hasErrorSinks,
       Duration answerTimeout,
       Metrics metrics) {
     this.table = table;
     this.encoder = encoder;
     this.batcher = batcher;
-    this.hasErrorSinks = hasErrorSinks;
     this.answerTimeout = answerTimeout;
     this.metrics = metrics;
   }
@@ -39,9 +34,6 @@ public final class Ingestor {
   public PushOutcome ingest(PushMessage message) {
     metrics.messagesReceived.increment();
     PendingMessage pending = encoder.encode(message, table.current());
-    if (!pending.failures().isEmpty() && !hasErrorSinks) {
-      return PushOutcome.UNPROCESSABLE;
-    }
     switch (batcher.offer(pending)) {
       case FULL -> {
         metrics.overloaded.increment();

@@ -1,9 +1,11 @@
 package dev.pubsubclickhouse.function.ingest;
 
 import dev.pubsubclickhouse.core.encode.RowEncoder;
+import dev.pubsubclickhouse.core.schema.ColumnDefinition;
 import dev.pubsubclickhouse.core.schema.SchemaReader;
 import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.core.schema.TableSchema;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -15,8 +17,9 @@ public final class TargetTable {
   private final SchemaReader reader;
   private volatile Snapshot current;
 
-  /** The encoder and the metadata columns of one reading of the schema. */
-  public record Snapshot(RowEncoder encoder, Set<String> columns) {}
+  /** The encoder and the column types of one reading of the schema. */
+  public record Snapshot(
+      RowEncoder encoder, Set<String> columns, List<ColumnDefinition> definitions) {}
 
   public TargetTable(TableName name, SchemaReader reader) {
     this.name = name;
@@ -38,9 +41,21 @@ public final class TargetTable {
     return current;
   }
 
+  /**
+   * Reads the schema again and keeps the old snapshot when nothing changed, so that callers can
+   * compare snapshots by identity.
+   */
+  public synchronized Snapshot refreshIfChanged() {
+    Snapshot fresh = read();
+    if (!fresh.definitions().equals(current.definitions())) {
+      current = fresh;
+    }
+    return current;
+  }
+
   private Snapshot read() {
     TableSchema schema = reader.read(name);
     RowEncoder encoder = RowEncoder.forTable(schema);
-    return new Snapshot(encoder, Set.copyOf(encoder.columnNames()));
+    return new Snapshot(encoder, Set.copyOf(encoder.columnNames()), schema.columns());
   }
 }

@@ -1,0 +1,116 @@
+package dev.pubsubclickhouse.function;
+
+import com.google.cloud.functions.invoker.runner.Invoker;
+import dev.pubsubclickhouse.testing.LocalClickHouse;
+import dev.pubsubclickhouse.testing.TestDatabase;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The push service as Pub/Sub sees it: the real {@link PushFunction} behind the Functions Framework
+ * invoker on a free port, configured from a map of environment variables, against a real
+ * ClickHouse.
+ */
+final class RunningService implements AutoCloseable {
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+  final PushService service;
+  private final Invoker invoker;
+  private final URI url;
+
+  private RunningService(PushService service, Invoker invoker, int port) {
+    this.service = service;
+    this.invoker = invoker;
+    this.url = URI.create("http://127.0.0.1:" + port + "/");
+  }
+
+  /** The service on {@code database}, writing {@code table}, with extra settings. */
+  static RunningService start(TestDatabase database, String table, Map<String, String> settings)
+      throws Exception {
+    Map<String, String> env = new HashMap<>();
+    env.put("CLICKHOUSE_URL", database.server().url());
+    env.put("CLICKHOUSE_USER", database.server().user());
+    env.put("CLICKHOUSE_PASSWORD", database.server().password());
+    env.put("CLICKHOUSE_DATABASE", database.name());
+    env.put("CLICKHOUSE_TABLE", table);
+    env.put("SUMMARY_INTERVAL_SECONDS", "3600");
+    env.putAll(settings);
+    return start(env);
+  }
+
+  static RunningService start(Map<String, String> env) throws Exception {
+    PushService service = PushService.start(PushConfig.read(env));
+    PushService.install(service);
+    int port = LocalClickHouse.freePort();
+    Invoker invoker =
+        new Invoker(
+            port, PushFunction.class.getName(), "http", RunningService.class.getClassLoader());
+    invoker.startTestServer();
+    return new RunningService(service, invoker, port);
+  }
+
+  URI url() {
+    return url;
+  }
+
+  /** POSTs a wrapped push request for a message with this data and id; returns the status. */
+  int push(String messageId, String data) throws Exception {
+    return push(messageId, data.getBytes(StandardCharsets.UTF_8), Map.of());
+  }
+
+  int push(String messageId, byte[] data, Map<String, String> attributes) throws Exception {
+    StringBuilder attributesJson = new StringBuilder("{");
+    attributes.forEach(
+        (key, value) -> {
+          if (attributesJson.length() > 1) {
+            attributesJson.append(',');
+          }
+          attributesJson.append('"').append(key).append("\":\"").append(value).append('"');
+        });
+    attributesJson.append('}');
+    String body =
+        "{\"message\":{\"data\":\""
+            + Base64.getEncoder().encodeToString(data)
+            + "\","
+            + "\"attributes\":"
+            + attributesJson
+            + ","
+            + "\"messageId\":\""
+            + messageId
+            + "\",\"publishTime\":\"2026-01-15T12:34:56.789Z\"},"
+            + "\"subscription\":\"projects/test/subscriptions/push\",\"deliveryAttempt\":1}";
+    return post(body.getBytes(StandardCharsets.UTF_8), Map.of("Content-Type", "application/json"))
+        .statusCode();
+  }
+
+  HttpResponse<String> post(byte[] body, Map<String, String> headers)
+      throws IOException, InterruptedException {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(url)
+            .timeout(Duration.ofSeconds(90))
+            .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+    headers.forEach(request::header);
+    return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  HttpResponse<String> get(String path) throws IOException, InterruptedException {
+    return HTTP.send(
+        HttpRequest.newBuilder(url.resolve(path)).timeout(Duration.ofSeconds(30)).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Override
+  public void close() throws Exception {
+    invoker.stopServer();
+    service.shutdown(5);
+  }
+}
