@@ -4,6 +4,7 @@ import com.google.api.core.ApiFuture;
 import com.google.api.core.ApiFutures;
 import com.google.api.gax.core.NoCredentialsProvider;
 import com.google.api.gax.grpc.GrpcTransportChannel;
+import com.google.api.gax.retrying.RetrySettings;
 import com.google.api.gax.rpc.FixedTransportChannelProvider;
 import com.google.api.gax.rpc.TransportChannelProvider;
 import com.google.cloud.pubsub.v1.Publisher;
@@ -13,6 +14,7 @@ import com.google.pubsub.v1.TopicName;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -23,6 +25,21 @@ import java.util.concurrent.TimeUnit;
  * attributes; this keeps them, so a replay is the same message).
  */
 public final class DeadLetterTopicSink implements ErrorSink {
+  /**
+   * A publish gives up after 10 s (the client's default is 10 minutes): the batch waiting on it
+   * holds requests that Pub/Sub will otherwise time out, and a 503 lets Pub/Sub retry instead.
+   */
+  private static final RetrySettings RETRIES =
+      RetrySettings.newBuilder()
+          .setInitialRetryDelayDuration(Duration.ofMillis(100))
+          .setRetryDelayMultiplier(2)
+          .setMaxRetryDelayDuration(Duration.ofSeconds(2))
+          .setInitialRpcTimeoutDuration(Duration.ofSeconds(5))
+          .setRpcTimeoutMultiplier(1)
+          .setMaxRpcTimeoutDuration(Duration.ofSeconds(5))
+          .setTotalTimeoutDuration(Duration.ofSeconds(10))
+          .build();
+
   /** Pub/Sub limits an attribute value to 1024 bytes. */
   private static final int MAX_ATTRIBUTE_CHARS = 1000;
 
@@ -43,7 +60,8 @@ public final class DeadLetterTopicSink implements ErrorSink {
   public static DeadLetterTopicSink open(String topicName, String endpoint) throws IOException {
     TopicName topic = TopicName.parse(topicName);
     if (endpoint == null || endpoint.isBlank()) {
-      return new DeadLetterTopicSink(topic, Publisher.newBuilder(topic).build(), null);
+      return new DeadLetterTopicSink(
+          topic, Publisher.newBuilder(topic).setRetrySettings(RETRIES).build(), null);
     }
     ManagedChannel channel = ManagedChannelBuilder.forTarget(endpoint).usePlaintext().build();
     return withChannel(topic, channel, channel);
@@ -58,6 +76,7 @@ public final class DeadLetterTopicSink implements ErrorSink {
         Publisher.newBuilder(topic)
             .setChannelProvider(channels)
             .setCredentialsProvider(NoCredentialsProvider.create())
+            .setRetrySettings(RETRIES)
             .build();
     return new DeadLetterTopicSink(topic, publisher, owned);
   }
@@ -74,7 +93,7 @@ public final class DeadLetterTopicSink implements ErrorSink {
               .putAttributes("failedAt", failure.record().failedAt().toString());
       published.add(publisher.publish(message.build()));
     }
-    ApiFutures.allAsList(published).get(30, TimeUnit.SECONDS);
+    ApiFutures.allAsList(published).get(15, TimeUnit.SECONDS);
   }
 
   @Override
