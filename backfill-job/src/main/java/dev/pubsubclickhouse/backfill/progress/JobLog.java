@@ -64,11 +64,10 @@ public final class JobLog {
       line.append(severity).append(": ");
     }
     line.append(message);
+    String separator = " (";
     for (Map.Entry<String, ?> field : fields.entrySet()) {
-      line.append(field == fields.entrySet().iterator().next() ? " (" : ", ")
-          .append(field.getKey())
-          .append('=')
-          .append(field.getValue());
+      line.append(separator).append(field.getKey()).append('=').append(field.getValue());
+      separator = ", ";
     }
     return fields.isEmpty() ? line.toString() : line.append(')').toString();
   }

@@ -13,8 +13,7 @@ public final class TableSpec {
   // Project ids may be domain-scoped ("example.com:proj"), so the colon form splits at the last
   // ':'.
   private static final Pattern COLON = Pattern.compile("(.+):([\\w]+)\\.([^.:]+)");
-  private static final Pattern DOTS =
-      Pattern.compile("([a-z][a-z0-9-]*[a-z0-9])\\.(\\w+)\\.([^.:]+)");
+  private static final Pattern DOTS = Pattern.compile("([a-z][a-z0-9-]*)\\.(\\w+)\\.([^.:]+)");
   private static final Pattern SHORT = Pattern.compile("(\\w+)\\.([^.:]+)");
 
   private TableSpec() {}
