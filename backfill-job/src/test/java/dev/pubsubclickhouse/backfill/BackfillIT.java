@@ -238,6 +238,30 @@ class BackfillIT {
   }
 
   @Test
+  void rowsClickHouseItselfRefusesAreFoundBySplittingThePageAndDeadLettered() {
+    FakeBigQuery.Table checked = bigQuery.table("ds", "checked", fields("id INTEGER"));
+    for (int i = 1; i <= 10; i++) {
+      checked.rows.add(row(Integer.toString(i)));
+    }
+    db.execute(
+        "CREATE TABLE checked (id UInt8, CONSTRAINT not_seven CHECK id != 7)"
+            + " ENGINE = MergeTree ORDER BY id");
+    Map<String, String> env = environment();
+    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "checked_errors");
+    env.put("CREATE_ERROR_TABLE", "true");
+
+    JobRun run =
+        JobRun.of(env, "--inputTableSpec=" + PROJECT + ":ds.checked", "--clickHouseTable=checked");
+
+    assertThat(run.exitCode()).as(run.output()).isZero();
+    assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM checked ORDER BY id)"))
+        .isEqualTo("[1,2,3,4,5,6,8,9,10]");
+    assertThat(db.query("SELECT raw_message FROM checked_errors")).isEqualTo("{\"id\":7}");
+    assertThat(db.query("SELECT error_message FROM checked_errors"))
+        .startsWith("source row 6: ClickHouse refused the row: INSERT failed (bad_data, code 469");
+  }
+
+  @Test
   void rejectedRowsWithNowhereToGoMakeTheExitCodeNonZero() {
     bigQuery.table("ds", "nowhere", fields("id INTEGER")).rows.add(row("-1"));
     db.execute("CREATE TABLE nowhere (id UInt8) ENGINE = MergeTree ORDER BY id");
