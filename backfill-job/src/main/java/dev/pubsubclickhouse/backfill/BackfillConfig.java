@@ -203,7 +203,7 @@ public record BackfillConfig(
     if (jdbc != null && !jdbc.isBlank()) {
       if (present(effective.get(CLICKHOUSE_URL.env()))) {
         throw new ConfigurationException(
-            JDBC_URL, "set either it or CLICKHOUSE_URL (" + "--clickHouseUrl), not both");
+            JDBC_URL, "set either it or CLICKHOUSE_URL (--clickHouseUrl), not both");
       }
       JdbcUrl url;
       try {

@@ -32,6 +32,7 @@ import dev.pubsubclickhouse.core.insert.ClickHouseClients;
 import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
 import dev.pubsubclickhouse.core.insert.InsertException;
 import dev.pubsubclickhouse.core.schema.SchemaReader;
+import dev.pubsubclickhouse.core.schema.TableNotFoundException;
 import dev.pubsubclickhouse.core.schema.TableSchema;
 import java.io.PrintStream;
 import java.time.Clock;
@@ -322,6 +323,7 @@ public final class BackfillJob {
     } catch (InterruptedException e) {
       throw e;
     } catch (SourceException
+        | TableNotFoundException
         | ColumnPlan.PlanException
         | ConfigurationException
         | IllegalStateException e) {

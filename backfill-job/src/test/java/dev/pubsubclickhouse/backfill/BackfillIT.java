@@ -434,6 +434,42 @@ class BackfillIT {
   }
 
   @Test
+  void aDryRunOfAQueryTakesTheSchemaFromBigQuerysDryRunAndRunsNothing() {
+    String sql = "SELECT id, name FROM `test-project.ds.people`";
+    bigQuery.queryResult(sql, "_anon", "people_result");
+    bigQuery.table("_anon", "people_result", fields("id INTEGER", "name STRING"));
+    db.execute("CREATE TABLE people (id UInt64, name String) ENGINE = MergeTree ORDER BY id");
+
+    JobRun run = JobRun.of(environment(), "--query=" + sql, "--clickHouseTable=people", "--dryRun");
+
+    assertThat(run.exitCode()).as(run.output()).isZero();
+    assertThat(run.out())
+        .contains(
+            "id      UInt64           id INT64        checked per value; misfits are dead-lettered\n");
+    assertThat(bigQuery.requestsTo("/jobs")).hasSize(1);
+    assertThat(bigQuery.requestsTo("/queries")).isEmpty();
+    assertThat(bigQuery.requestsTo("/data?")).isEmpty();
+  }
+
+  @Test
+  void aMissingClickHouseTableIsNamed() {
+    bigQuery.table("ds", "orphan", fields("id INTEGER")).rows.add(row("1"));
+
+    JobRun run =
+        JobRun.of(
+            environment(),
+            "--inputTableSpec=" + PROJECT + ":ds.orphan",
+            "--clickHouseTable=absent");
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.out())
+        .contains(
+            "backfill failed before reading: table "
+                + db.name()
+                + ".absent does not exist or is not visible to this user");
+  }
+
+  @Test
   void aColumnBigQueryCannotFillStopsTheJobBeforeAnyRead() {
     bigQuery.table("ds", "lacking", fields("id INTEGER")).rows.add(row("1"));
     db.execute(
