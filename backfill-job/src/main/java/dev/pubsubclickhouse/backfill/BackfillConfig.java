@@ -1,0 +1,270 @@
+package dev.pubsubclickhouse.backfill;
+
+import static dev.pubsubclickhouse.backfill.BackfillParameters.*;
+
+import com.google.cloud.bigquery.TableId;
+import dev.pubsubclickhouse.backfill.source.TableSpec;
+import dev.pubsubclickhouse.core.config.ClickHouseConfig;
+import dev.pubsubclickhouse.core.config.ConfigReader;
+import dev.pubsubclickhouse.core.config.ConfigurationException;
+import dev.pubsubclickhouse.core.config.Parameter;
+import dev.pubsubclickhouse.core.config.SecretManagerAccess;
+import dev.pubsubclickhouse.core.schema.TableName;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * The job's configuration, read and checked before anything is read from BigQuery.
+ *
+ * @param inputTable the table to read, when there is no query
+ * @param project the project that runs jobs and is billed for reads
+ * @param deadLetterTable the BigQuery table for rows that cannot be written, if any
+ * @param checkpointTable the ClickHouse table that records written pages, if any
+ * @param executionId identifies one execution of the job (all of its tasks and their retries)
+ * @param notes things worth one warning line at start (never a secret)
+ */
+public record BackfillConfig(
+    Optional<TableId> inputTable,
+    Optional<String> query,
+    boolean useLegacySql,
+    Optional<String> queryLocation,
+    Optional<String> queryTempDataset,
+    Optional<String> kmsKey,
+    String project,
+    Optional<URI> bigQueryEndpoint,
+    boolean credentialsWithEndpoint,
+    Optional<TableId> deadLetterTable,
+    ClickHouseConfig clickHouse,
+    Optional<TableName> checkpointTable,
+    int pageRows,
+    int prefetchPages,
+    PageReaderKind pageReader,
+    boolean dryRun,
+    Duration progressInterval,
+    int taskIndex,
+    int taskCount,
+    String executionId,
+    List<String> notes) {
+
+  /** How tabledata.list pages are parsed. */
+  public enum PageReaderKind {
+    STREAM,
+    CLIENT
+  }
+
+  private static final String NONE = "none";
+
+  /**
+   * Reads every parameter from the environment and the flags.
+   *
+   * @throws ConfigurationException one line naming the parameter
+   */
+  public static BackfillConfig read(Map<String, String> environment, String[] args) {
+    Map<String, String> flags = ConfigReader.parseFlags(args, ALL);
+    List<String> notes = new ArrayList<>();
+    Map<String, String> effective = clickHouseEndpoint(environment, flags, notes);
+    ConfigReader config = new ConfigReader(effective, flags);
+
+    Optional<String> query = config.optional(QUERY);
+    Optional<String> explicitProject = config.optional(PROJECT);
+    Optional<TableId> inputTable = Optional.empty();
+    if (query.isEmpty()) {
+      String spec =
+          config
+              .optional(INPUT_TABLE_SPEC)
+              .orElseThrow(
+                  () ->
+                      new ConfigurationException(INPUT_TABLE_SPEC, "is required (or set --query)"));
+      inputTable = Optional.of(tableSpec(INPUT_TABLE_SPEC, spec, explicitProject));
+    } else if (config.optional(INPUT_TABLE_SPEC).isPresent()) {
+      notes.add(
+          "both --query and --inputTableSpec are set: reading the query, as the template does");
+    }
+    String project =
+        explicitProject
+            .or(() -> projectOfInputTable(config, explicitProject))
+            .orElseThrow(
+                () ->
+                    new ConfigurationException(
+                        PROJECT, "is required to run a query (or give --inputTableSpec)"));
+
+    Optional<TableId> deadLetter;
+    Optional<String> deadLetterText = config.optional(OUTPUT_DEADLETTER_TABLE);
+    if (deadLetterText.isPresent()) {
+      deadLetter =
+          NONE.equalsIgnoreCase(deadLetterText.get())
+              ? Optional.empty()
+              : Optional.of(
+                  tableSpec(OUTPUT_DEADLETTER_TABLE, deadLetterText.get(), Optional.of(project)));
+    } else {
+      deadLetter =
+          query.isPresent()
+              ? Optional.empty()
+              : inputTable.map(
+                  t -> TableId.of(t.getProject(), t.getDataset(), t.getTable() + "_error_records"));
+    }
+
+    Optional<String> kmsKey = config.optional(KMS_ENCRYPTION_KEY);
+    kmsKey.ifPresent(
+        key -> {
+          if (!key.matches("projects/[^/]+/locations/[^/]+/keyRings/[^/]+/cryptoKeys/[^/]+")) {
+            throw new ConfigurationException(
+                KMS_ENCRYPTION_KEY,
+                "expected projects/P/locations/L/keyRings/R/cryptoKeys/K, got '" + key + "'");
+          }
+        });
+    Optional<String> tempDataset = config.optional(QUERY_TEMP_DATASET);
+    tempDataset.ifPresent(
+        dataset -> {
+          if (!dataset.matches("(?:[^:.]+[:.])?\\w+")) {
+            throw new ConfigurationException(
+                QUERY_TEMP_DATASET, "expected a dataset name, got '" + dataset + "'");
+          }
+        });
+
+    Optional<URI> endpoint =
+        config.optional(BIGQUERY_ENDPOINT).map(text -> config.httpUrl(BIGQUERY_ENDPOINT));
+
+    ClickHouseConfig clickHouse = ClickHouseConfig.read(config, new SecretManagerAccess(effective));
+
+    Optional<TableName> checkpoints =
+        config
+            .optional(CHECKPOINT_TABLE)
+            .filter(name -> !NONE.equalsIgnoreCase(name))
+            .map(name -> tableName(CHECKPOINT_TABLE, name, clickHouse.table().database()));
+
+    int taskCount = config.integer(TASK_COUNT, 1, 100_000);
+    int taskIndex = config.integer(TASK_INDEX, 0, 99_999);
+    if (taskIndex >= taskCount) {
+      throw new ConfigurationException(
+          TASK_INDEX, "must be below CLOUD_RUN_TASK_COUNT (" + taskCount + "), got " + taskIndex);
+    }
+    String execution =
+        Optional.ofNullable(environment.get("CLOUD_RUN_EXECUTION"))
+            .filter(s -> !s.isBlank())
+            .orElseGet(() -> "local-" + UUID.randomUUID());
+
+    return new BackfillConfig(
+        inputTable,
+        query,
+        config.bool(USE_LEGACY_SQL),
+        config.optional(QUERY_LOCATION),
+        tempDataset,
+        kmsKey,
+        project,
+        endpoint,
+        environment.get("GOOGLE_APPLICATION_CREDENTIALS") != null,
+        deadLetter,
+        clickHouse,
+        checkpoints,
+        config.integer(PAGE_ROWS, 1, 1_000_000),
+        config.integer(PREFETCH_PAGES, 1, 16),
+        pageReader(config),
+        config.bool(DRY_RUN),
+        Duration.ofSeconds(config.longValue(PROGRESS_INTERVAL_SECONDS, 1, 3600)),
+        taskIndex,
+        taskCount,
+        execution,
+        List.copyOf(notes));
+  }
+
+  /** A one-line description of the source, for logs. */
+  public String sourceDescription() {
+    return query.isPresent() ? "query" : TableSpec.format(inputTable.orElseThrow());
+  }
+
+  private static Optional<String> projectOfInputTable(
+      ConfigReader config, Optional<String> explicitProject) {
+    return config.optional(QUERY).isPresent()
+        ? Optional.empty()
+        : config
+            .optional(INPUT_TABLE_SPEC)
+            .map(spec -> tableSpec(INPUT_TABLE_SPEC, spec, explicitProject).getProject());
+  }
+
+  /**
+   * The environment as core's ClickHouse reader expects it: {@code jdbcUrl}, {@code
+   * --clickHouseUrl} and {@code --clickHouseDatabase} become CLICKHOUSE_URL and
+   * CLICKHOUSE_DATABASE.
+   */
+  private static Map<String, String> clickHouseEndpoint(
+      Map<String, String> environment, Map<String, String> flags, List<String> notes) {
+    Map<String, String> effective = new HashMap<>(environment);
+    copyFlag(flags, CLICKHOUSE_URL, effective);
+    copyFlag(flags, CLICKHOUSE_DATABASE, effective);
+    String jdbc = flags.getOrDefault(JDBC_URL.flag(), environment.get(JDBC_URL.env()));
+    if (jdbc != null && !jdbc.isBlank()) {
+      if (present(effective.get(CLICKHOUSE_URL.env()))) {
+        throw new ConfigurationException(
+            JDBC_URL, "set either it or CLICKHOUSE_URL (--clickHouseUrl), not both");
+      }
+      JdbcUrl url;
+      try {
+        url = JdbcUrl.parse(jdbc.trim());
+      } catch (IllegalArgumentException e) {
+        throw new ConfigurationException(JDBC_URL, e.getMessage());
+      }
+      effective.put(CLICKHOUSE_URL.env(), url.endpoint().toString());
+      url.database()
+          .ifPresent(
+              db -> {
+                if (!present(effective.get(CLICKHOUSE_DATABASE.env()))) {
+                  effective.put(CLICKHOUSE_DATABASE.env(), db);
+                }
+              });
+      if (!url.ignoredOptions().isEmpty()) {
+        notes.add(
+            "jdbcUrl options without effect here: " + String.join(", ", url.ignoredOptions()));
+      }
+    } else if (!present(effective.get(CLICKHOUSE_URL.env()))) {
+      throw new ConfigurationException(
+          CLICKHOUSE_URL, "is required (or give --jdbcUrl=jdbc:clickhouse://host:port/db)");
+    }
+    return effective;
+  }
+
+  private static void copyFlag(
+      Map<String, String> flags, Parameter parameter, Map<String, String> effective) {
+    String value = flags.get(parameter.flag());
+    if (value != null) {
+      effective.put(parameter.env(), value);
+    }
+  }
+
+  private static boolean present(String value) {
+    return value != null && !value.isBlank();
+  }
+
+  private static PageReaderKind pageReader(ConfigReader config) {
+    String value = config.required(PAGE_READER).toUpperCase(Locale.ROOT);
+    try {
+      return PageReaderKind.valueOf(value);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigurationException(
+          PAGE_READER, "expected stream or client, got '" + config.required(PAGE_READER) + "'");
+    }
+  }
+
+  private static TableId tableSpec(Parameter parameter, String spec, Optional<String> project) {
+    try {
+      return TableSpec.parse(spec, project);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigurationException(parameter, e.getMessage());
+    }
+  }
+
+  private static TableName tableName(Parameter parameter, String name, String database) {
+    try {
+      return TableName.parse(name, database);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigurationException(parameter, e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,49 @@
+package dev.pubsubclickhouse.backfill;
+
+import dev.pubsubclickhouse.backfill.progress.JobLog;
+import dev.pubsubclickhouse.core.config.ConfigurationException;
+import dev.pubsubclickhouse.core.config.ParameterHelp;
+import java.io.PrintStream;
+import java.time.Clock;
+import java.util.Map;
+
+/**
+ * {@code java -jar backfill-job.jar [--flag=value ...]}: one task of a backfill. Exit codes: 0 when
+ * every row was written or dead-lettered, 1 when the job failed, 2 for a wrong parameter (one line
+ * naming it, before anything is read).
+ */
+public final class Main {
+  private Main() {}
+
+  public static void main(String[] args) {
+    boolean terminal = System.console() != null;
+    System.exit(run(System.getenv(), args, System.out, System.err, terminal));
+  }
+
+  /**
+   * @param terminal draw a progress bar and plain-text lines instead of JSON log lines
+   */
+  public static int run(
+      Map<String, String> environment,
+      String[] args,
+      PrintStream out,
+      PrintStream err,
+      boolean terminal) {
+    if (args.length > 0 && ("--help".equals(args[0]) || "-h".equals(args[0]))) {
+      out.print(
+          "Backfill a BigQuery table or query into a ClickHouse table.\n"
+              + "Usage: java -jar backfill-job.jar [--flag=value ...]\n\n"
+              + ParameterHelp.text(BackfillParameters.ALL));
+      return 0;
+    }
+    BackfillConfig config;
+    try {
+      config = BackfillConfig.read(environment, args);
+    } catch (ConfigurationException e) {
+      err.println("backfill: " + e.getMessage());
+      return 2;
+    }
+    JobLog log = new JobLog(out, terminal, Clock.systemUTC());
+    return new BackfillJob(config, log, terminal ? err : null).run();
+  }
+}

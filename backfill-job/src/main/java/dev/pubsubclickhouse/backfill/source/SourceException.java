@@ -1,0 +1,8 @@
+package dev.pubsubclickhouse.backfill.source;
+
+/** The BigQuery source cannot be read: one line saying why. */
+public final class SourceException extends RuntimeException {
+  public SourceException(String message) {
+    super(message);
+  }
+}

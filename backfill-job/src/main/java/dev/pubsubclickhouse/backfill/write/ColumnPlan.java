@@ -1,0 +1,178 @@
+package dev.pubsubclickhouse.backfill.write;
+
+import com.google.cloud.bigquery.Field;
+import com.google.cloud.bigquery.Schema;
+import dev.pubsubclickhouse.core.encode.RowEncoder;
+import dev.pubsubclickhouse.core.schema.ColumnDefinition;
+import dev.pubsubclickhouse.core.schema.DefaultKind;
+import dev.pubsubclickhouse.core.schema.TableSchema;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Which BigQuery field fills which ClickHouse column, matched by exact name. BigQuery fields the
+ * table lacks are left out (one warning); columns BigQuery lacks take their DEFAULT, NULL or an
+ * empty Array/Map; anything else stops the job at start with every problem listed.
+ */
+public final class ColumnPlan {
+  /** How one ClickHouse column is filled. */
+  public record Mapping(String column, String clickHouseType, String source, String note) {}
+
+  private final RowEncoder encoder;
+  private final List<Mapping> mappings;
+  private final List<String> ignoredFields;
+
+  private ColumnPlan(RowEncoder encoder, List<Mapping> mappings, List<String> ignoredFields) {
+    this.encoder = encoder;
+    this.mappings = List.copyOf(mappings);
+    this.ignoredFields = List.copyOf(ignoredFields);
+  }
+
+  /**
+   * @throws PlanException listing every column that cannot be filled
+   */
+  public static ColumnPlan of(Schema source, TableSchema target) {
+    Map<String, Field> fields = new HashMap<>();
+    for (Field field : source.getFields()) {
+      fields.put(field.getName(), field);
+    }
+    List<Mapping> mappings = new ArrayList<>();
+    List<String> problems = new ArrayList<>();
+    List<String> used = new ArrayList<>();
+    for (ColumnDefinition column : target.columns()) {
+      if (!column.defaultKind().insertable()) {
+        mappings.add(
+            new Mapping(
+                column.name(),
+                column.type(),
+                "-",
+                column.defaultKind() + ", computed by ClickHouse"));
+        continue;
+      }
+      Field field = fields.get(column.name());
+      if (field == null) {
+        String fill = absent(column);
+        if (fill == null) {
+          problems.add(
+              "column '"
+                  + column.name()
+                  + "' ("
+                  + column.type()
+                  + ") has no BigQuery field of that name, no DEFAULT and is not Nullable");
+        } else {
+          mappings.add(new Mapping(column.name(), column.type(), "(none)", fill));
+        }
+        continue;
+      }
+      used.add(field.getName());
+      TypeFit fit = TypeFit.of(field, column.parsed());
+      String sourceText = field.getName() + " " + describe(field);
+      if (fit == TypeFit.INCOMPATIBLE) {
+        problems.add(
+            "column '"
+                + column.name()
+                + "' ("
+                + column.type()
+                + ") cannot take BigQuery "
+                + describe(field));
+      }
+      mappings.add(
+          new Mapping(
+              column.name(),
+              column.type(),
+              sourceText,
+              switch (fit) {
+                case EXACT -> "exact";
+                case CHECKED -> "checked per value; misfits are dead-lettered";
+                case INCOMPATIBLE -> "INCOMPATIBLE";
+              }));
+    }
+    if (!problems.isEmpty()) {
+      throw new PlanException(
+          "BigQuery and " + target.table() + " do not fit: " + String.join("; ", problems));
+    }
+    List<String> ignored = new ArrayList<>();
+    for (Field field : source.getFields()) {
+      if (!used.contains(field.getName())) {
+        ignored.add(field.getName());
+      }
+    }
+    RowEncoder encoder;
+    try {
+      encoder = RowEncoder.forTable(target);
+    } catch (IllegalArgumentException e) {
+      throw new PlanException(e.getMessage());
+    }
+    return new ColumnPlan(encoder, mappings, ignored);
+  }
+
+  public RowEncoder encoder() {
+    return encoder;
+  }
+
+  public List<Mapping> mappings() {
+    return mappings;
+  }
+
+  /** BigQuery fields the ClickHouse table has no column for. */
+  public List<String> ignoredFields() {
+    return ignoredFields;
+  }
+
+  /** The plan as an aligned text table, for --dryRun and the start log. */
+  public String describe() {
+    List<String[]> rows = new ArrayList<>();
+    rows.add(new String[] {"column", "clickhouse type", "bigquery field", "how"});
+    for (Mapping m : mappings) {
+      rows.add(new String[] {m.column(), m.clickHouseType(), m.source(), m.note()});
+    }
+    int[] widths = new int[3];
+    for (String[] row : rows) {
+      for (int i = 0; i < 3; i++) {
+        widths[i] = Math.max(widths[i], row[i].length());
+      }
+    }
+    StringBuilder text = new StringBuilder();
+    for (String[] row : rows) {
+      for (int i = 0; i < 3; i++) {
+        text.append(row[i]).append(" ".repeat(widths[i] - row[i].length() + 2));
+      }
+      text.append(row[3]).append('\n');
+    }
+    if (!ignoredFields.isEmpty()) {
+      text.append("ignored BigQuery fields (no such column): ")
+          .append(String.join(", ", ignoredFields))
+          .append('\n');
+    }
+    return text.toString();
+  }
+
+  private static String describe(Field field) {
+    String type = field.getType().getStandardType().name();
+    return field.getMode() == Field.Mode.REPEATED ? "ARRAY<" + type + ">" : type;
+  }
+
+  /** What an absent column gets, as the encoder decides; null when the row would be rejected. */
+  private static String absent(ColumnDefinition column) {
+    if (column.defaultKind() == DefaultKind.DEFAULT
+        || column.defaultKind() == DefaultKind.EPHEMERAL) {
+      return "DEFAULT " + column.defaultExpression();
+    }
+    if (column.parsed().isNullable()) {
+      return "NULL";
+    }
+    return switch (column.parsed().getDataType()) {
+      case Array, Map -> "empty";
+      default -> null;
+    };
+  }
+
+  /** The schemas do not fit: one line listing every problem. */
+  public static final class PlanException extends RuntimeException {
+    public PlanException(String message) {
+      super(message);
+    }
+  }
+}

@@ -1,0 +1,27 @@
+package dev.pubsubclickhouse.backfill;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+
+/** One in-process run of the job, as {@code java -jar} would run it, with what it printed. */
+record JobRun(int exitCode, String out, String err) {
+  static JobRun of(Map<String, String> environment, String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code;
+    try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+      code = Main.run(new HashMap<>(environment), args, o, e, false);
+    }
+    return new JobRun(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  /** Both streams, for assertion messages. */
+  String output() {
+    return out + err;
+  }
+}
