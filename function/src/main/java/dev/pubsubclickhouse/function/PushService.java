@@ -3,6 +3,7 @@ package dev.pubsubclickhouse.function;
 import com.clickhouse.client.api.Client;
 import dev.pubsubclickhouse.core.errors.ErrorTable;
 import dev.pubsubclickhouse.core.insert.ClickHouseClients;
+import dev.pubsubclickhouse.core.insert.ClickHouseFailures;
 import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
 import dev.pubsubclickhouse.core.schema.SchemaReader;
 import dev.pubsubclickhouse.function.envelope.PayloadDecompressor;
@@ -126,9 +127,7 @@ public final class PushService {
   }
 
   private static String startFailure(PushConfig config, Exception e) {
-    String reason = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-    int newline = reason.indexOf('\n');
-    reason = newline > 0 ? reason.substring(0, newline) : reason;
+    String reason = ClickHouseFailures.describe(e);
     return reason.startsWith("table ")
             || reason.startsWith("error table ")
             || reason.startsWith("column ")

@@ -61,6 +61,28 @@ public final class ClickHouseFailures {
     return unwrap(failure) instanceof ServerException server ? server.getCode() : -1;
   }
 
+  /**
+   * One line that says what went wrong: the server's own message when ClickHouse answered with an
+   * error (client-v2 often wraps it in a generic "Failed to get query response"), else the
+   * innermost cause's.
+   */
+  public static String describe(Throwable failure) {
+    Throwable chosen = failure;
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof ServerException) {
+        chosen = t;
+        break;
+      }
+      if (t.getMessage() != null) {
+        chosen = t;
+      }
+    }
+    String message =
+        chosen.getMessage() == null ? chosen.getClass().getSimpleName() : chosen.getMessage();
+    int newline = message.indexOf('\n');
+    return (newline < 0 ? message : message.substring(0, newline)).strip();
+  }
+
   static Throwable unwrap(Throwable failure) {
     Throwable current = failure;
     while ((current instanceof ExecutionException || current instanceof CompletionException)

@@ -1,0 +1,202 @@
+package dev.pubsubclickhouse.function;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pubsubclickhouse.testing.ClickHouseTest;
+import dev.pubsubclickhouse.testing.LocalClickHouse;
+import dev.pubsubclickhouse.testing.TestDatabase;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code java -jar function/target/function.jar} as users and Cloud Run run it. */
+@ClickHouseTest
+class MainIT {
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+  private final TestDatabase database;
+  @TempDir Path directory;
+
+  MainIT(TestDatabase database) {
+    this.database = database;
+  }
+
+  /** The jar, running with this environment; output goes to a file. */
+  private record Service(Process process, Path log, int port) {
+    String output() throws Exception {
+      return Files.readString(log, StandardCharsets.UTF_8);
+    }
+  }
+
+  private Service launch(Map<String, String> settings) throws Exception {
+    Path jar = Path.of(System.getProperty("function.jar", "target/function.jar"));
+    assertThat(jar).exists();
+    int port = LocalClickHouse.freePort();
+    Path output = Files.createTempFile(directory, "service", ".log");
+    ProcessBuilder builder =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar",
+                jar.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(output.toFile());
+    Map<String, String> env = builder.environment();
+    env.keySet().removeIf(name -> name.startsWith("CLICKHOUSE_") || name.startsWith("BATCH_"));
+    env.put("CLICKHOUSE_URL", database.server().url());
+    env.put("CLICKHOUSE_USER", database.server().user());
+    env.put("CLICKHOUSE_PASSWORD", database.server().password());
+    env.put("CLICKHOUSE_DATABASE", database.name());
+    env.put("PORT", Integer.toString(port));
+    env.putAll(settings);
+    return new Service(builder.start(), output, port);
+  }
+
+  private static void awaitReady(Service service) throws Exception {
+    for (int i = 0; i < 300; i++) {
+      try {
+        HttpResponse<String> health = get(service, "/healthz");
+        if (health.statusCode() == 200) {
+          return;
+        }
+      } catch (java.io.IOException notYet) {
+        // not listening yet
+      }
+      assertThat(service.process().isAlive()).as("service exited: %s", service.output()).isTrue();
+      Thread.sleep(100);
+    }
+    throw new AssertionError("not ready: " + service.output());
+  }
+
+  private static HttpResponse<String> get(Service service, String path) throws Exception {
+    return HTTP.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.port() + path))
+            .GET()
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static CompletableFuture<Integer> push(Service service, String id, String data) {
+    String body =
+        "{\"message\":{\"data\":\""
+            + Base64.getEncoder().encodeToString(data.getBytes(StandardCharsets.UTF_8))
+            + "\",\"messageId\":\""
+            + id
+            + "\"}}";
+    return HTTP.sendAsync(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.port() + "/"))
+                .timeout(Duration.ofSeconds(30))
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build(),
+            HttpResponse.BodyHandlers.discarding())
+        .thenApply(HttpResponse::statusCode);
+  }
+
+  @Test
+  void aMissingTableStopsStartWithOneLine() throws Exception {
+    Service service = launch(Map.of("CLICKHOUSE_TABLE", "absent"));
+    assertThat(service.process().waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(service.process().exitValue()).isEqualTo(2);
+    assertThat(service.output().lines().filter(l -> l.startsWith("pubsub-clickhouse: ")))
+        .containsExactly(
+            "pubsub-clickhouse: table "
+                + database.name()
+                + ".absent does not exist or is not visible to this user");
+  }
+
+  @Test
+  void anInvalidSettingStopsStartNamingTheVariable() throws Exception {
+    Service service = launch(Map.of("CLICKHOUSE_TABLE", "t", "BATCH_MAX_ROWS", "many"));
+    assertThat(service.process().waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(service.process().exitValue()).isEqualTo(2);
+    assertThat(service.output().strip())
+        .isEqualTo("pubsub-clickhouse: BATCH_MAX_ROWS: expected a whole number, got 'many'");
+  }
+
+  @Test
+  void sigtermWritesTheOpenBatchAnswersEveryRequestAndExitsInTime() throws Exception {
+    database.execute("CREATE TABLE drained (n UInt32) ENGINE = MergeTree ORDER BY n");
+    // A long linger holds every message in the open batch until the shutdown flushes it.
+    Service service =
+        launch(
+            Map.of(
+                "CLICKHOUSE_TABLE",
+                "drained",
+                "BATCH_LINGER_MS",
+                "30000",
+                "BATCH_MAX_WAIT_MS",
+                "60000"));
+    awaitReady(service);
+    List<CompletableFuture<Integer>> answers = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      answers.add(push(service, "d-" + i, "{\"n\":" + i + "}"));
+    }
+    while (!get(service, "/metrics").body().contains("pubsub_clickhouse_waiting_requests 20\n")) {
+      Thread.sleep(20);
+    }
+    long start = System.nanoTime();
+    service.process().destroy(); // SIGTERM
+    assertThat(service.process().waitFor(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+    for (CompletableFuture<Integer> answer : answers) {
+      assertThat(answer.get(5, TimeUnit.SECONDS)).isEqualTo(204);
+    }
+    assertThat(database.count("drained")).isEqualTo(20);
+    assertThat(service.output()).contains("\"message\":\"push service stopped\"");
+  }
+
+  @Test
+  void thePasswordAppearsNowhere() throws Exception {
+    Assumptions.assumeTrue(
+        database.server().url().startsWith("http://127.0.0.1"), "needs the local pipeline user");
+    database.execute("CREATE TABLE secret_logs (n UInt8) ENGINE = MergeTree ORDER BY n");
+    database.execute(
+        "CREATE TABLE secret_errors (raw_message String, error_message String, stack_trace String, failed_at DateTime)"
+            + " ENGINE = MergeTree ORDER BY failed_at");
+    Map<String, String> settings = new HashMap<>();
+    settings.put("CLICKHOUSE_TABLE", "secret_logs");
+    settings.put("CLICKHOUSE_DEAD_LETTER_TABLE", "secret_errors");
+    settings.put("CLICKHOUSE_USER", LocalClickHouse.PIPELINE_USER);
+    settings.put("CLICKHOUSE_PASSWORD", LocalClickHouse.PIPELINE_PASSWORD);
+    settings.put("SUMMARY_INTERVAL_SECONDS", "1");
+    Service service = launch(settings);
+    awaitReady(service);
+    assertThat(push(service, "ok", "{\"n\":1}").get()).isEqualTo(204);
+    assertThat(push(service, "bad", "{\"n\":1000}").get()).isEqualTo(204);
+    String metrics = get(service, "/metrics").body();
+    Thread.sleep(1500);
+    service.process().destroy();
+    service.process().waitFor(10, TimeUnit.SECONDS);
+    // And with the wrong password: the start-up failure names the problem, not the password.
+    settings.put("CLICKHOUSE_PASSWORD", "wrong-" + LocalClickHouse.PIPELINE_PASSWORD);
+    Service refused = launch(settings);
+    refused.process().waitFor(60, TimeUnit.SECONDS);
+    assertThat(refused.process().exitValue()).isEqualTo(2);
+
+    assertThat(service.output())
+        .contains("\"message\":\"summary\"")
+        .doesNotContain(LocalClickHouse.PIPELINE_PASSWORD);
+    assertThat(metrics)
+        .contains("pubsub_clickhouse_dead_lettered_total 1")
+        .doesNotContain(LocalClickHouse.PIPELINE_PASSWORD);
+    assertThat(refused.output())
+        .contains("Authentication failed")
+        .doesNotContain(LocalClickHouse.PIPELINE_PASSWORD);
+    assertThat(database.query("SELECT error_message, stack_trace FROM secret_errors"))
+        .doesNotContain(LocalClickHouse.PIPELINE_PASSWORD);
+  }
+}

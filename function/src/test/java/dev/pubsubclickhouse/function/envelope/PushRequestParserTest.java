@@ -1,0 +1,118 @@
+package dev.pubsubclickhouse.function.envelope;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class PushRequestParserTest {
+  private final PushRequestParser parser = new PushRequestParser(false);
+
+  private PushMessage parse(String body) throws NotAPushRequestException {
+    return parser.parse(body.getBytes(StandardCharsets.UTF_8), Map.of());
+  }
+
+  @Test
+  void readsTheWrappedEnvelope() throws Exception {
+    PushMessage message =
+        parse(
+            "{\"message\":{\"data\":\"eyJhIjoxfQ==\",\"attributes\":{\"k\":\"v\"},\"messageId\":\"136969346945\","
+                + "\"publishTime\":\"2021-02-26T19:13:55.749Z\",\"orderingKey\":\"o\"},"
+                + "\"subscription\":\"projects/p/subscriptions/s\",\"deliveryAttempt\":3}");
+    assertThat(new String(message.data(), StandardCharsets.UTF_8)).isEqualTo("{\"a\":1}");
+    assertThat(message.attributes()).containsExactly(Map.entry("k", "v"));
+    assertThat(message.messageId()).isEqualTo("136969346945");
+    assertThat(message.publishTime()).isEqualTo("2021-02-26T19:13:55.749Z");
+    assertThat(message.orderingKey()).isEqualTo("o");
+    assertThat(message.subscription()).isEqualTo("projects/p/subscriptions/s");
+    assertThat(message.deliveryAttempt()).isEqualTo(3);
+  }
+
+  @Test
+  void acceptsSnakeCaseDuplicatesAndIgnoresUnknownFields() throws Exception {
+    PushMessage message =
+        parse(
+            "{\"extra\":[1,{\"x\":2}],\"message\":{\"data\":\"e30=\",\"message_id\":\"7\",\"messageId\":\"7\","
+                + "\"publish_time\":\"2021-02-26T19:13:55Z\",\"unknown\":{\"deep\":true}}}");
+    assertThat(message.messageId()).isEqualTo("7");
+    assertThat(message.publishTime()).isEqualTo("2021-02-26T19:13:55Z");
+    assertThat(message.deliveryAttempt()).isNull();
+    assertThat(message.subscription()).isNull();
+  }
+
+  @Test
+  void dataMayBeAbsentWhenThereAreAttributes() throws Exception {
+    PushMessage message =
+        parse("{\"message\":{\"attributes\":{\"only\":\"attributes\"},\"messageId\":\"1\"}}");
+    assertThat(message.data()).isEmpty();
+    assertThat(message.attributes()).containsEntry("only", "attributes");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "empty body||empty body: expected a Pub/Sub push request",
+        "not JSON|hello|body is not a valid push request: Unrecognized token 'hello': was expecting (JSON String, Number, Array, Object or token 'null', 'true' or 'false')",
+        "an array|[1]|body is not a JSON object: expected a Pub/Sub push request",
+        "no message|{\"subscription\":\"s\"}|no \"message\" object: not a Pub/Sub push request",
+        "message not an object|{\"message\":\"x\"}|\"message\" is not an object",
+        "invalid base64|{\"message\":{\"data\":\"%%%\"}}|message.data is not valid base64",
+        "data not a string|{\"message\":{\"data\":5}}|message.data is not a base64 string",
+        "nothing in the message|{\"message\":{\"messageId\":\"1\"}}|message has neither data nor attributes",
+        "attribute not a string|{\"message\":{\"data\":\"e30=\",\"attributes\":{\"k\":1}}}|message.attributes.k is not a string",
+        "trailing content|{\"message\":{\"data\":\"e30=\"}} {}|trailing content after the push request",
+        "truncated|{\"message\":{\"data\":\"e30=\"|body is not a valid push request: Unexpected end-of-input: expected close marker for Object (start marker at [Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: 1, column: 12])",
+      })
+  void refusesWhatIsNotAPushRequest(String what, String body, String reason) {
+    assertThatThrownBy(() -> parse(body == null ? "" : body))
+        .isInstanceOf(NotAPushRequestException.class)
+        .hasMessage(reason);
+  }
+
+  @Test
+  void nestingBeyondALimitIsRefusedNotAStackOverflow() {
+    String deep = "[".repeat(100_000) + "]".repeat(100_000);
+    assertThatThrownBy(() -> parse("{\"message\":{\"data\":\"e30=\"},\"x\":" + deep + "}"))
+        .isInstanceOf(NotAPushRequestException.class)
+        .hasMessageStartingWith(
+            "body is not a valid push request: Document nesting depth (65) exceeds the maximum allowed");
+  }
+
+  @Test
+  void theUnwrappedFormIsRecognisedByItsMetadataHeaders() throws Exception {
+    PushMessage message =
+        parser.parse(
+            "{\"a\":1}".getBytes(StandardCharsets.UTF_8),
+            Map.of(
+                "x-goog-pubsub-message-id", List.of("42"),
+                "x-goog-pubsub-publish-time", List.of("2026-01-15T12:00:00Z"),
+                "x-goog-pubsub-subscription-name", List.of("projects/p/subscriptions/raw"),
+                "x-goog-pubsub-ordering-key", List.of("ok"),
+                "content-type", List.of("application/json"),
+                "authorization", List.of("Bearer secret"),
+                "user-agent", List.of("APIs-Google"),
+                "team", List.of("search")));
+    assertThat(new String(message.data(), StandardCharsets.UTF_8)).isEqualTo("{\"a\":1}");
+    assertThat(message.messageId()).isEqualTo("42");
+    assertThat(message.publishTime()).isEqualTo("2026-01-15T12:00:00Z");
+    assertThat(message.subscription()).isEqualTo("projects/p/subscriptions/raw");
+    assertThat(message.orderingKey()).isEqualTo("ok");
+    assertThat(message.attributes()).containsExactly(Map.entry("team", "search"));
+  }
+
+  @Test
+  void withPushUnwrappedEveryBodyIsData() throws Exception {
+    PushMessage message =
+        new PushRequestParser(true)
+            .parse("{\"message\":\"not an envelope\"}".getBytes(StandardCharsets.UTF_8), Map.of());
+    assertThat(new String(message.data(), StandardCharsets.UTF_8))
+        .isEqualTo("{\"message\":\"not an envelope\"}");
+    assertThat(message.messageId()).isNull();
+  }
+}
