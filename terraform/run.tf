@@ -86,8 +86,8 @@ resource "google_cloud_run_v2_service" "ingest" {
         }
       }
 
-      # Lenient on purpose (5 failures, 30 s apart): a restart does not bring ClickHouse back, and
-      # while ClickHouse is away the service already answers 503 so Pub/Sub redelivers.
+      # /livez does not depend on ClickHouse: a restart does not bring ClickHouse back, and while
+      # ClickHouse is away the service already answers 503 so Pub/Sub redelivers.
       dynamic "liveness_probe" {
         for_each = var.liveness_probe_path == null ? [] : [var.liveness_probe_path]
         content {

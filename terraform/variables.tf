@@ -257,8 +257,8 @@ variable "startup_probe_path" {
 
 variable "liveness_probe_path" {
   type        = string
-  description = "HTTP path of the liveness probe on port 8080. Null disables the liveness probe."
-  default     = "/healthz"
+  description = "HTTP path of the liveness probe on port 8080. /livez answers 200 while the process serves, whatever ClickHouse does. Null disables the liveness probe."
+  default     = "/livez"
 }
 
 variable "vpc_network" {

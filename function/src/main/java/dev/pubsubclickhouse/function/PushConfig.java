@@ -6,6 +6,7 @@ import dev.pubsubclickhouse.core.config.ClickHouseConfig;
 import dev.pubsubclickhouse.core.config.ConfigReader;
 import dev.pubsubclickhouse.core.config.ConfigurationException;
 import dev.pubsubclickhouse.core.config.SecretManagerAccess;
+import dev.pubsubclickhouse.function.auth.PushAuthenticator;
 import dev.pubsubclickhouse.function.ingest.BatchPolicy;
 import java.time.Duration;
 import java.util.Map;
@@ -20,6 +21,7 @@ public record PushConfig(
     int maxRequestBytes,
     int maxDecompressedBytes,
     boolean pushUnwrapped,
+    Optional<PushAuthenticator> authenticator,
     Duration summaryInterval,
     int port) {
 
@@ -54,8 +56,26 @@ public record PushConfig(
         config.integer(MAX_REQUEST_BYTES, 1024, 1 << 30),
         config.integer(MAX_DECOMPRESSED_BYTES, 1024, 1 << 30),
         config.bool(PUSH_UNWRAPPED),
+        authenticator(config),
         Duration.ofSeconds(config.longValue(SUMMARY_INTERVAL_SECONDS, 1, 86_400)),
         config.integer(PORT, 1, 65_535));
+  }
+
+  private static Optional<PushAuthenticator> authenticator(ConfigReader config) {
+    Optional<String> audience = config.optional(PUSH_AUDIENCE);
+    Optional<String> account = config.optional(PUSH_SERVICE_ACCOUNT);
+    if (audience.isEmpty()) {
+      if (account.isPresent()) {
+        throw new ConfigurationException(PUSH_SERVICE_ACCOUNT, "needs PUSH_AUDIENCE as well");
+      }
+      return Optional.empty();
+    }
+    return Optional.of(
+        new PushAuthenticator(
+            audience.get(),
+            config.required(PUSH_TOKEN_ISSUER),
+            account.orElse(null),
+            config.httpUrl(PUSH_TOKEN_CERTS_URL).toString()));
   }
 
   /** True when failed messages have somewhere to go besides Pub/Sub's own dead-lettering. */

@@ -17,8 +17,9 @@ import java.util.Map;
 
 /**
  * The HTTP edge, kept thin: {@code POST /} takes a Pub/Sub push request, {@code GET /healthz} says
- * whether ClickHouse answers, {@code GET /metrics} serves Prometheus text. Every outcome is an
- * explicit status; nothing escapes as an accidental 500.
+ * whether ClickHouse answers (start-up probe), {@code GET /livez} whether the process serves
+ * (liveness probe: a ClickHouse outage must not restart instances), {@code GET /metrics} serves
+ * Prometheus text. Every outcome is an explicit status; nothing escapes as an accidental 500.
  */
 public final class PushFunction implements HttpFunction {
   private final PushService service;
@@ -37,7 +38,9 @@ public final class PushFunction implements HttpFunction {
     try {
       String path = request.getPath();
       String method = request.getMethod();
-      if ("/healthz".equals(path)) {
+      if ("/livez".equals(path)) {
+        respond(response, 200, "alive");
+      } else if ("/healthz".equals(path)) {
         boolean healthy = "GET".equals(method) && service.healthy();
         respond(response, healthy ? 200 : 503, healthy ? "ok" : "ClickHouse does not answer");
       } else if ("/metrics".equals(path) && "GET".equals(method)) {
@@ -65,6 +68,21 @@ public final class PushFunction implements HttpFunction {
   }
 
   private PushOutcome push(HttpRequest request) throws IOException {
+    if (service.config().authenticator().isPresent()) {
+      switch (service
+          .config()
+          .authenticator()
+          .get()
+          .check(request.getFirstHeader("Authorization").orElse(null))) {
+        case UNAUTHENTICATED -> {
+          return PushOutcome.UNAUTHENTICATED;
+        }
+        case FORBIDDEN -> {
+          return PushOutcome.FORBIDDEN;
+        }
+        case ADMITTED -> {}
+      }
+    }
     int limit = service.config().maxRequestBytes();
     if (request.getContentLength() > limit) {
       return PushOutcome.TOO_LARGE;

@@ -66,6 +66,26 @@ public final class PushParameters {
           "false",
           "Treat every request as an unwrapped (no_wrapper) push; otherwise recognised by its"
               + " x-goog-pubsub-* headers.");
+  public static final Parameter PUSH_AUDIENCE =
+      Parameter.of(
+          "PUSH_AUDIENCE",
+          null,
+          "When set, every push request must carry a Google-signed OIDC token for this audience"
+              + " (the subscription's push audience, usually the service URL); else 401.");
+  public static final Parameter PUSH_SERVICE_ACCOUNT =
+      Parameter.of(
+          "PUSH_SERVICE_ACCOUNT",
+          null,
+          "With PUSH_AUDIENCE: only tokens of this service account (the subscription's push"
+              + " identity) are admitted; others get 403.");
+  public static final Parameter PUSH_TOKEN_ISSUER =
+      Parameter.of(
+          "PUSH_TOKEN_ISSUER", "https://accounts.google.com", "Issuer the push token must name.");
+  public static final Parameter PUSH_TOKEN_CERTS_URL =
+      Parameter.of(
+          "PUSH_TOKEN_CERTS_URL",
+          "https://www.googleapis.com/oauth2/v3/certs",
+          "Where the token signing keys (a JWK set) are published.");
   public static final Parameter SUMMARY_INTERVAL_SECONDS =
       Parameter.of("SUMMARY_INTERVAL_SECONDS", "60", "One summary log line per interval.");
   public static final Parameter PORT = Parameter.of("PORT", "8080", "HTTP port.");
@@ -90,6 +110,10 @@ public final class PushParameters {
             MAX_REQUEST_BYTES,
             MAX_DECOMPRESSED_BYTES,
             PUSH_UNWRAPPED,
+            PUSH_AUDIENCE,
+            PUSH_SERVICE_ACCOUNT,
+            PUSH_TOKEN_ISSUER,
+            PUSH_TOKEN_CERTS_URL,
             SUMMARY_INTERVAL_SECONDS,
             PORT,
             SecretManagerAccess.ENDPOINT));

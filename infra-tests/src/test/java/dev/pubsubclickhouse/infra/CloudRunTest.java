@@ -172,7 +172,7 @@ class CloudRunTest {
     assertThat(TF.variable("startup_probe_path").expr("default").literal())
         .contains(Literal.string("/healthz"));
     assertThat(TF.variable("liveness_probe_path").expr("default").literal())
-        .contains(Literal.string("/healthz"));
+        .contains(Literal.string("/livez"));
     assertThat(container.block("ports").expr("container_port").literal())
         .contains(Literal.number("8080"));
   }

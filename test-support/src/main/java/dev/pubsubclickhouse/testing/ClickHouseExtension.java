@@ -24,34 +24,39 @@ public final class ClickHouseExtension
 
   @Override
   public void beforeAll(ExtensionContext context) {
+    database(context);
+  }
+
+  /** The class's database, created on first use (a PER_CLASS constructor asks before beforeAll). */
+  private static TestDatabase database(ExtensionContext context) {
+    ExtensionContext classContext =
+        context.getTestMethod().isPresent() ? context.getParent().orElse(context) : context;
+    return classContext
+        .getStore(NAMESPACE)
+        .getOrComputeIfAbsent(TestDatabase.class, key -> create(classContext), TestDatabase.class);
+  }
+
+  private static TestDatabase create(ExtensionContext context) {
     ClickHouseServer server = sharedServer(context);
     String name =
         "test_"
             + context.getRequiredTestClass().getSimpleName().toLowerCase(Locale.ROOT)
             + "_"
             + UUID.randomUUID().toString().substring(0, 8);
-    Client client =
-        new Client.Builder()
-            .addEndpoint(server.url())
-            .setUsername(server.user())
-            .setPassword(server.password())
-            .setDefaultDatabase("default")
-            .setClientName("test-support")
-            .build();
-    TestDatabase database = new TestDatabase(server, name, client);
-    database.execute("CREATE DATABASE " + name);
-    client.close();
-    Client databaseClient =
-        new Client.Builder()
-            .addEndpoint(server.url())
-            .setUsername(server.user())
-            .setPassword(server.password())
-            .setDefaultDatabase(name)
-            .setClientName("test-support")
-            .build();
-    context
-        .getStore(NAMESPACE)
-        .put(TestDatabase.class, new TestDatabase(server, name, databaseClient));
+    try (Client admin = client(server, "default")) {
+      new TestDatabase(server, name, admin).execute("CREATE DATABASE " + name);
+    }
+    return new TestDatabase(server, name, client(server, name));
+  }
+
+  private static Client client(ClickHouseServer server, String database) {
+    return new Client.Builder()
+        .addEndpoint(server.url())
+        .setUsername(server.user())
+        .setPassword(server.password())
+        .setDefaultDatabase(database)
+        .setClientName("test-support")
+        .build();
   }
 
   @Override
@@ -71,7 +76,7 @@ public final class ClickHouseExtension
 
   @Override
   public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
-    return context.getStore(NAMESPACE).get(TestDatabase.class, TestDatabase.class);
+    return database(context);
   }
 
   private static ClickHouseServer sharedServer(ExtensionContext context) {
