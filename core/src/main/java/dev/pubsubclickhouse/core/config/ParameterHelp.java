@@ -39,4 +39,21 @@ public final class ParameterHelp {
     }
     return table.toString();
   }
+
+  /** The table without flags, for a program configured by its environment only. */
+  public static String environmentTable(List<Parameter> parameters) {
+    StringBuilder table =
+        new StringBuilder("| variable | default | description |\n|---|---|---|\n");
+    for (Parameter p : parameters) {
+      table
+          .append("| `")
+          .append(p.env())
+          .append("` | ")
+          .append(p.defaultValue() == null ? "" : "`" + p.defaultValue() + "`")
+          .append(" | ")
+          .append(p.description().replace("|", "\\|"))
+          .append(" |\n");
+    }
+    return table.toString();
+  }
 }
