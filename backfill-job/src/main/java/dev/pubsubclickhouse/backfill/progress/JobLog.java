@@ -1,10 +1,7 @@
 package dev.pubsubclickhouse.backfill.progress;
 
-import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
+import dev.pubsubclickhouse.core.log.LogLine;
 import java.io.PrintStream;
-import java.io.StringWriter;
 import java.time.Clock;
 import java.util.Map;
 
@@ -14,8 +11,6 @@ import java.util.Map;
  * pass only values that are safe to print: never a password.
  */
 public final class JobLog {
-  private static final ObjectMapper MAPPER = new ObjectMapper();
-
   private final PrintStream out;
   private final boolean terminal;
   private final Clock clock;
@@ -73,20 +68,6 @@ public final class JobLog {
   }
 
   private String json(String severity, String message, Map<String, ?> fields) {
-    StringWriter line = new StringWriter(256);
-    try (JsonGenerator json = MAPPER.getFactory().createGenerator(line)) {
-      json.writeStartObject();
-      json.writeStringField("severity", severity);
-      json.writeStringField("message", message);
-      json.writeStringField("time", clock.instant().toString());
-      for (Map.Entry<String, ?> field : fields.entrySet()) {
-        json.writeFieldName(field.getKey());
-        MAPPER.writeValue(json, field.getValue());
-      }
-      json.writeEndObject();
-    } catch (IOException e) {
-      return "{\"severity\":\"ERROR\",\"message\":\"log line failed\"}";
-    }
-    return line.toString();
+    return LogLine.json(severity, message, clock.instant(), fields, null);
   }
 }

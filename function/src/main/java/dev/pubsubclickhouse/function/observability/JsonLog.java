@@ -1,10 +1,7 @@
 package dev.pubsubclickhouse.function.observability;
 
-import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
+import dev.pubsubclickhouse.core.log.LogLine;
 import java.io.PrintStream;
-import java.io.StringWriter;
 import java.time.Instant;
 import java.util.Map;
 
@@ -14,7 +11,6 @@ import java.util.Map;
  * values that are safe to print (never a password).
  */
 public final class JsonLog {
-  private static final ObjectMapper MAPPER = new ObjectMapper();
   private static volatile PrintStream out = System.out;
 
   private JsonLog() {}
@@ -38,23 +34,7 @@ public final class JsonLog {
 
   private static void write(
       String severity, String message, Map<String, ?> fields, Throwable failure) {
-    StringWriter line = new StringWriter(256);
-    try (JsonGenerator json = MAPPER.getFactory().createGenerator(line)) {
-      json.writeStartObject();
-      json.writeStringField("severity", severity);
-      json.writeStringField("message", message);
-      json.writeStringField("time", Instant.now().toString());
-      for (Map.Entry<String, ?> field : fields.entrySet()) {
-        json.writeFieldName(field.getKey());
-        MAPPER.writeValue(json, field.getValue());
-      }
-      if (failure != null) {
-        json.writeStringField("error", failure.getClass().getName() + ": " + failure.getMessage());
-      }
-      json.writeEndObject();
-    } catch (IOException e) {
-      line = new StringWriter().append("{\"severity\":\"ERROR\",\"message\":\"log line failed\"}");
-    }
+    String line = LogLine.json(severity, message, Instant.now(), fields, failure);
     PrintStream target = out;
     synchronized (target) {
       target.println(line);
