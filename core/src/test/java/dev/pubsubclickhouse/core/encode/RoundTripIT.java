@@ -71,6 +71,9 @@ class RoundTripIT {
         "Decimal(9,2)|-1.239|-1.23",
         "Decimal32(3)|\"-0.5\"|-0.5",
         "Decimal(18,4)|12345678901234.5678|12345678901234.5678",
+        "Decimal64(4)|\"-12345678901234.5678\"|-12345678901234.5678",
+        "Decimal128(2)|1e30|1000000000000000000000000000000",
+        "Decimal256(40)|\"1.0000000000000000000000000000000000000001\"|1.0000000000000000000000000000000000000001",
         "Decimal(38,10)|\"1234567890123456789012345678.0123456789\"|1234567890123456789012345678.0123456789",
         "Decimal(76,20)|\"-12345678901234567890123456789012345678901234567890.12345678901234567890\"|-12345678901234567890123456789012345678901234567890.1234567890123456789",
         "Bool|true|true",
@@ -143,6 +146,13 @@ class RoundTripIT {
         .isEqualTo(
             "1\t\\N\tfallback\t[]\t2020-01-01 00:00:00\n"
                 + "2\tx\tgiven\t[1]\t2020-01-01 00:00:00");
+  }
+
+  @Test
+  void anEphemeralColumnFeedsTheDefaultOfAnother() throws Exception {
+    String table =
+        insert("raw String EPHEMERAL, len UInt64 DEFAULT length(raw)", "{\"raw\": \"abcd\"}", "{}");
+    assertThat(database.query("SELECT len FROM " + table + " ORDER BY len")).isEqualTo("0\n4");
   }
 
   @Test
