@@ -69,20 +69,19 @@ final class ServiceProcess implements AutoCloseable {
     return process.pid();
   }
 
+  /** Starts the jar expecting it to stop at start (a refused setting); returns its exit code. */
+  int startExpectingExit() throws Exception {
+    launch();
+    if (!process.waitFor(90, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      throw new IllegalStateException("the service did not stop: " + output());
+    }
+    return process.exitValue();
+  }
+
   /** Starts the jar and waits until /healthz answers 200. */
   ServiceProcess start() throws Exception {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(jvmOptions);
-    command.add("-jar");
-    command.add(jar().toString());
-    ProcessBuilder builder =
-        new ProcessBuilder(command)
-            .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-    builder.environment().keySet().removeIf(name -> name.startsWith("CLICKHOUSE_"));
-    builder.environment().putAll(environment);
-    process = builder.start();
+    launch();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
@@ -98,6 +97,28 @@ final class ServiceProcess implements AutoCloseable {
       Thread.sleep(100);
     }
     throw new IllegalStateException("the service did not become ready: " + output());
+  }
+
+  private void launch() throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvmOptions);
+    command.add("-jar");
+    command.add(jar().toString());
+    ProcessBuilder builder =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    builder.environment().keySet().removeIf(name -> name.startsWith("CLICKHOUSE_"));
+    builder.environment().putAll(environment);
+    process = builder.start();
+  }
+
+  /** The same service with some settings changed (a new process when started). */
+  ServiceProcess with(Map<String, String> changes) {
+    Map<String, String> changed = new HashMap<>(environment);
+    changed.putAll(changes);
+    return new ServiceProcess(changed, jvmOptions, log, port);
   }
 
   /** SIGTERM, as Cloud Run sends it; waits for the exit. */
