@@ -92,14 +92,14 @@ class FaultAccountingIT {
     }
 
     /**
-     * @param driverOptions on top of: 16 in flight, 100 ms to 2 s backoff, 30 attempts, a 10 s ack
-     *     deadline
+     * @param driverOptions on top of: -Dreliability.concurrency in flight (16), 100 ms to 2 s
+     *     backoff, 30 attempts, a 10 s ack deadline
      */
     void startDriver(String... driverOptions) throws Exception {
       List<String> options =
           new ArrayList<>(
               List.of(
-                  "--concurrency=16",
+                  "--concurrency=" + Results.concurrency(),
                   "--min-backoff-ms=100",
                   "--max-backoff-ms=2000",
                   "--max-attempts=30",

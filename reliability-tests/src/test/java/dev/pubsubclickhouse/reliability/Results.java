@@ -16,11 +16,16 @@ final class Results {
   private Results() {}
 
   static int messages() {
-    return Integer.getInteger("reliability.messages", 400);
+    return Integer.getInteger("reliability.messages", 300);
   }
 
   static int rounds() {
     return Integer.getInteger("reliability.rounds", 1);
+  }
+
+  /** Requests the push driver keeps in flight. */
+  static int concurrency() {
+    return Integer.getInteger("reliability.concurrency", 16);
   }
 
   static int overloadSeconds() {
