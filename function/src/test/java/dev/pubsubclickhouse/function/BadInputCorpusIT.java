@@ -320,6 +320,15 @@ class BadInputCorpusIT {
             "payload is not valid JSON: Non-standard token 'NaN'"));
     cases.add(
         post(
+            "an exponent of 25 digits (1e92987364836286162198047)",
+            envelope(
+                "c-exponent",
+                row("c-exponent", "\"s\":\"\",\"n\":1,\"f\":1e92987364836286162198047,\"d\":1")),
+            204,
+            End.ERROR_TABLE,
+            "payload has a number that cannot be read: "));
+    cases.add(
+        post(
             "\"NaN\" into Int64",
             envelope("c-nan-int", row("c-nan-int", "\"s\":\"\",\"n\":\"NaN\",\"f\":1,\"d\":1")),
             204,

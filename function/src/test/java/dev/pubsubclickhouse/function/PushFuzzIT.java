@@ -393,22 +393,26 @@ class PushFuzzIT {
       envelope.put("subscription", "projects/p/subscriptions/" + text(4));
       byte[] body = envelope.toString().getBytes(StandardCharsets.UTF_8);
       if (shape < 0.27) {
-        body = damage(body);
+        // The damage falls after the message id, so a damaged message keeps an id of its own.
+        String text = new String(body, StandardCharsets.ISO_8859_1); // one char per byte
+        body = damage(body, text.indexOf(id + "\"") + id.length() + 1);
         return new Fuzzed(id, Shape.DAMAGED, body, Map.of("Content-Type", "application/json"), 0);
       }
       return new Fuzzed(
           id, Shape.WRAPPED, body, Map.of("Content-Type", "application/json"), data.rows());
     }
 
-    byte[] damage(byte[] body) {
+    /** Damages {@code body} at or after byte {@code from}. */
+    byte[] damage(byte[] body, int from) {
       byte[] damaged = body.clone();
+      int span = damaged.length - from;
       switch (random.nextInt(4)) {
         case 0 -> {
-          return java.util.Arrays.copyOf(damaged, random.nextInt(damaged.length));
+          return java.util.Arrays.copyOf(damaged, from + random.nextInt(span));
         }
-        case 1 -> damaged[random.nextInt(damaged.length)] = (byte) random.nextInt(256);
+        case 1 -> damaged[from + random.nextInt(span)] = (byte) random.nextInt(256);
         case 2 -> {
-          int at = random.nextInt(damaged.length);
+          int at = from + random.nextInt(span);
           byte[] longer = new byte[damaged.length + 1];
           System.arraycopy(damaged, 0, longer, 0, at);
           longer[at] = (byte) (char) pick(List.of('{', '}', '"', '\\', ',', ':', '[', '\0'));
@@ -417,7 +421,7 @@ class PushFuzzIT {
         }
         default -> {
           for (int i = 0; i < 3; i++) {
-            damaged[random.nextInt(damaged.length)] = (byte) ('!' + random.nextInt(90));
+            damaged[from + random.nextInt(span)] = (byte) ('!' + random.nextInt(90));
           }
         }
       }
@@ -450,6 +454,7 @@ class PushFuzzIT {
     JsonLog.redirect(new PrintStream(log, true, StandardCharsets.UTF_8));
     Map<String, Integer> statuses = new HashMap<>();
     List<String> violations = new ArrayList<>();
+    java.util.Set<String> acknowledged = new java.util.HashSet<>();
     long start = System.nanoTime();
     try (RunningService service =
         RunningService.start(
@@ -471,6 +476,9 @@ class PushFuzzIT {
           Fuzzed message = group.get(i);
           int status = answers.get(i).get().statusCode();
           statuses.merge(message.shape() + " " + status, 1, Integer::sum);
+          if (status == 204) {
+            acknowledged.add(message.id());
+          }
           boolean allowed =
               message.shape() == Shape.DAMAGED ? status == 204 || status == 400 : status == 204;
           if (!allowed) {
@@ -494,11 +502,18 @@ class PushFuzzIT {
         counts(
             "SELECT extract(stack_trace, '^messageId=(\\\\S+) '), count() FROM fuzz_errors GROUP BY 1");
     for (Fuzzed message : messages) {
-      if (message.shape() == Shape.DAMAGED) {
-        continue;
-      }
       long rows = stored.getOrDefault(message.id(), 0L);
       long errors = failed.getOrDefault(message.id(), 0L);
+      if (message.shape() == Shape.DAMAGED) {
+        // What the damage left of the data is unknown; acknowledged, it must be somewhere.
+        if (acknowledged.contains(message.id()) && rows + errors == 0) {
+          violations.add(
+              message.id()
+                  + ": acknowledged (damaged) and in neither table: "
+                  + new String(message.body(), StandardCharsets.UTF_8));
+        }
+        continue;
+      }
       if (rows + errors != message.expectedRows()) {
         violations.add(
             message.id()
@@ -509,7 +524,13 @@ class PushFuzzIT {
                 + " error rows, expected "
                 + message.expectedRows()
                 + " in all: "
-                + new String(message.body(), StandardCharsets.UTF_8));
+                + new String(message.body(), StandardCharsets.UTF_8)
+                + "; error rows: "
+                + database.query(
+                    "SELECT raw_message, error_message FROM fuzz_errors WHERE stack_trace LIKE"
+                        + " 'messageId="
+                        + message.id()
+                        + " %'"));
       }
     }
     String summary =
@@ -530,6 +551,11 @@ class PushFuzzIT {
         java.time.Instant.now() + "\t" + summary + "\n",
         StandardOpenOption.CREATE,
         StandardOpenOption.APPEND);
+    log.toString(StandardCharsets.UTF_8)
+        .lines()
+        .filter(line -> line.contains("\"ERROR\"") || line.contains("\"WARNING\""))
+        .limit(20)
+        .forEach(line -> violations.add("log: " + line));
     assertThat(violations).as("seed %d", seed).isEmpty();
     assertThat(log.toString(StandardCharsets.UTF_8))
         .as("seed %d: the handler's catch-all", seed)
