@@ -6,6 +6,7 @@ import com.google.cloud.functions.HttpResponse;
 import dev.pubsubclickhouse.function.envelope.NotAPushRequestException;
 import dev.pubsubclickhouse.function.envelope.PushMessage;
 import dev.pubsubclickhouse.function.ingest.PushOutcome;
+import dev.pubsubclickhouse.function.ingest.RequestMemoryBudget;
 import dev.pubsubclickhouse.function.observability.JsonLog;
 import java.io.IOException;
 import java.io.InputStream;
@@ -84,9 +85,24 @@ public final class PushFunction implements HttpFunction {
       }
     }
     int limit = service.config().maxRequestBytes();
-    if (request.getContentLength() > limit) {
+    long declared = request.getContentLength();
+    if (declared > limit) {
       return PushOutcome.TOO_LARGE;
     }
+    // Reserved before the body is read (a body of unknown length counts as the largest allowed).
+    long reserved = RequestMemoryBudget.cost(declared < 0 ? limit : declared);
+    if (!service.requestMemory().tryReserve(reserved)) {
+      service.metrics().overloaded.increment();
+      return PushOutcome.OVERLOADED;
+    }
+    try {
+      return readAndPush(request, limit);
+    } finally {
+      service.requestMemory().release(reserved);
+    }
+  }
+
+  private PushOutcome readAndPush(HttpRequest request, int limit) throws IOException {
     byte[] body;
     try (InputStream in = request.getInputStream()) {
       body = in.readNBytes(limit + 1);

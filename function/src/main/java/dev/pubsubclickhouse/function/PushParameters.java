@@ -41,7 +41,8 @@ public final class PushParameters {
       Parameter.of(
           "MAX_PENDING_BYTES",
           "67108864",
-          "Memory waiting requests may hold; beyond it requests are answered 429 at once.");
+          "Memory requests in progress may hold (4 bytes per body byte, from the read to the"
+              + " answer); beyond it requests are answered 429 at once.");
   public static final Parameter MAX_PENDING_MESSAGES =
       Parameter.of(
           "MAX_PENDING_MESSAGES",

@@ -14,6 +14,7 @@ import dev.pubsubclickhouse.function.ingest.GroupCommitBatcher;
 import dev.pubsubclickhouse.function.ingest.Ingestor;
 import dev.pubsubclickhouse.function.ingest.MessageEncoder;
 import dev.pubsubclickhouse.function.ingest.PushOutcome;
+import dev.pubsubclickhouse.function.ingest.RequestMemoryBudget;
 import dev.pubsubclickhouse.function.ingest.TargetTable;
 import dev.pubsubclickhouse.function.observability.JsonLog;
 import dev.pubsubclickhouse.function.observability.Metrics;
@@ -47,6 +48,7 @@ public final class PushService {
   private final DeadLetterTopicSink topicSink;
   private final ScheduledExecutorService summaries;
   private final AtomicInteger activeRequests = new AtomicInteger();
+  private final RequestMemoryBudget requestMemory;
   private volatile boolean accepting = true;
 
   private PushService(
@@ -65,6 +67,11 @@ public final class PushService {
     this.topicSink = topicSink;
     metrics.gauge("waiting-requests", "Requests waiting for their batch.", batcher::waiting);
     metrics.gauge("waiting-bytes", "Memory held by waiting requests.", batcher::waitingBytes);
+    this.requestMemory = new RequestMemoryBudget(config.batch().maxPendingBytes());
+    metrics.gauge(
+        "request-memory-bytes",
+        "Memory reserved by requests in progress (4 bytes per body byte).",
+        requestMemory::reserved);
     this.summaries =
         Executors.newSingleThreadScheduledExecutor(
             task -> {
@@ -163,6 +170,11 @@ public final class PushService {
 
   public Metrics metrics() {
     return metrics;
+  }
+
+  /** What requests in progress may hold; shared by every request thread. */
+  public RequestMemoryBudget requestMemory() {
+    return requestMemory;
   }
 
   /** Ingests one message and says how it ended; 503 once shutdown has begun. */

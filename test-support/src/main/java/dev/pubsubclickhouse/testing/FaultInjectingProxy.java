@@ -28,6 +28,7 @@ import okio.Buffer;
 public final class FaultInjectingProxy implements AutoCloseable {
   /** A failure a healthy ClickHouse will not produce on demand. */
   public enum Fault {
+    HTTP_500,
     HTTP_503,
     MEMORY_LIMIT_241,
     TOO_MANY_PARTS_252,
@@ -44,6 +45,7 @@ public final class FaultInjectingProxy implements AutoCloseable {
   private final AtomicReference<Fault> insertFault = new AtomicReference<>();
   private final AtomicReference<Fault> allFault = new AtomicReference<>();
   private final AtomicInteger faulted = new AtomicInteger();
+  private final AtomicReference<Duration> insertDelay = new AtomicReference<>(Duration.ZERO);
 
   private FaultInjectingProxy(URI target) {
     this.target = target;
@@ -75,10 +77,19 @@ public final class FaultInjectingProxy implements AutoCloseable {
     allFault.set(fault);
   }
 
-  /** Pass everything through again. */
+  /**
+   * From now on every INSERT is held this long before it is passed on: a ClickHouse slower than the
+   * client's timeout, which still writes the rows after the client has given up.
+   */
+  public void slowInserts(Duration delay) {
+    insertDelay.set(delay);
+  }
+
+  /** Pass everything through again, at once. */
   public void heal() {
     insertFault.set(null);
     allFault.set(null);
+    insertDelay.set(Duration.ZERO);
   }
 
   /** How many requests were answered with a fault. */
@@ -101,11 +112,20 @@ public final class FaultInjectingProxy implements AutoCloseable {
         faulted.incrementAndGet();
         return answer(fault);
       }
+      Duration delay = insert ? insertDelay.get() : Duration.ZERO;
+      if (!delay.isZero()) {
+        try {
+          Thread.sleep(delay.toMillis());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
       return forward(request);
     }
 
     private MockResponse answer(Fault fault) {
       return switch (fault) {
+        case HTTP_500 -> new MockResponse().setResponseCode(500).setBody("Internal Server Error");
         case HTTP_503 -> new MockResponse().setResponseCode(503).setBody("Service Unavailable");
         case MEMORY_LIMIT_241 -> serverError(241, "MEMORY_LIMIT_EXCEEDED");
         case TOO_MANY_PARTS_252 -> serverError(252, "TOO_MANY_PARTS");

@@ -5,12 +5,19 @@ import static dev.pubsubclickhouse.core.config.ClickHouseParameters.*;
 import dev.pubsubclickhouse.core.insert.InsertOptions;
 import dev.pubsubclickhouse.core.schema.TableName;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 
-/** Where ClickHouse is, who we are there, which tables, and how to INSERT. */
+/**
+ * Where ClickHouse is, who we are there, which tables, and how to INSERT.
+ *
+ * @param caCertificate the PEM file of the CA to trust for https, when not the JVM's trust store
+ */
 public record ClickHouseConfig(
     URI url,
+    Optional<Path> caCertificate,
     String user,
     Secret password,
     TableName table,
@@ -21,6 +28,16 @@ public record ClickHouseConfig(
   /** Reads and checks every ClickHouse parameter; a secret is fetched only when configured. */
   public static ClickHouseConfig read(ConfigReader config, SecretManagerAccess secrets) {
     URI url = config.httpUrl(URL);
+    Optional<Path> caCertificate = config.optional(CA_CERT).map(Path::of);
+    if (caCertificate.isPresent()) {
+      if (!"https".equals(url.getScheme())) {
+        throw new ConfigurationException(CA_CERT, "applies only to an https:// " + URL.env());
+      }
+      if (!Files.isReadable(caCertificate.get())) {
+        throw new ConfigurationException(
+            CA_CERT, "no readable file at " + caCertificate.get().toAbsolutePath());
+      }
+    }
     String database = config.required(DATABASE);
     TableName table = tableName(config, TABLE, database);
     Optional<TableName> errorTable =
@@ -48,6 +65,7 @@ public record ClickHouseConfig(
             Duration.ofMillis(timeoutMillis));
     return new ClickHouseConfig(
         url,
+        caCertificate,
         config.required(USER),
         password,
         table,

@@ -11,6 +11,12 @@ public final class ClickHouseParameters {
 
   public static final Parameter URL =
       Parameter.of("CLICKHOUSE_URL", null, "ClickHouse HTTP(S) endpoint, http(s)://host:port.");
+  public static final Parameter CA_CERT =
+      Parameter.of(
+          "CLICKHOUSE_CA_CERT",
+          null,
+          "PEM file of the CA certificate (or the self-signed server certificate) to trust for an"
+              + " https:// CLICKHOUSE_URL; unset: the JVM's trust store.");
   public static final Parameter DATABASE =
       Parameter.of("CLICKHOUSE_DATABASE", "default", "Database of the target table.");
   public static final Parameter TABLE =
@@ -70,6 +76,7 @@ public final class ClickHouseParameters {
   public static final List<Parameter> ALL =
       List.of(
           URL,
+          CA_CERT,
           DATABASE,
           TABLE,
           USER,

@@ -59,6 +59,11 @@ public final class JsonPayloads {
           "payload is not valid JSON: " + firstLine(e.getOriginalMessage()));
     } catch (IOException e) {
       throw new PayloadRejectedException("payload is not readable: " + e.getMessage());
+    } catch (NumberFormatException e) {
+      // An exponent with more digits than BigDecimal takes (1e92987364836286162198047): Jackson
+      // throws this unchecked while building the tree.
+      throw new PayloadRejectedException(
+          "payload has a number that cannot be read: " + firstLine(e.getMessage()));
     }
     if (root == null || root.isMissingNode()) {
       throw new PayloadRejectedException("payload is empty");

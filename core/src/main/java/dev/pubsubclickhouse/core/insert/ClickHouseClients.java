@@ -13,7 +13,10 @@ public final class ClickHouseClients {
    * @param maxConnections the pool size; fit it to the number of concurrent requests
    */
   public static Client open(ClickHouseConfig config, String clientName, int maxConnections) {
-    return new Client.Builder()
+    Client.Builder builder = new Client.Builder();
+    // client-v2 then trusts this CA alone, and still checks the host name (SSL mode STRICT).
+    config.caCertificate().ifPresent(path -> builder.setRootCertificate(path.toString()));
+    return builder
         .addEndpoint(config.url().toString())
         .setUsername(config.user())
         .setPassword(config.password().reveal())

@@ -1,6 +1,7 @@
 package dev.pubsubclickhouse.core.insert;
 
 import com.clickhouse.client.api.Client;
+import com.clickhouse.client.api.DataStreamWriter;
 import com.clickhouse.client.api.insert.InsertResponse;
 import com.clickhouse.client.api.insert.InsertSettings;
 import com.clickhouse.data.ClickHouseFormat;
@@ -45,6 +46,10 @@ public final class ClickHouseInserter {
       boolean readsJsonAsString)
       throws InsertException, InterruptedException {
     List<String> quotedColumns = columns.stream().map(TableName::quoteIdentifier).toList();
+    // Each write of the body starts from the first row. The HTTP client under client-v2 sends a
+    // request again by itself after a 503 or 429; a one-shot stream would then send nothing, and
+    // ClickHouse acknowledges an empty INSERT (see InsertBodyReplayTest).
+    DataStreamWriter body = out -> rows.asInputStream().transferTo(out);
     long backoffMillis = options.firstBackoff().toMillis();
     for (int attempt = 1; ; attempt++) {
       InsertSettings settings = settings(deduplicationToken, readsJsonAsString);
@@ -53,7 +58,7 @@ public final class ClickHouseInserter {
               .insert(
                   table.quoted(),
                   quotedColumns,
-                  rows.asInputStream(),
+                  body,
                   ClickHouseFormat.RowBinaryWithDefaults,
                   settings)
               .get(options.timeout().toMillis(), TimeUnit.MILLISECONDS)) {
