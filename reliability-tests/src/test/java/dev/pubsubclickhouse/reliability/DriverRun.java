@@ -94,4 +94,11 @@ final class DriverRun {
   boolean running() {
     return process.isAlive();
   }
+
+  /** Ends the driver if it still runs (after a failed test). */
+  void stop() {
+    if (process.isAlive()) {
+      process.destroyForcibly();
+    }
+  }
 }

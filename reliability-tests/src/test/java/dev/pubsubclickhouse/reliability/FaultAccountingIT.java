@@ -42,8 +42,8 @@ class FaultAccountingIT {
     this.database = database;
   }
 
-  /** One scenario's moving parts. */
-  private final class Run {
+  /** One scenario's moving parts; closing it stops what still runs, even after a failure. */
+  private final class Run implements AutoCloseable {
     final String name;
     final Ledger ledger = new Ledger(Results.messages());
     final Sql sql;
@@ -130,6 +130,16 @@ class FaultAccountingIT {
       return (double) round / (Results.rounds() + 1);
     }
 
+    @Override
+    public void close() throws Exception {
+      if (driver != null) {
+        driver.stop();
+      }
+      if (service != null && service.alive()) {
+        service.kill();
+      }
+    }
+
     /** Waits for the driver, accounts for every message, checks and records the result. */
     Ledger.Account finish(String scenario) throws Exception {
       DriverRun.Summary summary = driver.await(Math.max(300, ledger.size() / 10));
@@ -181,20 +191,20 @@ class FaultAccountingIT {
     LocalClickHouse server = LocalClickHouse.start(directory.resolve("clickhouse"));
     try {
       Sql sql = new Sql(server.url(), "default", "", "default");
-      Run run = new Run("killed_clickhouse", sql);
-      run.startService(run.environment(server.url(), "default", ""));
-      run.startDriver();
-      for (int round = 1; round <= Results.rounds(); round++) {
-        run.awaitProgress(sql, run.at(round));
-        run.service.note("killing ClickHouse (round " + round + ")");
-        server.kill();
-        Thread.sleep(2_000);
-        server.start();
-        run.service.note("ClickHouse restarted");
+      try (Run run = new Run("killed_clickhouse", sql)) {
+        run.startService(run.environment(server.url(), "default", ""));
+        run.startDriver();
+        for (int round = 1; round <= Results.rounds(); round++) {
+          run.awaitProgress(sql, run.at(round));
+          run.service.note("killing ClickHouse (round " + round + ")");
+          server.kill();
+          Thread.sleep(2_000);
+          server.start();
+          run.service.note("ClickHouse restarted");
+        }
+        Ledger.Account account = run.finish("clickhouse-killed-and-restarted");
+        assertThat(account.targetIds() + account.deadLettered()).isPositive();
       }
-      Ledger.Account account = run.finish("clickhouse-killed-and-restarted");
-      assertThat(account.targetIds() + account.deadLettered()).isPositive();
-      run.service.close();
     } finally {
       server.stop();
     }
@@ -207,8 +217,8 @@ class FaultAccountingIT {
   void clickHouseFailingInsertsForAWhile(Fault fault) throws Exception {
     Sql sql = sharedSql();
     String name = "failing_" + fault.name().toLowerCase(Locale.ROOT);
-    try (FaultInjectingProxy proxy = FaultInjectingProxy.to(database.server().url())) {
-      Run run = new Run(name, sql);
+    try (FaultInjectingProxy proxy = FaultInjectingProxy.to(database.server().url());
+        Run run = new Run(name, sql)) {
       Map<String, String> env =
           run.environment(proxy.url(), database.server().user(), database.server().password());
       env.put("ANSWER_TIMEOUT_MS", "3000");
@@ -225,15 +235,14 @@ class FaultAccountingIT {
       }
       run.finish("clickhouse-" + fault.name().toLowerCase(Locale.ROOT).replace('_', '-'));
       assertThat(proxy.faultedRequests()).isPositive();
-      run.service.close();
     }
   }
 
   @Test
   void clickHouseSlowerThanTheAckDeadline() throws Exception {
     Sql sql = sharedSql();
-    try (FaultInjectingProxy proxy = FaultInjectingProxy.to(database.server().url())) {
-      Run run = new Run("slow_clickhouse", sql);
+    try (FaultInjectingProxy proxy = FaultInjectingProxy.to(database.server().url());
+        Run run = new Run("slow_clickhouse", sql)) {
       Map<String, String> env =
           run.environment(proxy.url(), database.server().user(), database.server().password());
       // The ack deadline is 2 s; an INSERT attempt gives up after 1 s and the request is answered
@@ -249,7 +258,6 @@ class FaultAccountingIT {
         proxy.heal();
       }
       run.finish("clickhouse-slower-than-ack-deadline");
-      run.service.close();
     }
   }
 
@@ -265,63 +273,63 @@ class FaultAccountingIT {
 
   private void restartedService(String scenario, boolean kill) throws Exception {
     Sql sql = sharedSql();
-    Run run = new Run(scenario.replace('-', '_'), sql);
-    Map<String, String> env =
-        run.environment(
-            database.server().url(), database.server().user(), database.server().password());
-    // Batches that stay open a while, so the signal finds requests waiting in one.
-    env.put("BATCH_LINGER_MS", "100");
-    env.put("BATCH_MAX_WAIT_MS", "500");
-    run.startService(env);
-    run.startDriver();
-    for (int round = 1; round <= Results.rounds(); round++) {
-      run.awaitProgress(sql, run.at(round));
-      long waiting = 0;
-      for (int i = 0; i < 200 && waiting == 0; i++) {
-        waiting = run.service.metric("pubsub_clickhouse_waiting_requests");
-        if (waiting == 0) {
-          Thread.sleep(5);
+    try (Run run = new Run(scenario.replace('-', '_'), sql)) {
+      Map<String, String> env =
+          run.environment(
+              database.server().url(), database.server().user(), database.server().password());
+      // Batches that stay open a while, so the signal finds requests waiting in one.
+      env.put("BATCH_LINGER_MS", "100");
+      env.put("BATCH_MAX_WAIT_MS", "500");
+      run.startService(env);
+      run.startDriver();
+      for (int round = 1; round <= Results.rounds(); round++) {
+        run.awaitProgress(sql, run.at(round));
+        long waiting = 0;
+        for (int i = 0; i < 200 && waiting == 0; i++) {
+          waiting = run.service.metric("pubsub_clickhouse_waiting_requests");
+          if (waiting == 0) {
+            Thread.sleep(5);
+          }
         }
+        run.service.note((kill ? "SIGKILL" : "SIGTERM") + " with " + waiting + " requests waiting");
+        if (kill) {
+          run.service.kill();
+        } else {
+          long start = System.nanoTime();
+          run.service.terminate();
+          assertThat(Duration.ofNanos(System.nanoTime() - start))
+              .as("SIGTERM to exit, within Cloud Run's 10 s")
+              .isLessThan(Duration.ofSeconds(10));
+          assertThat(run.service.output()).contains("\"message\":\"push service stopped\"");
+        }
+        Thread.sleep(1_000);
+        run.service.start();
       }
-      run.service.note((kill ? "SIGKILL" : "SIGTERM") + " with " + waiting + " requests waiting");
-      if (kill) {
-        run.service.kill();
-      } else {
-        long start = System.nanoTime();
-        run.service.terminate();
-        assertThat(Duration.ofNanos(System.nanoTime() - start))
-            .as("SIGTERM to exit, within Cloud Run's 10 s")
-            .isLessThan(Duration.ofSeconds(10));
-        assertThat(run.service.output()).contains("\"message\":\"push service stopped\"");
-      }
-      Thread.sleep(1_000);
-      run.service.start();
+      run.finish(scenario);
     }
-    run.finish(scenario);
-    run.service.close();
   }
 
   @Test
   void errorTableDroppedMidRun() throws Exception {
     Sql sql = sharedSql();
-    Run run = new Run("dropped_errors", sql);
-    run.startService(
-        run.environment(
-            database.server().url(), database.server().user(), database.server().password()));
-    // Few attempts, so what the missing table cannot take reaches the dead-letter file quickly.
-    run.startDriver("--max-attempts=5", "--max-backoff-ms=500");
-    run.awaitProgress(sql, 0.3);
-    // To the service a table renamed away is a dropped one (UNKNOWN_TABLE); unlike DROP, RENAME
-    // keeps the rows acknowledged before it, so they can still be counted afterwards.
-    sql.query("RENAME TABLE dropped_errors_errors TO dropped_errors_errors_gone");
-    run.service.note("error table gone");
-    while (run.driver.running()) {
-      Thread.sleep(100);
+    try (Run run = new Run("dropped_errors", sql)) {
+      run.startService(
+          run.environment(
+              database.server().url(), database.server().user(), database.server().password()));
+      // Few attempts, so what the missing table cannot take reaches the dead-letter file quickly.
+      run.startDriver("--max-attempts=5", "--max-backoff-ms=500");
+      run.awaitProgress(sql, 0.3);
+      // To the service a table renamed away is a dropped one (UNKNOWN_TABLE); unlike DROP, RENAME
+      // keeps the rows acknowledged before it, so they can still be counted afterwards.
+      sql.query("RENAME TABLE dropped_errors_errors TO dropped_errors_errors_gone");
+      run.service.note("error table gone");
+      while (run.driver.running()) {
+        Thread.sleep(100);
+      }
+      sql.query("RENAME TABLE dropped_errors_errors_gone TO dropped_errors_errors");
+      Ledger.Account account = run.finish("error-table-dropped");
+      assertThat(account.deadLettered()).as("refused messages after the drop").isPositive();
+      assertThat(account.errorIds()).as("refused messages before the drop").isPositive();
     }
-    sql.query("RENAME TABLE dropped_errors_errors_gone TO dropped_errors_errors");
-    Ledger.Account account = run.finish("error-table-dropped");
-    assertThat(account.deadLettered()).as("refused messages after the drop").isPositive();
-    assertThat(account.errorIds()).as("refused messages before the drop").isPositive();
-    run.service.close();
   }
 }

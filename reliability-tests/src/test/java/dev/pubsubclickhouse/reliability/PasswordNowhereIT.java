@@ -66,50 +66,56 @@ class PasswordNowhereIT {
           new ServiceProcess(
                   env, List.of("-Xmx256m"), work.resolve("service.log"), LocalClickHouse.freePort())
               .start();
-      Ledger ledger = new Ledger(200);
-      DriverRun driver =
-          DriverRun.start(
-              service.url(),
-              ledger.write(work.resolve("input.ndjson")),
-              work,
-              List.of("--concurrency=8", "--max-attempts=3", "--max-backoff-ms=200"));
-      for (Fault fault : Fault.values()) {
-        proxy.failEverything(fault);
-        Thread.sleep(fault == Fault.NO_ANSWER ? 2_500 : 1_200);
-        outputs.add(service.get("/healthz").body());
-        proxy.heal();
-        Thread.sleep(300);
-      }
-      driver.await(300);
-      outputs.add(service.get("/metrics").body());
-      Thread.sleep(1_200); // a summary line
-      service.terminate();
-      // Refused starts: a wrong password, and credentials in the URL.
-      assertThat(
-              service
-                  .with(
-                      Map.of(
-                          "CLICKHOUSE_URL",
-                          database.server().url(),
-                          "CLICKHOUSE_PASSWORD",
-                          "x" + PASSWORD))
-                  .startExpectingExit())
-          .isEqualTo(2);
-      assertThat(
-              service
-                  .with(
-                      Map.of(
-                          "CLICKHOUSE_URL",
-                          "http://pipeline:"
-                              + PASSWORD
-                              + "@127.0.0.1:"
-                              + proxy.url().replaceAll(".*:", "")))
-                  .startExpectingExit())
-          .isEqualTo(2);
-      outputs.add(service.output());
-      outputs.add(Files.readString(work.resolve("driver.log"), StandardCharsets.UTF_8));
-      if (Files.exists(driver.deadLetterFile)) {
-        outputs.add(Files.readString(driver.deadLetterFile, StandardCharsets.UTF_8));
+      try {
+        Ledger ledger = new Ledger(200);
+        DriverRun driver =
+            DriverRun.start(
+                service.url(),
+                ledger.write(work.resolve("input.ndjson")),
+                work,
+                List.of("--concurrency=8", "--max-attempts=3", "--max-backoff-ms=200"));
+        for (Fault fault : Fault.values()) {
+          proxy.failEverything(fault);
+          Thread.sleep(fault == Fault.NO_ANSWER ? 2_500 : 1_200);
+          outputs.add(service.get("/healthz").body());
+          proxy.heal();
+          Thread.sleep(300);
+        }
+        driver.await(300);
+        outputs.add(service.get("/metrics").body());
+        Thread.sleep(1_200); // a summary line
+        service.terminate();
+        // Refused starts: a wrong password, and credentials in the URL.
+        assertThat(
+                service
+                    .with(
+                        Map.of(
+                            "CLICKHOUSE_URL",
+                            database.server().url(),
+                            "CLICKHOUSE_PASSWORD",
+                            "x" + PASSWORD))
+                    .startExpectingExit())
+            .isEqualTo(2);
+        assertThat(
+                service
+                    .with(
+                        Map.of(
+                            "CLICKHOUSE_URL",
+                            "http://pipeline:"
+                                + PASSWORD
+                                + "@127.0.0.1:"
+                                + proxy.url().replaceAll(".*:", "")))
+                    .startExpectingExit())
+            .isEqualTo(2);
+        outputs.add(service.output());
+        outputs.add(Files.readString(work.resolve("driver.log"), StandardCharsets.UTF_8));
+        if (Files.exists(driver.deadLetterFile)) {
+          outputs.add(Files.readString(driver.deadLetterFile, StandardCharsets.UTF_8));
+        }
+      } finally {
+        if (service.alive()) {
+          service.kill();
+        }
       }
     }
     outputs.add(sql.query("SELECT * FROM secret_errors FORMAT TSV"));

@@ -1,5 +1,7 @@
 package dev.pubsubclickhouse.function.ingest;
 
+import java.util.concurrent.atomic.AtomicLong;
+
 /**
  * Memory the requests in progress may hold, reserved before a body is read and released when the
  * request is answered. The batcher's bounds count only the messages that already wait for a batch;
@@ -15,7 +17,7 @@ public final class RequestMemoryBudget {
   public static final int BYTES_PER_BODY_BYTE = 4;
 
   private final long limit;
-  private long reserved;
+  private final AtomicLong reserved = new AtomicLong();
 
   public RequestMemoryBudget(long limit) {
     this.limit = limit;
@@ -27,19 +29,24 @@ public final class RequestMemoryBudget {
   }
 
   /** Reserves {@code bytes}, or returns false (answer 429) when they would exceed the budget. */
-  public synchronized boolean tryReserve(long bytes) {
-    if (reserved > 0 && reserved + bytes > limit) {
-      return false;
+  public boolean tryReserve(long bytes) {
+    // Lock-free: every push request passes here, hundreds at once.
+    while (true) {
+      long now = reserved.get();
+      if (now > 0 && now + bytes > limit) {
+        return false;
+      }
+      if (reserved.compareAndSet(now, now + bytes)) {
+        return true;
+      }
     }
-    reserved += bytes;
-    return true;
   }
 
-  public synchronized void release(long bytes) {
-    reserved -= bytes;
+  public void release(long bytes) {
+    reserved.addAndGet(-bytes);
   }
 
-  public synchronized long reserved() {
-    return reserved;
+  public long reserved() {
+    return reserved.get();
   }
 }
