@@ -113,8 +113,9 @@ class PushFunctionIT {
                     + " AND current_database = '"
                     + database.name()
                     + "' AND query LIKE '%`concurrent`%'"));
-    // At least ten messages per INSERT on average; typically 6 to 12 INSERTs in all.
-    assertThat(inserts).isBetween(1L, 20L);
+    // Typically 6 to 12 INSERTs in all on a quiet machine; the bound (at least five messages per
+    // INSERT on average) leaves room for a loaded CI machine, where arrivals spread out.
+    assertThat(inserts).isBetween(1L, 40L);
   }
 
   @Test
