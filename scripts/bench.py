@@ -986,10 +986,10 @@ def print_report(results):
                 r["target"], r["concurrency"], r["msgs_per_s"], r["p50_ms"], r["p99_ms"],
                 r["non_2xx"], r.get("inserts", "-"),
                 ("%.1f" % r["rows_per_insert"]) if "rows_per_insert" in r else "-",
-                r.get("active_parts", "-"), r["peak_rss_mib"], r["service_cpu_us_per_msg"],
+                r.get("active_parts", "-"), r["rss_mib"], r["service_cpu_us_per_msg"],
                 r["clickhouse_cpu_us_per_msg"], r["others_cpu_cores"]))
         print("(svc us / CH us: CPU microseconds per message of the service and of ClickHouse;"
-              " others: cores other processes used meanwhile; RSS: peak)")
+              " others: cores other processes used meanwhile; RSS: at the end of the point)")
         for v in push.get("variants", []):
             print("variant %s: %s%s%s" % (v["name"], " ".join("%s=%s" % kv for kv in v["env"].items()),
                                           " jvm=" + " ".join(v["jvm"]), " java=" + v["java"]))
@@ -1091,7 +1091,7 @@ def render_markdown(results):
     push = results.get("push")
     if push:
         out.append("| target | conc. | msg/s | p50 ms | p99 ms | non-2xx | INSERTs | rows/INSERT"
-                   " | active parts | parts written | peak RSS MiB | service CPU µs/msg"
+                   " | active parts | parts written | RSS MiB | service CPU µs/msg"
                    " | ClickHouse CPU µs/msg | other load (cores) |")
         out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for r in push["rows"]:
@@ -1103,7 +1103,7 @@ def render_markdown(results):
                            r["p50_ms"], r["p99_ms"], r["non_2xx"], r.get("inserts", "–"),
                            ("%.1f" % r["rows_per_insert"]) if "rows_per_insert" in r else "–",
                            r.get("active_parts", "–"), r.get("parts_written", "–"),
-                           r["peak_rss_mib"], r["service_cpu_us_per_msg"],
+                           r["rss_mib"], r["service_cpu_us_per_msg"],
                            r["clickhouse_cpu_us_per_msg"], r["others_cpu_cores"]))
         out.append("")
         by = {(r["target"], r["concurrency"]): r for r in push["rows"]}
