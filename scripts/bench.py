@@ -43,12 +43,16 @@ PORTS = {"bare": 18712, "ours": 18711, "naive": 18713}
 PAGE_SERVER_PORT = 18790
 TABLES = {"ours": "push_ours", "naive": "push_naive", "bare": None}
 JDK25 = "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java"
+# The function image runs eclipse-temurin:25-jre; where Temurin 25 is missing, JDK 17 (whose
+# requests then run on platform threads, see function/PushServer.java).
+IMAGE_JAVA = JDK25 if os.path.exists(JDK25) else "java"
 
 # What production runs: the function image's flags (function/pom.xml, Jib) in the default
-# 512 MiB container. -XX:MaxRAM=512m makes the JVM size itself as in that container: a 384 MiB
-# heap (75%) and, unlike a bare -Xmx384m on this 24 GB machine, an 8 MiB initial heap (1/64), so
-# the heap is committed only as it is used, as it would be there.
-SERVICE_JVM = ["-XX:MaxRAM=512m", "-XX:MaxRAMPercentage=75", "-XX:+UseSerialGC"]
+# 512 MiB container. -XX:MaxRAM=512m makes the JVM size itself as in that container: a 256 MiB
+# heap (50%) and, unlike a bare -Xmx256m on this 24 GB machine, an 8 MiB initial heap (1/64), so
+# the heap is committed only as it is used, as it would be there; the serial collector is what
+# the JVM picks in a container with under 2 CPUs or 1792 MiB.
+SERVICE_JVM = ["-XX:MaxRAM=512m", "-XX:MaxRAMPercentage=50", "-XX:+UseSerialGC"]
 BACKFILL_JVM = ["-Xmx1536m"]  # 75% of the job's default 2 GiB
 
 SEED_TABLE_COLUMNS = "(event_time DateTime, service String, level String, message String)"
@@ -70,14 +74,10 @@ PRICES = {
     "hours_per_month": 730,
 }
 
-# Measured beside ours by default: what limits it and what the proposals for the main code do.
-DEFAULT_PATCH = os.path.join(REPO, "docs", "perf", "proposed-batcher-signal.patch")
+# Measured beside ours by default, to show what limits it.
 DEFAULT_VARIANTS = [
     "null:engine=Null",  # ours into an ENGINE = Null table: ClickHouse parses, writes no part
-    "patch:jar=patched",  # ours with docs/perf/proposed-batcher-signal.patch
-    "jdk25:java=jdk25",  # ours on Temurin 25, stock invoker (separates the JDK from threads)
-    "vt:java=jdk25,main=vt",  # ours on the invoker's Jetty with virtual threads (JDK 25)
-    "vt+patch:java=jdk25,main=vt,jar=patched",  # both proposals
+    "jdk17:java=java",  # ours on JDK 17: requests wait on platform threads
 ]
 
 FLOORS = {
@@ -310,7 +310,7 @@ def jar(path):
     return os.path.join(REPO, path)
 
 
-def server_command(name, java="java", jvm=None):
+def server_command(name, java=IMAGE_JAVA, jvm=None):
     jvm = list(SERVICE_JVM if jvm is None else jvm)
     if name == "ours":
         return [java] + jvm + ["-jar", jar("function/target/function.jar")]
@@ -533,19 +533,15 @@ def run_ceiling(row_counts):
 def parse_variant(text, index):
     """NAME:KEY=VALUE,... where KEY is an environment variable of the service, or jvm (flags
     separated by spaces), java (a java executable; jdk25 for Temurin 25), jar (a function.jar;
-    patched for the --patch build), engine (the table engine, e.g. Null) or main (vt: the
-    Functions Framework's server on virtual threads, benchmarks' VirtualThreadInvoker; JDK 21+)."""
+    patched for the --patch build) or engine (the table engine, e.g. Null)."""
     name, _, spec = text.partition(":")
-    variant = {"name": name, "env": {}, "jvm": list(SERVICE_JVM), "java": "java",
+    variant = {"name": name, "env": {}, "jvm": list(SERVICE_JVM), "java": IMAGE_JAVA,
                "jar": jar("function/target/function.jar"), "port": 18731 + index,
-               "table": "push_v%d" % index, "engine": "MergeTree ORDER BY event_time",
-               "main": "invoker"}
+               "table": "push_v%d" % index, "engine": "MergeTree ORDER BY event_time"}
     for item in filter(None, spec.split(",")):
         key, _, value = item.partition("=")
         if key == "engine":
             variant["engine"] = value
-        elif key == "main":
-            variant["main"] = value
         elif key == "jvm":
             variant["jvm"] = value.split()
         elif key == "java":
@@ -558,7 +554,7 @@ def parse_variant(text, index):
 
 
 def run_push(args, chpid):
-    log("push end to end: starting ours, bare, naive (JVM %s)" % " ".join(SERVICE_JVM))
+    log("push end to end: starting ours, bare, naive (%s %s)" % (IMAGE_JAVA, " ".join(SERVICE_JVM)))
     servers = {}
     for name in ["bare", "ours", "naive"]:
         servers[name] = Server(
@@ -569,13 +565,7 @@ def run_push(args, chpid):
         ch("DROP TABLE IF EXISTS bench.%s" % v["table"])
         ch("CREATE TABLE bench.%s %s ENGINE = %s" % (v["table"], SEED_TABLE_COLUMNS, v["engine"]))
         TABLES[v["name"]] = v["table"]
-        if v["main"] == "vt":
-            command = [v["java"]] + v["jvm"] + [
-                "-cp", v["jar"] + os.pathsep + jar("benchmarks/target/benchmarks.jar"),
-                "dev.pubsubclickhouse.benchmarks.VirtualThreadInvoker", str(v["port"]),
-                "dev.pubsubclickhouse.function.PushFunction"]
-        else:
-            command = [v["java"]] + v["jvm"] + ["-jar", v["jar"]]
+        command = [v["java"]] + v["jvm"] + ["-jar", v["jar"]]
         servers[v["name"]] = Server(
             v["name"], command,
             service_env(table=v["table"], port=v["port"], extra=v["env"]), v["port"],
@@ -652,19 +642,19 @@ def run_cold_start(args):
     have25 = os.path.exists(JDK25)
     if have25:
         train(JDK25, SERVICE_JVM + ["-XX:AOTCacheOutput=" + aot])
-    variants = [
-        ("bare handler, JDK 17", "java", None, "bare"),
-        ("ours, JDK 17 (image flags)", "java", SERVICE_JVM, "ours"),
+    variants = [("bare handler, JDK 17", "java", None, "bare")]
+    if have25:
+        variants += [
+            ("ours, JDK 25 (image)", JDK25, SERVICE_JVM, "ours"),
+            ("ours, JDK 25 + AOT cache (JEP 483/514)", JDK25, SERVICE_JVM + ["-XX:AOTCache=" + aot],
+             "ours"),
+        ]
+    variants += [
+        ("ours, JDK 17", "java", SERVICE_JVM, "ours"),
         ("ours, JDK 17 + AppCDS", "java", SERVICE_JVM + ["-XX:SharedArchiveFile=" + cds], "ours"),
         ("ours, JDK 17 + AppCDS + C1 only", "java",
          SERVICE_JVM + ["-XX:SharedArchiveFile=" + cds, "-XX:TieredStopAtLevel=1"], "ours"),
     ]
-    if have25:
-        variants += [
-            ("ours, JDK 25", JDK25, SERVICE_JVM, "ours"),
-            ("ours, JDK 25 + AOT cache (JEP 483/514)", JDK25, SERVICE_JVM + ["-XX:AOTCache=" + aot],
-             "ours"),
-        ]
     for cpus in (["0-1", "1"] if not args.quick else ["0-1"]):
         for label, java, jvm, kind in variants:
             if cpus == "1" and "C1" in label:
@@ -962,7 +952,8 @@ def floors(results):
                   "%.0f / %.0f rows/s = %.1fx" % (one, beam, one / beam))
     cold = results.get("cold_start")
     if cold:
-        key = "ours, JDK 17 (image flags) [2 CPU]"
+        key = next(k for k in ("ours, JDK 25 (image) [2 CPU]", "ours, JDK 17 [2 CPU]")
+                   if k in cold["variants"])
         value = cold["variants"][key]["median_s"]
         check("cold start to first 204 < 3 s", value, FLOORS["cold_start_s"],
               value < FLOORS["cold_start_s"], "%.2f s (%s, median)" % (value, key))
@@ -1061,7 +1052,7 @@ def print_report(results):
             print("  %8s %12.1f %16.2f %16.2f %14.2f" % (
                 rate, v["messages_per_month_millions"], v["cloud_run_request_based_usd_month"],
                 v["cloud_run_instance_based_usd_month"], v["dataflow_usd_month"]))
-    print("\nFloors (ours as shipped: JDK 17, %s):" % " ".join(SERVICE_JVM))
+    print("\nFloors (ours as shipped: %s %s):" % (IMAGE_JAVA, " ".join(SERVICE_JVM)))
     for f in results["floors"]:
         print("  %-4s %-42s %s" % ("PASS" if f["pass"] else "MISS", f["floor"], f["text"]))
     for name, checks in results.get("variant_floors", {}).items():
@@ -1302,7 +1293,7 @@ def main():
         return
     args.concurrency = [int(c) for c in args.concurrency.split(",")]
     if not args.variant and not args.patch and not args.no_variants:
-        args.variant, args.patch = list(DEFAULT_VARIANTS), [DEFAULT_PATCH]
+        args.variant = list(DEFAULT_VARIANTS)
     args.duration = args.duration or (5 if args.quick else 10)
     args.warmup = args.warmup or (3 if args.quick else 5)
     args.rounds = args.rounds or (1 if args.quick else 2)

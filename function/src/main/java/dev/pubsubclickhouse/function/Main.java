@@ -1,13 +1,14 @@
 package dev.pubsubclickhouse.function;
 
-import com.google.cloud.functions.invoker.runner.Invoker;
 import dev.pubsubclickhouse.core.config.ConfigurationException;
 import dev.pubsubclickhouse.core.config.ParameterHelp;
+import dev.pubsubclickhouse.function.observability.JsonLog;
+import java.util.Map;
 
 /**
  * {@code java -jar function.jar}: checks the configuration and ClickHouse, then serves {@link
- * PushFunction} through the Functions Framework invoker on {@code $PORT}. A wrong setting or an
- * unusable table stops here with one line.
+ * PushFunction} through the Functions Framework ({@link PushServer}) on {@code $PORT}. A wrong
+ * setting or an unusable table stops here with one line.
  */
 public final class Main {
   /** Cloud Run allows 10 s between SIGTERM and SIGKILL. */
@@ -32,11 +33,13 @@ public final class Main {
     PushService.install(service);
     Runtime.getRuntime()
         .addShutdownHook(new Thread(() -> service.shutdown(SHUTDOWN_SECONDS), "shutdown"));
-    new Invoker(
-            service.config().port(),
-            PushFunction.class.getName(),
-            "http",
-            Main.class.getClassLoader())
-        .startServer();
+    PushServer server = PushServer.start(service.config().port());
+    JsonLog.info(
+        "serving",
+        Map.of(
+            "port", server.port(),
+            "threads", server.onVirtualThreads() ? "virtual" : "platform",
+            "jdk", Runtime.version().feature()));
+    server.join();
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.LocalClickHouse;
 import dev.pubsubclickhouse.testing.TestDatabase;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -18,8 +19,12 @@ import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,15 +49,16 @@ class MainIT {
   }
 
   private Service launch(Map<String, String> settings) throws Exception {
+    return launch(Path.of(System.getProperty("java.home"), "bin", "java"), settings);
+  }
+
+  private Service launch(Path java, Map<String, String> settings) throws Exception {
     Path jar = Path.of(System.getProperty("function.jar", "target/function.jar"));
     assertThat(jar).exists();
     int port = LocalClickHouse.freePort();
     Path output = Files.createTempFile(directory, "service", ".log");
     ProcessBuilder builder =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar",
-                jar.toString())
+        new ProcessBuilder(java.toString(), "-jar", jar.toString())
             .redirectErrorStream(true)
             .redirectOutput(output.toFile());
     Map<String, String> env = builder.environment();
@@ -106,6 +112,62 @@ class MainIT {
         .thenApply(HttpResponse::statusCode);
   }
 
+  /** The java of a JDK 21 or later under /usr/lib/jvm (the image runs JDK 25), if there is one. */
+  private static Optional<Path> javaWithVirtualThreads() throws IOException {
+    Path jvms = Path.of("/usr/lib/jvm");
+    if (!Files.isDirectory(jvms)) {
+      return Optional.empty();
+    }
+    Pattern version = Pattern.compile("^JAVA_VERSION=\"(\\d+)", Pattern.MULTILINE);
+    try (Stream<Path> homes = Files.list(jvms)) {
+      return homes
+          .filter(home -> Files.isRegularFile(home.resolve("release")))
+          .filter(
+              home -> {
+                try {
+                  Matcher m = version.matcher(Files.readString(home.resolve("release")));
+                  return m.find() && Integer.parseInt(m.group(1)) >= 21;
+                } catch (IOException unreadable) {
+                  return false;
+                }
+              })
+          .map(home -> home.resolve("bin/java"))
+          .filter(Files::isExecutable)
+          .findFirst();
+    }
+  }
+
+  @Test
+  void onJdk21AndLaterRequestsWaitOnVirtualThreadsAndStillShareInserts() throws Exception {
+    Optional<Path> java = javaWithVirtualThreads();
+    Assumptions.assumeTrue(java.isPresent(), "no JDK 21 or later in /usr/lib/jvm");
+    database.execute("CREATE TABLE virtual (n UInt32) ENGINE = MergeTree ORDER BY n");
+    // More waiting requests than the server has OS threads (1024): on virtual threads they all
+    // wait for their batch at once.
+    int requests = 1500;
+    Service service =
+        launch(
+            java.get(),
+            Map.of(
+                "CLICKHOUSE_TABLE", "virtual",
+                "BATCH_LINGER_MS", "20000",
+                "BATCH_MAX_WAIT_MS", "20000",
+                "BATCH_MAX_ROWS", Integer.toString(requests)));
+    awaitReady(service);
+    List<CompletableFuture<Integer>> answers = new ArrayList<>();
+    for (int i = 0; i < requests; i++) {
+      answers.add(push(service, "v-" + i, "{\"n\":" + i + "}"));
+    }
+    for (CompletableFuture<Integer> answer : answers) {
+      assertThat(answer.get(60, TimeUnit.SECONDS)).isEqualTo(204);
+    }
+    assertThat(database.count("virtual")).isEqualTo(requests);
+    assertThat(get(service, "/metrics").body()).contains("pubsub_clickhouse_inserts_total 1\n");
+    assertThat(service.output()).contains("\"threads\":\"virtual\"");
+    service.process().destroy();
+    assertThat(service.process().waitFor(10, TimeUnit.SECONDS)).isTrue();
+  }
+
   @Test
   void aMissingTableStopsStartWithOneLine() throws Exception {
     Service service = launch(Map.of("CLICKHOUSE_TABLE", "absent"));
@@ -156,7 +218,12 @@ class MainIT {
       assertThat(answer.get(5, TimeUnit.SECONDS)).isEqualTo(204);
     }
     assertThat(database.count("drained")).isEqualTo(20);
-    assertThat(service.output()).contains("\"message\":\"push service stopped\"");
+    assertThat(service.output())
+        .contains("\"message\":\"push service stopped\"")
+        .contains(
+            Runtime.version().feature() >= 21
+                ? "\"threads\":\"virtual\""
+                : "\"threads\":\"platform\"");
   }
 
   @Test

@@ -1,7 +1,5 @@
 package dev.pubsubclickhouse.function;
 
-import com.google.cloud.functions.invoker.runner.Invoker;
-import dev.pubsubclickhouse.testing.LocalClickHouse;
 import dev.pubsubclickhouse.testing.TestDatabase;
 import java.io.IOException;
 import java.net.URI;
@@ -15,21 +13,20 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The push service as Pub/Sub sees it: the real {@link PushFunction} behind the Functions Framework
- * invoker on a free port, configured from a map of environment variables, against a real
- * ClickHouse.
+ * The push service as Pub/Sub sees it: the real {@link PushFunction} behind {@link PushServer} on a
+ * free port, configured from a map of environment variables, against a real ClickHouse.
  */
 final class RunningService implements AutoCloseable {
   private static final HttpClient HTTP =
       HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
   final PushService service;
-  private final Invoker invoker;
+  private final PushServer server;
   private final URI url;
 
-  private RunningService(PushService service, Invoker invoker, int port) {
+  private RunningService(PushService service, PushServer server, int port) {
     this.service = service;
-    this.invoker = invoker;
+    this.server = server;
     this.url = URI.create("http://127.0.0.1:" + port + "/");
   }
 
@@ -50,12 +47,8 @@ final class RunningService implements AutoCloseable {
   static RunningService start(Map<String, String> env) throws Exception {
     PushService service = PushService.start(PushConfig.read(env));
     PushService.install(service);
-    int port = LocalClickHouse.freePort();
-    Invoker invoker =
-        new Invoker(
-            port, PushFunction.class.getName(), "http", RunningService.class.getClassLoader());
-    invoker.startTestServer();
-    return new RunningService(service, invoker, port);
+    PushServer server = PushServer.start(0);
+    return new RunningService(service, server, server.port());
   }
 
   URI url() {
@@ -110,7 +103,7 @@ final class RunningService implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
-    invoker.stopServer();
+    server.close();
     service.shutdown(5);
   }
 }

@@ -1,0 +1,102 @@
+package dev.pubsubclickhouse.function;
+
+import com.google.cloud.functions.invoker.HttpFunctionExecutor;
+import java.lang.reflect.Method;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.handler.ErrorHandler;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+
+/**
+ * The HTTP server: the Functions Framework's own {@link HttpFunctionExecutor} running {@link
+ * PushFunction} on Jetty, built as the framework's {@code Invoker.startServer} builds it (a pool of
+ * up to 1024 threads, one connector, error pages without a body), with one difference: on JDK 21
+ * and later (the container image runs JDK 25) each request runs on a virtual thread.
+ *
+ * <p>A push request waits for the INSERT that carries its rows. On an OS thread that wait costs
+ * several context switches per request, and at a few hundred concurrent requests they are most of
+ * the service's CPU; a waiting virtual thread only parks. Measured in docs/performance.md. On JDK
+ * 17 to 20 requests run on the pool's OS threads, as under the stock invoker.
+ */
+final class PushServer implements AutoCloseable {
+  private static final int MAX_THREADS = 1024;
+
+  private final Server server;
+  private final boolean virtualThreads;
+
+  private PushServer(Server server, boolean virtualThreads) {
+    this.server = server;
+    this.virtualThreads = virtualThreads;
+  }
+
+  /** Listens on {@code port} (0 for any free port) and serves {@link PushFunction}. */
+  static PushServer start(int port) throws Exception {
+    QueuedThreadPool pool = new QueuedThreadPool(MAX_THREADS);
+    Optional<Executor> virtual = virtualThreadPerTaskExecutor();
+    virtual.ifPresent(pool::setVirtualThreadsExecutor);
+    Server server = new Server(pool);
+    server.setErrorHandler(new BodylessErrorHandler());
+    ServerConnector connector = new ServerConnector(server);
+    connector.setPort(port);
+    connector.setReuseAddress(true);
+    server.addConnector(connector);
+    server.setHandler(HttpFunctionExecutor.forClass(PushFunction.class));
+    server.start();
+    return new PushServer(server, virtual.isPresent());
+  }
+
+  /** The port it listens on. */
+  int port() {
+    return ((ServerConnector) server.getConnectors()[0]).getLocalPort();
+  }
+
+  boolean onVirtualThreads() {
+    return virtualThreads;
+  }
+
+  /** Blocks until the server stops. */
+  void join() throws InterruptedException {
+    server.join();
+  }
+
+  @Override
+  public void close() throws Exception {
+    server.stop();
+  }
+
+  /**
+   * {@code Executors.newVirtualThreadPerTaskExecutor()} where the running JDK has it (21+). The
+   * code is compiled for 17, so it is looked up rather than called.
+   */
+  private static Optional<Executor> virtualThreadPerTaskExecutor() {
+    if (Runtime.version().feature() < 21) {
+      return Optional.empty();
+    }
+    try {
+      Method factory = Executors.class.getMethod("newVirtualThreadPerTaskExecutor");
+      return Optional.of((Executor) factory.invoke(null));
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("JDK " + Runtime.version() + " has no virtual threads", e);
+    }
+  }
+
+  /** Jetty's own errors (a malformed request line, headers too large) as a status, no page. */
+  private static final class BodylessErrorHandler extends ErrorHandler {
+    @Override
+    protected void generateResponse(
+        Request request,
+        Response response,
+        int code,
+        String message,
+        Throwable cause,
+        Callback callback) {
+      callback.succeeded();
+    }
+  }
+}
