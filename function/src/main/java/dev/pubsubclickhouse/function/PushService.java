@@ -9,6 +9,7 @@ import dev.pubsubclickhouse.core.schema.SchemaReader;
 import dev.pubsubclickhouse.function.envelope.PayloadDecompressor;
 import dev.pubsubclickhouse.function.envelope.PushMessage;
 import dev.pubsubclickhouse.function.envelope.PushRequestParser;
+import dev.pubsubclickhouse.function.ingest.AnswerDeadlines;
 import dev.pubsubclickhouse.function.ingest.BatchWriter;
 import dev.pubsubclickhouse.function.ingest.GroupCommitBatcher;
 import dev.pubsubclickhouse.function.ingest.Ingestor;
@@ -43,10 +44,11 @@ public final class PushService {
   private final Client client;
   private final Ingestor ingestor;
   private final GroupCommitBatcher batcher;
+  private final AnswerDeadlines deadlines;
   private final PushRequestParser parser;
   private final Metrics metrics;
   private final DeadLetterTopicSink topicSink;
-  private final ScheduledExecutorService summaries;
+  private final ScheduledExecutorService housekeeping;
   private final AtomicInteger activeRequests = new AtomicInteger();
   private final RequestMemoryBudget requestMemory;
   private volatile boolean accepting = true;
@@ -56,12 +58,14 @@ public final class PushService {
       Client client,
       Ingestor ingestor,
       GroupCommitBatcher batcher,
+      AnswerDeadlines deadlines,
       Metrics metrics,
       DeadLetterTopicSink topicSink) {
     this.config = config;
     this.client = client;
     this.ingestor = ingestor;
     this.batcher = batcher;
+    this.deadlines = deadlines;
     this.parser = new PushRequestParser(config.pushUnwrapped());
     this.metrics = metrics;
     this.topicSink = topicSink;
@@ -72,15 +76,17 @@ public final class PushService {
         "request-memory-bytes",
         "Memory reserved by requests in progress (4 bytes per body byte).",
         requestMemory::reserved);
-    this.summaries =
+    this.housekeeping =
         Executors.newSingleThreadScheduledExecutor(
             task -> {
-              Thread thread = new Thread(task, "summary-log");
+              Thread thread = new Thread(task, "housekeeping");
               thread.setDaemon(true);
               return thread;
             });
     long every = config.summaryInterval().toSeconds();
-    summaries.scheduleAtFixedRate(this::logSummary, every, every, TimeUnit.SECONDS);
+    housekeeping.scheduleAtFixedRate(this::logSummary, every, every, TimeUnit.SECONDS);
+    long sweep = AnswerDeadlines.SWEEP_INTERVAL.toMillis();
+    housekeeping.scheduleAtFixedRate(deadlines::sweep, sweep, sweep, TimeUnit.MILLISECONDS);
   }
 
   /**
@@ -122,9 +128,10 @@ public final class PushService {
       GroupCommitBatcher batcher =
           new GroupCommitBatcher(
               config.batch(), new BatchWriter(table, inserter, encoder, sinks, metrics));
-      Ingestor ingestor =
-          new Ingestor(table, encoder, batcher, config.batch().answerTimeout(), metrics);
-      PushService service = new PushService(config, client, ingestor, batcher, metrics, topicSink);
+      AnswerDeadlines deadlines = new AnswerDeadlines(config.batch().answerTimeout());
+      Ingestor ingestor = new Ingestor(table, encoder, batcher, deadlines, metrics);
+      PushService service =
+          new PushService(config, client, ingestor, batcher, deadlines, metrics, topicSink);
       JsonLog.info("push service ready", service.describe(sinks));
       return service;
     } catch (RuntimeException | IOException e) {
@@ -202,6 +209,9 @@ public final class PushService {
     boolean drained = false;
     try {
       drained = batcher.drain(Math.max(1, seconds - 1), TimeUnit.SECONDS);
+      if (!drained) {
+        deadlines.expireAll(); // what ClickHouse did not take in time is answered 503
+      }
       while (activeRequests.get() > 0 && System.nanoTime() < deadline) {
         Thread.sleep(10);
       }
@@ -211,7 +221,7 @@ public final class PushService {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    summaries.shutdownNow();
+    housekeeping.shutdownNow();
     logSummary();
     JsonLog.info(
         "push service stopped", Map.of("drained", drained, "unanswered", activeRequests.get()));

@@ -2,32 +2,30 @@ package dev.pubsubclickhouse.function.ingest;
 
 import dev.pubsubclickhouse.function.envelope.PushMessage;
 import dev.pubsubclickhouse.function.observability.Metrics;
-import java.time.Duration;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
 
 /**
  * Where a message goes, in plain Java: encode it on the caller's thread, hand it to the batcher,
- * wait for the batch, and say how it ended.
+ * wait for the batch (or the answer timeout, {@link AnswerDeadlines}), and say how it ended.
  */
 public final class Ingestor {
   private final TargetTable table;
   private final MessageEncoder encoder;
   private final GroupCommitBatcher batcher;
-  private final Duration answerTimeout;
+  private final AnswerDeadlines deadlines;
   private final Metrics metrics;
 
   public Ingestor(
       TargetTable table,
       MessageEncoder encoder,
       GroupCommitBatcher batcher,
-      Duration answerTimeout,
+      AnswerDeadlines deadlines,
       Metrics metrics) {
     this.table = table;
     this.encoder = encoder;
     this.batcher = batcher;
-    this.answerTimeout = answerTimeout;
+    this.deadlines = deadlines;
     this.metrics = metrics;
   }
 
@@ -44,12 +42,10 @@ public final class Ingestor {
       }
       case NONE -> {}
     }
+    deadlines.watch(pending.answer());
     try {
-      return pending.answer().get(answerTimeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (TimeoutException | ExecutionException e) {
-      return PushOutcome.UNAVAILABLE;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+      return pending.answer().join();
+    } catch (CompletionException | CancellationException e) {
       return PushOutcome.UNAVAILABLE;
     }
   }

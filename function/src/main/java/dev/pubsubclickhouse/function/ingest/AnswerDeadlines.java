@@ -1,0 +1,60 @@
+package dev.pubsubclickhouse.function.ingest;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * Answers {@link PushOutcome#UNAVAILABLE} (503) to every request whose batch has not answered it
+ * within the answer timeout. One periodic sweep ({@link #sweep}, every {@link #SWEEP_INTERVAL})
+ * keeps every deadline, so a waiting request parks without a timer of its own: a timed wait costs a
+ * timer insertion, a cancellation and a wake-up of the timer thread per request, a large share of
+ * the service's CPU at tens of thousands of requests per second. Deadlines are kept to within one
+ * sweep interval.
+ */
+public final class AnswerDeadlines {
+  /** How often {@link #sweep} should run, and so how late a deadline may be kept. */
+  public static final Duration SWEEP_INTERVAL = Duration.ofMillis(100);
+
+  private record Watched(long deadlineNanos, CompletableFuture<PushOutcome> answer) {}
+
+  private final long timeoutNanos;
+  private final ConcurrentLinkedQueue<Watched> watched = new ConcurrentLinkedQueue<>();
+
+  public AnswerDeadlines(Duration timeout) {
+    this.timeoutNanos = timeout.toNanos();
+  }
+
+  /** Gives {@code answer} until the timeout from now. */
+  void watch(CompletableFuture<PushOutcome> answer) {
+    watched.add(new Watched(System.nanoTime() + timeoutNanos, answer));
+  }
+
+  /**
+   * Answers 503 where the deadline has passed and forgets the answered: what stays watched is only
+   * what is still waiting.
+   */
+  public void sweep() {
+    answerUnavailable(System.nanoTime());
+  }
+
+  /** Answers 503 to every request still waiting, whatever its deadline (at shutdown). */
+  public void expireAll() {
+    answerUnavailable(Long.MAX_VALUE);
+  }
+
+  private void answerUnavailable(long deadlinesBefore) {
+    watched.removeIf(
+        entry -> {
+          if (deadlinesBefore == Long.MAX_VALUE || deadlinesBefore - entry.deadlineNanos() >= 0) {
+            entry.answer().complete(PushOutcome.UNAVAILABLE);
+          }
+          return entry.answer().isDone();
+        });
+  }
+
+  /** Requests still watched (answered ones until the next sweep). */
+  int watched() {
+    return watched.size();
+  }
+}

@@ -1,0 +1,71 @@
+package dev.pubsubclickhouse.function.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+class AnswerDeadlinesTest {
+  @Test
+  void aSweepAnswers503OnlyWhereTheDeadlineHasPassed() throws Exception {
+    AnswerDeadlines overdue = new AnswerDeadlines(Duration.ofMillis(1));
+    AnswerDeadlines patient = new AnswerDeadlines(Duration.ofHours(1));
+    CompletableFuture<PushOutcome> late = new CompletableFuture<>();
+    CompletableFuture<PushOutcome> waiting = new CompletableFuture<>();
+    overdue.watch(late);
+    patient.watch(waiting);
+    Thread.sleep(5);
+
+    overdue.sweep();
+    patient.sweep();
+
+    assertThat(late).isCompletedWithValue(PushOutcome.UNAVAILABLE);
+    assertThat(waiting).isNotDone();
+    assertThat(overdue.watched()).isZero();
+    assertThat(patient.watched()).isOne();
+  }
+
+  @Test
+  void anAnswerFromTheBatchStandsAndIsForgottenAtTheNextSweep() throws Exception {
+    AnswerDeadlines deadlines = new AnswerDeadlines(Duration.ofMillis(1));
+    CompletableFuture<PushOutcome> stored = new CompletableFuture<>();
+    deadlines.watch(stored);
+    stored.complete(PushOutcome.STORED);
+    Thread.sleep(5);
+
+    deadlines.sweep();
+
+    assertThat(stored).isCompletedWithValue(PushOutcome.STORED);
+    assertThat(deadlines.watched()).isZero();
+  }
+
+  @Test
+  void answeredRequestsBehindAWaitingOneAreForgottenToo() {
+    AnswerDeadlines deadlines = new AnswerDeadlines(Duration.ofHours(1));
+    CompletableFuture<PushOutcome> stuck = new CompletableFuture<>();
+    deadlines.watch(stuck);
+    for (int i = 0; i < 1000; i++) {
+      CompletableFuture<PushOutcome> answered = new CompletableFuture<>();
+      deadlines.watch(answered);
+      answered.complete(PushOutcome.STORED);
+    }
+
+    deadlines.sweep();
+
+    assertThat(deadlines.watched()).isOne();
+    assertThat(stuck).isNotDone();
+  }
+
+  @Test
+  void atShutdownEveryWaitingRequestIsAnswered503() {
+    AnswerDeadlines deadlines = new AnswerDeadlines(Duration.ofHours(1));
+    CompletableFuture<PushOutcome> waiting = new CompletableFuture<>();
+    deadlines.watch(waiting);
+
+    deadlines.expireAll();
+
+    assertThat(waiting).isCompletedWithValue(PushOutcome.UNAVAILABLE);
+    assertThat(deadlines.watched()).isZero();
+  }
+}
