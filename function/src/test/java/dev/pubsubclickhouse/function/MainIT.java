@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.LocalClickHouse;
+import dev.pubsubclickhouse.testing.ServiceJava;
 import dev.pubsubclickhouse.testing.TestDatabase;
-import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -22,9 +22,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,6 +34,7 @@ class MainIT {
       HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
   private final TestDatabase database;
   @TempDir Path directory;
+  private final List<Process> launched = new ArrayList<>();
 
   MainIT(TestDatabase database) {
     this.database = database;
@@ -49,7 +48,7 @@ class MainIT {
   }
 
   private Service launch(Map<String, String> settings) throws Exception {
-    return launch(Path.of(System.getProperty("java.home"), "bin", "java"), settings);
+    return launch(ServiceJava.ofTests(), settings);
   }
 
   private Service launch(Path java, Map<String, String> settings) throws Exception {
@@ -69,7 +68,9 @@ class MainIT {
     env.put("CLICKHOUSE_DATABASE", database.name());
     env.put("PORT", Integer.toString(port));
     env.putAll(settings);
-    return new Service(builder.start(), output, port);
+    Process process = builder.start();
+    launched.add(process);
+    return new Service(process, output, port);
   }
 
   private static void awaitReady(Service service) throws Exception {
@@ -112,34 +113,16 @@ class MainIT {
         .thenApply(HttpResponse::statusCode);
   }
 
-  /** The java of a JDK 21 or later under /usr/lib/jvm (the image runs JDK 25), if there is one. */
-  private static Optional<Path> javaWithVirtualThreads() throws IOException {
-    Path jvms = Path.of("/usr/lib/jvm");
-    if (!Files.isDirectory(jvms)) {
-      return Optional.empty();
-    }
-    Pattern version = Pattern.compile("^JAVA_VERSION=\"(\\d+)", Pattern.MULTILINE);
-    try (Stream<Path> homes = Files.list(jvms)) {
-      return homes
-          .filter(home -> Files.isRegularFile(home.resolve("release")))
-          .filter(
-              home -> {
-                try {
-                  Matcher m = version.matcher(Files.readString(home.resolve("release")));
-                  return m.find() && Integer.parseInt(m.group(1)) >= 21;
-                } catch (IOException unreadable) {
-                  return false;
-                }
-              })
-          .map(home -> home.resolve("bin/java"))
-          .filter(Files::isExecutable)
-          .findFirst();
+  @AfterEach
+  void stopWhatWasLaunched() throws InterruptedException {
+    for (Process process : launched) {
+      process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
     }
   }
 
   @Test
   void onJdk21AndLaterRequestsWaitOnVirtualThreadsAndStillShareInserts() throws Exception {
-    Optional<Path> java = javaWithVirtualThreads();
+    Optional<Path> java = ServiceJava.withVirtualThreads();
     Assumptions.assumeTrue(java.isPresent(), "no JDK 21 or later in /usr/lib/jvm");
     database.execute("CREATE TABLE virtual (n UInt32) ENGINE = MergeTree ORDER BY n");
     // More waiting requests than the server has OS threads (1024): on virtual threads they all

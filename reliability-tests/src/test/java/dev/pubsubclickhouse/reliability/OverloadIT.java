@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.FaultInjectingProxy;
 import dev.pubsubclickhouse.testing.LocalClickHouse;
+import dev.pubsubclickhouse.testing.ServiceJava;
 import dev.pubsubclickhouse.testing.TestDatabase;
 import java.io.IOException;
 import java.net.URI;
@@ -185,7 +186,7 @@ class OverloadIT {
     Thread sampler =
         new Thread(
             () -> {
-              String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+              String jcmd = ServiceJava.forService().resolveSibling("jcmd").toString();
               while (running.get()) {
                 try {
                   Thread.sleep(2_000);

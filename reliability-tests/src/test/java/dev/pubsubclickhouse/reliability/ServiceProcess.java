@@ -1,5 +1,6 @@
 package dev.pubsubclickhouse.reliability;
 
+import dev.pubsubclickhouse.testing.ServiceJava;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -101,7 +102,7 @@ final class ServiceProcess implements AutoCloseable {
 
   private void launch() throws IOException {
     List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add(ServiceJava.forService().toString());
     command.addAll(jvmOptions);
     command.add("-jar");
     command.add(jar().toString());
