@@ -35,6 +35,20 @@ resource "google_cloud_run_v2_job" "backfill" {
         }
       }
 
+      dynamic "volumes" {
+        for_each = var.clickhouse_ca_certificate_secret == null ? [] : [var.clickhouse_ca_certificate_secret]
+        content {
+          name = "clickhouse-ca"
+          secret {
+            secret = volumes.value
+            items {
+              version = "latest"
+              path    = "ca.pem"
+            }
+          }
+        }
+      }
+
       containers {
         name  = "backfill"
         image = var.backfill_image
@@ -52,6 +66,14 @@ resource "google_cloud_run_v2_job" "backfill" {
           content {
             name  = env.key
             value = env.value
+          }
+        }
+
+        dynamic "volume_mounts" {
+          for_each = var.clickhouse_ca_certificate_secret == null ? [] : [true]
+          content {
+            name       = "clickhouse-ca"
+            mount_path = local.clickhouse_ca_directory
           }
         }
 
@@ -85,6 +107,7 @@ resource "google_cloud_run_v2_job" "backfill" {
   depends_on = [
     google_project_service.enabled,
     google_secret_manager_secret_iam_member.backfill_password_accessor,
+    google_secret_manager_secret_iam_member.backfill_ca_accessor,
     google_secret_manager_secret_version.clickhouse_password,
   ]
 }

@@ -58,7 +58,11 @@ locals {
     PUSH_AUDIENCE           = var.verify_push_token ? local.push_audience : null
     PUSH_SERVICE_ACCOUNT    = var.verify_push_token ? google_service_account.push.email : null
   })
-  service_env = merge({ for name, value in local.service_env_all : name => value if value != null }, var.service_env)
+  # The CA certificate secret, when given, is a file in both containers (run.tf, job.tf).
+  clickhouse_ca_directory = "/etc/clickhouse-ca"
+  clickhouse_ca_env       = var.clickhouse_ca_certificate_secret == null ? {} : { CLICKHOUSE_CA_CERT = "${local.clickhouse_ca_directory}/ca.pem" }
+
+  service_env = merge({ for name, value in local.service_env_all : name => value if value != null }, local.clickhouse_ca_env, var.service_env)
 
   backfill_env_all = merge(local.clickhouse_env, {
     CLICKHOUSE_TABLE        = coalesce(var.backfill_clickhouse_table, var.clickhouse_table)
@@ -67,7 +71,7 @@ locals {
     OUTPUT_DEADLETTER_TABLE = var.backfill_output_deadletter_table
     GOOGLE_CLOUD_PROJECT    = var.project_id
   })
-  backfill_env = merge({ for name, value in local.backfill_env_all : name => value if value != null }, var.backfill_env)
+  backfill_env = merge({ for name, value in local.backfill_env_all : name => value if value != null }, local.clickhouse_ca_env, var.backfill_env)
 
   # BigQuery datasets as "PROJECT:DATASET": the ones the job reads (dataViewer each) and the one
   # holding outputDeadletterTable (dataEditor). Nothing is granted project-wide but the two

@@ -36,6 +36,20 @@ resource "google_cloud_run_v2_service" "ingest" {
       }
     }
 
+    dynamic "volumes" {
+      for_each = var.clickhouse_ca_certificate_secret == null ? [] : [var.clickhouse_ca_certificate_secret]
+      content {
+        name = "clickhouse-ca"
+        secret {
+          secret = volumes.value
+          items {
+            version = "latest"
+            path    = "ca.pem"
+          }
+        }
+      }
+    }
+
     containers {
       name  = "ingest"
       image = var.service_image
@@ -70,6 +84,14 @@ resource "google_cloud_run_v2_service" "ingest" {
             secret  = google_secret_manager_secret.clickhouse_password.secret_id
             version = var.clickhouse_password_secret_version
           }
+        }
+      }
+
+      dynamic "volume_mounts" {
+        for_each = var.clickhouse_ca_certificate_secret == null ? [] : [true]
+        content {
+          name       = "clickhouse-ca"
+          mount_path = local.clickhouse_ca_directory
         }
       }
 
@@ -138,6 +160,7 @@ resource "google_cloud_run_v2_service" "ingest" {
   depends_on = [
     google_project_service.enabled,
     google_secret_manager_secret_iam_member.service_password_accessor,
+    google_secret_manager_secret_iam_member.service_ca_accessor,
     google_secret_manager_secret_version.clickhouse_password,
   ]
 }

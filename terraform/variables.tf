@@ -471,6 +471,17 @@ variable "clickhouse_password_secret_version" {
   default     = "latest"
 }
 
+variable "clickhouse_ca_certificate_secret" {
+  type        = string
+  description = "For an https:// clickhouse_url whose certificate a private CA signed (or a self-signed one): the ID of a Secret Manager secret in this project holding that PEM certificate. It is mounted at /etc/clickhouse-ca/ca.pem in the service and the job and named by CLICKHOUSE_CA_CERT. null: the JVM's trust store."
+  default     = null
+
+  validation {
+    condition     = var.clickhouse_ca_certificate_secret == null || can(regex("^[A-Za-z0-9_-]{1,255}$", var.clickhouse_ca_certificate_secret))
+    error_message = "clickhouse_ca_certificate_secret is a secret ID (letters, digits, _ and -), not a resource name."
+  }
+}
+
 variable "clickhouse_password_in_state" {
   type        = bool
   description = "Opt in to letting Terraform add the secret version from var.clickhouse_password; the password is then stored in the Terraform state. Default: add the version with gcloud (see README)."

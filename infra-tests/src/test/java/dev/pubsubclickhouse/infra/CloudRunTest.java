@@ -129,6 +129,40 @@ class CloudRunTest {
   }
 
   @Test
+  void aCaCertificateSecretIsMountedWhereClickHouseCaCertPointsInBothContainers() {
+    HclBlock serviceTemplate = SERVICE.block("template");
+    HclBlock jobTemplate = JOB.block("template").block("template");
+    List<HclBlock[]> templatesAndContainers =
+        List.of(
+            new HclBlock[] {serviceTemplate, serviceTemplate.blocks("containers").get(0)},
+            new HclBlock[] {jobTemplate, jobTemplate.block("containers")});
+
+    for (HclBlock[] pair : templatesAndContainers) {
+      HclBlock volumes = pair[0].dynamic("volumes");
+      assertThat(volumes.expr("for_each").references())
+          .as(pair[0].describe())
+          .contains("var.clickhouse_ca_certificate_secret");
+      HclBlock content = volumes.block("content");
+      assertThat(content.block("secret").expr("secret").references())
+          .containsExactly("volumes.value");
+      assertThat(content.block("secret").block("items").expr("path").literal())
+          .contains(Literal.string("ca.pem"));
+      HclBlock mount = pair[1].dynamic("volume_mounts").block("content");
+      assertThat(mount.expr("name").literal()).isEqualTo(content.expr("name").literal());
+      assertThat(mount.expr("mount_path").references())
+          .containsExactly("local.clickhouse_ca_directory");
+    }
+    assertThat(TF.local("clickhouse_ca_env").text()).contains("CLICKHOUSE_CA_CERT");
+    assertThat(TF.local("clickhouse_ca_env").references())
+        .contains("var.clickhouse_ca_certificate_secret", "local.clickhouse_ca_directory");
+    assertThat(TF.local("clickhouse_ca_env").stringLiterals()).contains("/ca.pem");
+    assertThat(TF.local("clickhouse_ca_directory").literal())
+        .contains(Literal.string("/etc/clickhouse-ca"));
+    assertThat(TF.local("service_env").references()).contains("local.clickhouse_ca_env");
+    assertThat(TF.local("backfill_env").references()).contains("local.clickhouse_ca_env");
+  }
+
+  @Test
   void theServiceEnvironmentCarriesEveryApplicationSetting() {
     Set<String> keys = new TreeSet<>(TF.local("clickhouse_env").objectKeys());
     keys.addAll(TF.local("service_env_all").objectKeys());

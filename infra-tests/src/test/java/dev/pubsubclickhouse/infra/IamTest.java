@@ -146,6 +146,32 @@ class IamTest {
   }
 
   @Test
+  void theServiceAndTheJobMayReadTheOptionalCaCertificateSecret() {
+    List<String> grants =
+        TF.resources("google_secret_manager_secret_iam_member").stream()
+            .filter(
+                b ->
+                    b.expr("secret_id")
+                        .references()
+                        .equals(List.of("var.clickhouse_ca_certificate_secret")))
+            .map(
+                b ->
+                    b.expr("role").literal().orElseThrow().value()
+                        + " "
+                        + String.join(",", b.expr("member").references())
+                        + " if "
+                        + String.join(",", b.expr("count").references()))
+            .collect(Collectors.toList());
+
+    assertThat(grants)
+        .containsExactlyInAnyOrder(
+            "roles/secretmanager.secretAccessor google_service_account.service.email"
+                + " if var.clickhouse_ca_certificate_secret",
+            "roles/secretmanager.secretAccessor google_service_account.backfill[0].email"
+                + " if var.clickhouse_ca_certificate_secret,var.create_backfill_job");
+  }
+
+  @Test
   void theBackfillAccountGetsOnlyBigQuerySessionAndJobRightsOnTheProject() {
     assertThat(projectRolesOf("google_service_account.backfill[0].email"))
         .containsExactlyInAnyOrder("roles/bigquery.readSessionUser", "roles/bigquery.jobUser");
