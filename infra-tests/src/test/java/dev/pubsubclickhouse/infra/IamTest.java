@@ -122,48 +122,35 @@ class IamTest {
         .containsExactly("google_service_account.service.email");
   }
 
+  /** "role member-references if count-references" of every grant on this secret. */
+  private static List<String> grantsOn(String secretReference) {
+    return TF.resources("google_secret_manager_secret_iam_member").stream()
+        .filter(b -> b.expr("secret_id").references().equals(List.of(secretReference)))
+        .map(
+            b ->
+                b.expr("role").literal().orElseThrow().value()
+                    + " "
+                    + String.join(",", b.expr("member").references())
+                    + (b.attribute("count").isPresent()
+                        ? " if " + String.join(",", b.expr("count").references())
+                        : ""))
+        .collect(Collectors.toList());
+  }
+
   @Test
   void theServiceTheJobAndTheClickHouseVmMayReadThePasswordSecretAndNobodyElse() {
-    List<String> grants =
-        TF.resources("google_secret_manager_secret_iam_member").stream()
-            .filter(
-                b ->
-                    b.expr("secret_id")
-                        .references()
-                        .equals(List.of("google_secret_manager_secret.clickhouse_password.id")))
-            .map(
-                b ->
-                    b.expr("role").literal().orElseThrow().value()
-                        + " "
-                        + String.join(",", b.expr("member").references()))
-            .collect(Collectors.toList());
-
-    assertThat(grants)
+    assertThat(grantsOn("google_secret_manager_secret.clickhouse_password.id"))
         .containsExactlyInAnyOrder(
             "roles/secretmanager.secretAccessor google_service_account.service.email",
-            "roles/secretmanager.secretAccessor google_service_account.backfill[0].email",
-            "roles/secretmanager.secretAccessor google_service_account.clickhouse_vm[0].email");
+            "roles/secretmanager.secretAccessor google_service_account.backfill[0].email"
+                + " if var.create_backfill_job",
+            "roles/secretmanager.secretAccessor google_service_account.clickhouse_vm[0].email"
+                + " if var.create_clickhouse_vm");
   }
 
   @Test
   void theServiceAndTheJobMayReadTheOptionalCaCertificateSecret() {
-    List<String> grants =
-        TF.resources("google_secret_manager_secret_iam_member").stream()
-            .filter(
-                b ->
-                    b.expr("secret_id")
-                        .references()
-                        .equals(List.of("var.clickhouse_ca_certificate_secret")))
-            .map(
-                b ->
-                    b.expr("role").literal().orElseThrow().value()
-                        + " "
-                        + String.join(",", b.expr("member").references())
-                        + " if "
-                        + String.join(",", b.expr("count").references()))
-            .collect(Collectors.toList());
-
-    assertThat(grants)
+    assertThat(grantsOn("var.clickhouse_ca_certificate_secret"))
         .containsExactlyInAnyOrder(
             "roles/secretmanager.secretAccessor google_service_account.service.email"
                 + " if var.clickhouse_ca_certificate_secret",
