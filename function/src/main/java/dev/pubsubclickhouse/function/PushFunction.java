@@ -9,9 +9,7 @@ import dev.pubsubclickhouse.function.ingest.PushOutcome;
 import dev.pubsubclickhouse.function.ingest.RequestMemoryBudget;
 import dev.pubsubclickhouse.function.observability.JsonLog;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.Writer;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -37,39 +35,41 @@ public final class PushFunction implements HttpFunction {
 
   @Override
   public void service(HttpRequest request, HttpResponse response) throws IOException {
+    RequestBody body = new RequestBody(request);
     try {
       String path = request.getPath();
       String method = request.getMethod();
       if ("/livez".equals(path)) {
-        respond(response, 200, "alive");
+        respond(response, body, 200, "alive");
       } else if ("/healthz".equals(path)) {
         boolean healthy = "GET".equals(method) && service.healthy();
-        respond(response, healthy ? 200 : 503, healthy ? "ok" : "ClickHouse does not answer");
+        respond(response, body, healthy ? 200 : 503, healthy ? "ok" : "ClickHouse does not answer");
       } else if ("/metrics".equals(path) && "GET".equals(method)) {
+        body.settle(response);
         response.setStatusCode(200);
         response.setContentType("text/plain; version=0.0.4; charset=utf-8");
         try (Writer writer = response.getWriter()) {
           writer.write(service.metrics().prometheusText());
         }
       } else if (!"/".equals(path)) {
-        respond(response, 404, "not found");
+        respond(response, body, 404, "not found");
       } else if (!"POST".equals(method)) {
         response.appendHeader("Allow", "POST");
-        respond(response, 405, "push requests are POSTed");
+        respond(response, body, 405, "push requests are POSTed");
       } else {
-        PushOutcome outcome = push(request);
+        PushOutcome outcome = push(request, body);
         if (outcome == PushOutcome.UNAVAILABLE) {
           service.metrics().unavailable.increment();
         }
-        respond(response, outcome);
+        respond(response, body, outcome);
       }
     } catch (RuntimeException | Error e) {
       JsonLog.error("request failed unexpectedly; answered 503", Map.of(), e);
-      respond(response, 503, "internal error; retry");
+      respond(response, body, 503, "internal error; retry");
     }
   }
 
-  private PushOutcome push(HttpRequest request) throws IOException {
+  private PushOutcome push(HttpRequest request, RequestBody body) throws IOException {
     if (service.config().authenticator().isPresent()) {
       switch (service
           .config()
@@ -97,44 +97,26 @@ public final class PushFunction implements HttpFunction {
       return PushOutcome.OVERLOADED;
     }
     try {
-      return readAndPush(request, declared, limit);
+      return readAndPush(request, body, limit);
     } finally {
       service.requestMemory().release(reserved);
     }
   }
 
-  private PushOutcome readAndPush(HttpRequest request, long declared, int limit)
+  private PushOutcome readAndPush(HttpRequest request, RequestBody body, int limit)
       throws IOException {
-    byte[] body;
-    try (InputStream in = request.getInputStream()) {
-      body = readBody(in, declared, limit);
-    }
-    if (body == null) {
+    byte[] bytes = body.read(limit);
+    if (bytes == null) {
       return PushOutcome.TOO_LARGE;
     }
     PushMessage message;
     try {
-      message = service.parser().parse(body, lowerCaseHeaders(request.getHeaders()));
+      message = service.parser().parse(bytes, lowerCaseHeaders(request.getHeaders()));
     } catch (NotAPushRequestException e) {
       service.metrics().badRequests.increment();
       return PushOutcome.NOT_A_PUSH_REQUEST;
     }
     return service.push(message);
-  }
-
-  /**
-   * The body, or null when it is longer than {@code limit}. A declared length (at most {@code
-   * limit}) sizes the array exactly; a body of unknown length is read in 16 KiB chunks, garbage
-   * that a 300-byte push should not make (it was two thirds of the service's allocation).
-   */
-  private static byte[] readBody(InputStream in, long declared, int limit) throws IOException {
-    if (declared < 0) {
-      byte[] body = in.readNBytes(limit + 1);
-      return body.length > limit ? null : body;
-    }
-    byte[] body = new byte[(int) declared];
-    int read = in.readNBytes(body, 0, body.length);
-    return read == body.length ? body : Arrays.copyOf(body, read);
   }
 
   private static Map<String, List<String>> lowerCaseHeaders(Map<String, List<String>> headers) {
@@ -143,16 +125,23 @@ public final class PushFunction implements HttpFunction {
     return lower;
   }
 
-  private static void respond(HttpResponse response, PushOutcome outcome) throws IOException {
+  private static void respond(HttpResponse response, RequestBody body, PushOutcome outcome)
+      throws IOException {
     if (outcome.status() == 204) {
+      body.settle(response);
       response.setStatusCode(204);
     } else {
       respond(
-          response, outcome.status(), outcome.name().toLowerCase(Locale.ROOT).replace('_', ' '));
+          response,
+          body,
+          outcome.status(),
+          outcome.name().toLowerCase(Locale.ROOT).replace('_', ' '));
     }
   }
 
-  private static void respond(HttpResponse response, int status, String text) throws IOException {
+  private static void respond(HttpResponse response, RequestBody body, int status, String text)
+      throws IOException {
+    body.settle(response);
     response.setStatusCode(status);
     response.setContentType("text/plain; charset=utf-8");
     try (Writer writer = response.getWriter()) {
