@@ -45,7 +45,7 @@ public final class PushFunction implements HttpFunction {
         boolean healthy = "GET".equals(method) && service.healthy();
         respond(response, body, healthy ? 200 : 503, healthy ? "ok" : "ClickHouse does not answer");
       } else if ("/metrics".equals(path) && "GET".equals(method)) {
-        body.settle(response);
+        body.settle(response, false);
         response.setStatusCode(200);
         response.setContentType("text/plain; version=0.0.4; charset=utf-8");
         try (Writer writer = response.getWriter()) {
@@ -127,21 +127,21 @@ public final class PushFunction implements HttpFunction {
 
   private static void respond(HttpResponse response, RequestBody body, PushOutcome outcome)
       throws IOException {
+    body.settle(response, outcome == PushOutcome.TOO_LARGE);
     if (outcome.status() == 204) {
-      body.settle(response);
       response.setStatusCode(204);
     } else {
-      respond(
-          response,
-          body,
-          outcome.status(),
-          outcome.name().toLowerCase(Locale.ROOT).replace('_', ' '));
+      write(response, outcome.status(), outcome.name().toLowerCase(Locale.ROOT).replace('_', ' '));
     }
   }
 
   private static void respond(HttpResponse response, RequestBody body, int status, String text)
       throws IOException {
-    body.settle(response);
+    body.settle(response, false);
+    write(response, status, text);
+  }
+
+  private static void write(HttpResponse response, int status, String text) throws IOException {
     response.setStatusCode(status);
     response.setContentType("text/plain; charset=utf-8");
     try (Writer writer = response.getWriter()) {

@@ -16,6 +16,14 @@ final class RequestBody {
   /** A body up to this long that the answer does not need is read and dropped. */
   static final int DRAIN_LIMIT = 64 * 1024;
 
+  /**
+   * Before a 413, a body is read up to Cloud Run's largest HTTP/1 request, 32 MiB: closing on
+   * unread data resets the connection, which can destroy the answer on its way (2 in 40 times
+   * here), and a sender that does not see its 413 takes the failure for a transient one and sends
+   * the same body again.
+   */
+  static final long TOO_LARGE_DRAIN_LIMIT = 32L << 20;
+
   private final HttpRequest request;
   private boolean settled;
   private boolean closeConnection;
@@ -36,8 +44,11 @@ final class RequestBody {
     try (InputStream in = request.getInputStream()) {
       if (declared < 0) {
         byte[] body = in.readNBytes(limit + 1);
-        closeConnection = body.length > limit;
-        return closeConnection ? null : body;
+        if (body.length <= limit) {
+          return body;
+        }
+        closeConnection = !drain(in, TOO_LARGE_DRAIN_LIMIT - body.length);
+        return null;
       }
       byte[] body = new byte[(int) declared];
       int read = in.readNBytes(body, 0, body.length);
@@ -50,36 +61,44 @@ final class RequestBody {
   }
 
   /**
-   * Before the answer: reads and drops a body the answer did not need, up to {@link #DRAIN_LIMIT};
-   * for a longer one (or one refused as too large), the answer says {@code Connection: close}.
+   * Before the answer: reads and drops a body the answer did not need, up to {@link #DRAIN_LIMIT}
+   * ({@link #TOO_LARGE_DRAIN_LIMIT} before a 413); for a longer one the answer says {@code
+   * Connection: close}.
    */
-  void settle(HttpResponse response) throws IOException {
+  void settle(HttpResponse response, boolean tooLarge) throws IOException {
     if (!settled) {
       settled = true;
-      closeConnection = !drained();
+      closeConnection = !drained(tooLarge ? TOO_LARGE_DRAIN_LIMIT : DRAIN_LIMIT);
     }
     if (closeConnection) {
       response.appendHeader("Connection", "close");
     }
   }
 
-  /** True when the body was empty or short enough to read to its end. */
-  private boolean drained() throws IOException {
+  /** True when the body was empty or no longer than {@code limit}, and is now read to its end. */
+  private boolean drained(long limit) throws IOException {
     long declared = request.getContentLength();
-    if (declared > DRAIN_LIMIT) {
+    if (declared > limit) {
       return false;
     }
     if (declared <= 0 && request.getFirstHeader("Transfer-Encoding").isEmpty()) {
       return true; // no body
     }
-    byte[] buffer = new byte[2048];
-    long total = 0;
     try (InputStream in = request.getInputStream()) {
-      for (int n; (n = in.read(buffer)) != -1; ) {
-        total += n;
-        if (total > DRAIN_LIMIT) {
-          return false;
-        }
+      return drain(in, limit);
+    }
+  }
+
+  /**
+   * Reads {@code in} to its end, or stops after {@code limit} bytes: true when it reached the end.
+   */
+  private static boolean drain(InputStream in, long limit) throws IOException {
+    byte[] buffer = new byte[8192];
+    long total = 0;
+    for (int n; (n = in.read(buffer)) != -1; ) {
+      total += n;
+      if (total > limit) {
+        return false;
       }
     }
     return true;

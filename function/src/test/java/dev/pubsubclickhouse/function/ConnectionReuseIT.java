@@ -25,6 +25,11 @@ import org.junit.jupiter.api.TestInstance;
 @ClickHouseTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ConnectionReuseIT {
+  /**
+   * Larger than {@link RequestBody#DRAIN_LIMIT}, so that a 413 body is one the drain would skip.
+   */
+  private static final int REQUEST_LIMIT = 1 << 20;
+
   private final TestDatabase database;
   private RunningService service;
 
@@ -35,7 +40,9 @@ class ConnectionReuseIT {
   @BeforeAll
   void start() throws Exception {
     database.execute("CREATE TABLE reuse (n UInt32) ENGINE = MergeTree ORDER BY n");
-    service = RunningService.start(database, "reuse", Map.of());
+    service =
+        RunningService.start(
+            database, "reuse", Map.of("MAX_REQUEST_BYTES", Integer.toString(REQUEST_LIMIT)));
   }
 
   @AfterAll
@@ -99,6 +106,29 @@ class ConnectionReuseIT {
 
       assertThat(received).startsWith("HTTP/1.1 404");
       assertThat(received.toLowerCase()).contains("connection: close");
+    }
+  }
+
+  @Test
+  void aBodyOverTheLimitIsReadSoThatIts413ArrivesAndTheConnectionCarriesTheNextRequest()
+      throws Exception {
+    byte[] body = new byte[REQUEST_LIMIT + 1];
+    java.util.Arrays.fill(body, (byte) ' ');
+    try (Socket socket = new Socket("127.0.0.1", service.url().getPort())) {
+      OutputStream out = socket.getOutputStream();
+      out.write(
+          ("POST / HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+                  + "Content-Length: "
+                  + body.length
+                  + "\r\n\r\n")
+              .getBytes(StandardCharsets.ISO_8859_1));
+      out.write(body);
+      out.write("GET /livez HTTP/1.1\r\nHost: test\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+      out.flush();
+
+      String received = readAll(socket);
+
+      assertThat(received).startsWith("HTTP/1.1 413").contains("HTTP/1.1 200");
     }
   }
 }
