@@ -1274,7 +1274,7 @@ def main():
     parser.add_argument("--no-variants", action="store_true",
                         help="measure only ours, bare and naive (no default variants)")
     parser.add_argument("--patch", action="append", default=[],
-                        help="a patch of the main code (e.g. docs/perf/proposed-*.patch): built"
+                        help="a patch of the main code: built"
                              " in a scratch worktree and measured as the variant 'patched'")
     parser.add_argument("--out", default=os.path.join(REPO, "docs", "perf"))
     parser.add_argument("--keep-clickhouse", action="store_true",

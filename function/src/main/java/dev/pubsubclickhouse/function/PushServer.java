@@ -28,18 +28,15 @@ final class PushServer implements AutoCloseable {
   private static final int MAX_THREADS = 1024;
 
   private final Server server;
-  private final boolean virtualThreads;
 
-  private PushServer(Server server, boolean virtualThreads) {
+  private PushServer(Server server) {
     this.server = server;
-    this.virtualThreads = virtualThreads;
   }
 
   /** Listens on {@code port} (0 for any free port) and serves {@link PushFunction}. */
   static PushServer start(int port) throws Exception {
     QueuedThreadPool pool = new QueuedThreadPool(MAX_THREADS);
-    Optional<Executor> virtual = virtualThreadPerTaskExecutor();
-    virtual.ifPresent(pool::setVirtualThreadsExecutor);
+    virtualThreadPerTaskExecutor().ifPresent(pool::setVirtualThreadsExecutor);
     Server server = new Server(pool);
     server.setErrorHandler(new BodylessErrorHandler());
     ServerConnector connector = new ServerConnector(server);
@@ -48,7 +45,7 @@ final class PushServer implements AutoCloseable {
     server.addConnector(connector);
     server.setHandler(HttpFunctionExecutor.forClass(PushFunction.class));
     server.start();
-    return new PushServer(server, virtual.isPresent());
+    return new PushServer(server);
   }
 
   /** The port it listens on. */
@@ -57,7 +54,7 @@ final class PushServer implements AutoCloseable {
   }
 
   boolean onVirtualThreads() {
-    return virtualThreads;
+    return ((QueuedThreadPool) server.getThreadPool()).getVirtualThreadsExecutor() != null;
   }
 
   /** Blocks until the server stops. */

@@ -3,6 +3,7 @@ package dev.pubsubclickhouse.function.ingest;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Predicate;
 
 /**
  * Answers {@link PushOutcome#UNAVAILABLE} (503) to every request whose batch has not answered it
@@ -35,18 +36,20 @@ public final class AnswerDeadlines {
    * what is still waiting.
    */
   public void sweep() {
-    answerUnavailable(System.nanoTime());
+    long now = System.nanoTime();
+    answerUnavailable(entry -> now - entry.deadlineNanos() >= 0);
   }
 
   /** Answers 503 to every request still waiting, whatever its deadline (at shutdown). */
   public void expireAll() {
-    answerUnavailable(Long.MAX_VALUE);
+    answerUnavailable(entry -> true);
   }
 
-  private void answerUnavailable(long deadlinesBefore) {
+  /** Answers 503 where {@code due}, and stops watching every answered request. */
+  private void answerUnavailable(Predicate<Watched> due) {
     watched.removeIf(
         entry -> {
-          if (deadlinesBefore == Long.MAX_VALUE || deadlinesBefore - entry.deadlineNanos() >= 0) {
+          if (due.test(entry)) {
             entry.answer().complete(PushOutcome.UNAVAILABLE);
           }
           return entry.answer().isDone();

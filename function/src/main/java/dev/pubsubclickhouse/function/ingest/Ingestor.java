@@ -2,8 +2,6 @@ package dev.pubsubclickhouse.function.ingest;
 
 import dev.pubsubclickhouse.function.envelope.PushMessage;
 import dev.pubsubclickhouse.function.observability.Metrics;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletionException;
 
 /**
  * Where a message goes, in plain Java: encode it on the caller's thread, hand it to the batcher,
@@ -43,10 +41,6 @@ public final class Ingestor {
       case NONE -> {}
     }
     deadlines.watch(pending.answer());
-    try {
-      return pending.answer().join();
-    } catch (CompletionException | CancellationException e) {
-      return PushOutcome.UNAVAILABLE;
-    }
+    return pending.answer().join(); // only ever completed with an outcome, never exceptionally
   }
 }
