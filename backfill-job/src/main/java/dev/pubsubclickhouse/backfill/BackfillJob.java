@@ -5,6 +5,7 @@ import com.google.cloud.bigquery.BigQuery;
 import com.google.cloud.bigquery.BigQueryException;
 import com.google.cloud.bigquery.Schema;
 import dev.pubsubclickhouse.backfill.progress.JobLog;
+import dev.pubsubclickhouse.backfill.progress.JobWriteEvents;
 import dev.pubsubclickhouse.backfill.progress.Progress;
 import dev.pubsubclickhouse.backfill.source.BigQueryClients;
 import dev.pubsubclickhouse.backfill.source.ClientPageReader;
@@ -18,22 +19,23 @@ import dev.pubsubclickhouse.backfill.source.SourceResolver.QuerySpec;
 import dev.pubsubclickhouse.backfill.source.TableSpec;
 import dev.pubsubclickhouse.backfill.write.BigQueryDeadLetters;
 import dev.pubsubclickhouse.backfill.write.Checkpoints;
-import dev.pubsubclickhouse.backfill.write.ClickHouseDeadLetters;
 import dev.pubsubclickhouse.backfill.write.ColumnPlan;
-import dev.pubsubclickhouse.backfill.write.DeadLetterSink;
-import dev.pubsubclickhouse.backfill.write.DeduplicationTokens;
-import dev.pubsubclickhouse.backfill.write.EncodedPage;
 import dev.pubsubclickhouse.backfill.write.PageEncoder;
 import dev.pubsubclickhouse.backfill.write.PageWriter;
-import dev.pubsubclickhouse.backfill.write.RejectedRow;
 import dev.pubsubclickhouse.core.config.ConfigurationException;
-import dev.pubsubclickhouse.core.errors.ErrorTable;
 import dev.pubsubclickhouse.core.insert.ClickHouseClients;
+import dev.pubsubclickhouse.core.insert.ClickHouseHttp;
 import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
 import dev.pubsubclickhouse.core.insert.InsertException;
+import dev.pubsubclickhouse.core.insert.InsertFormat;
 import dev.pubsubclickhouse.core.schema.SchemaReader;
 import dev.pubsubclickhouse.core.schema.TableNotFoundException;
 import dev.pubsubclickhouse.core.schema.TableSchema;
+import dev.pubsubclickhouse.core.write.DeadLetterSink;
+import dev.pubsubclickhouse.core.write.DeadLetterTable;
+import dev.pubsubclickhouse.core.write.DeduplicationTokens;
+import dev.pubsubclickhouse.core.write.TableWriter;
+import dev.pubsubclickhouse.core.write.TargetTable;
 import java.io.PrintStream;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -138,12 +140,17 @@ public final class BackfillJob {
 
     // 4. Where rejected rows go, and the checkpoints.
     ClickHouseInserter inserter =
-        new ClickHouseInserter(client, config.clickHouse().insertOptions());
+        new ClickHouseInserter(
+            ClickHouseHttp.open(config.clickHouse(), "pubsub-clickhouse-backfill"),
+            start(() -> InsertFormat.supportedBy(client)),
+            config.clickHouse().insertOptions());
     List<DeadLetterSink> sinks = start(() -> deadLetterSinks(client, inserter, bigQuery));
     Checkpoints checkpoints =
         config.checkpointTable().isPresent()
             ? start(() -> Checkpoints.open(client, config.checkpointTable().get(), inserter))
             : null;
+    TargetTable table =
+        start(() -> new TargetTable(config.clickHouse().table(), new SchemaReader(client)));
 
     // 5. This task's rows, and where an earlier run left them.
     RowRange range = RowRange.forTask(source.totalRows(), config.taskIndex(), config.taskCount());
@@ -165,8 +172,12 @@ public final class BackfillJob {
     log.info("reading", taskFields);
 
     // 6. Read, encode, insert, page by page.
-    DeduplicationTokens tokens = new DeduplicationTokens(fingerprint);
-    PageWriter writer = new PageWriter(inserter, config.clickHouse().table(), plan, tokens, clock);
+    PageWriter writer =
+        new PageWriter(
+            new TableWriter(table, inserter, sinks, new JobWriteEvents(log)),
+            DeduplicationTokens.of("bigquery", List.of(fingerprint)),
+            config.clickHouse().insertOptions().maxInsertBlockSize(),
+            clock);
     PageReader reader =
         config.pageReader() == BackfillConfig.PageReaderKind.STREAM
             ? new RestPageReader(bigQuery.getOptions(), schema)
@@ -182,16 +193,16 @@ public final class BackfillJob {
               source.table(),
               config.pageRows(),
               config.prefetchPages(),
-              new PageEncoder(plan.encoder(), clock),
+              new PageEncoder(table.current().encoder()),
               writer,
               progress)
           .run(
               range,
               from,
-              (page, result, rejected) -> {
-                keep(page, rejected, sinks, tokens, progress, unkept);
-                progress.pageDone(
-                    result.written(), rejected.size(), sinks.isEmpty() ? 0 : rejected.size());
+              (page, result) -> {
+                logRefusals(result, unkept);
+                long rejected = result.deadLettered() + result.refused();
+                progress.pageDone(result.written(), rejected, result.deadLettered());
                 if (checkpoints != null) {
                   checkpoints.record(
                       targetName,
@@ -199,7 +210,7 @@ public final class BackfillJob {
                       page.startIndex(),
                       page.rowsRead(),
                       result.written(),
-                      rejected.size(),
+                      rejected,
                       config.taskIndex(),
                       config.taskCount(),
                       config.executionId(),
@@ -236,32 +247,11 @@ public final class BackfillJob {
     return 0;
   }
 
-  private void keep(
-      EncodedPage page,
-      List<RejectedRow> rejected,
-      List<DeadLetterSink> sinks,
-      DeduplicationTokens tokens,
-      Progress progress,
-      List<String> unkept)
-      throws Exception {
-    if (rejected.isEmpty()) {
-      return;
-    }
-    String token = tokens.forRows(page.startIndex(), page.endIndex());
-    for (DeadLetterSink sink : sinks) {
-      try {
-        sink.write(rejected, token);
-      } catch (Exception e) {
-        throw new IllegalStateException(
-            "rejected rows could not be kept in " + sink.name() + ": " + describe(e), e);
-      }
-    }
-    if (sinks.isEmpty()) {
-      for (RejectedRow row : rejected) {
-        if (unkept.size() < LOGGED_REJECTIONS) {
-          unkept.add(row.reason());
-          log.warning("row rejected", Map.of("position", row.position(), "reason", row.reason()));
-        }
+  private void logRefusals(PageWriter.Result result, List<String> unkept) {
+    for (String refusal : result.refusals()) {
+      if (unkept.size() < LOGGED_REJECTIONS) {
+        unkept.add(refusal);
+        log.warning("row rejected", Map.of("reason", refusal));
       }
     }
   }
@@ -269,14 +259,13 @@ public final class BackfillJob {
   private List<DeadLetterSink> deadLetterSinks(
       Client client, ClickHouseInserter inserter, BigQuery bigQuery) {
     List<DeadLetterSink> sinks = new ArrayList<>();
-    if (config.clickHouse().errorTable().isPresent()) {
+    if (config.clickHouse().deadLetterTable().isPresent()) {
       sinks.add(
-          new ClickHouseDeadLetters(
-              ErrorTable.open(
-                  client,
-                  config.clickHouse().errorTable().get(),
-                  config.clickHouse().createErrorTable(),
-                  inserter)));
+          DeadLetterTable.open(
+              client,
+              config.clickHouse().deadLetterTable().get(),
+              config.clickHouse().createDeadLetterTable(),
+              inserter));
     }
     config
         .deadLetterTable()
@@ -286,7 +275,7 @@ public final class BackfillJob {
 
   private List<String> plannedDeadLetters() {
     List<String> planned = new ArrayList<>();
-    config.clickHouse().errorTable().ifPresent(t -> planned.add("ClickHouse " + t));
+    config.clickHouse().deadLetterTable().ifPresent(t -> planned.add("ClickHouse " + t));
     config.deadLetterTable().ifPresent(t -> planned.add("BigQuery " + TableSpec.format(t)));
     return planned;
   }

@@ -9,9 +9,6 @@ import dev.pubsubclickhouse.backfill.source.SourceException;
 import dev.pubsubclickhouse.backfill.write.EncodedPage;
 import dev.pubsubclickhouse.backfill.write.PageEncoder;
 import dev.pubsubclickhouse.backfill.write.PageWriter;
-import dev.pubsubclickhouse.backfill.write.RejectedRow;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutorService;
@@ -26,8 +23,7 @@ import java.util.concurrent.Executors;
 final class TaskRun {
   /** Called for each written page, in order, on the calling thread. */
   interface PageDone {
-    void done(EncodedPage page, PageWriter.Result result, List<RejectedRow> rejected)
-        throws Exception;
+    void done(EncodedPage page, PageWriter.Result result) throws Exception;
   }
 
   private static final Object END = new Object();
@@ -83,13 +79,7 @@ final class TaskRun {
           throw rethrow(failure.cause());
         }
         EncodedPage page = (EncodedPage) item;
-        PageWriter.Result result = writer.write(page);
-        List<RejectedRow> rejected = page.rejected();
-        if (!result.refused().isEmpty()) {
-          rejected = new ArrayList<>(rejected);
-          rejected.addAll(result.refused());
-        }
-        done.done(page, result, rejected);
+        done.done(page, writer.write(page));
       }
     } finally {
       stages.shutdownNow();

@@ -70,16 +70,17 @@ public record PushConfig(
       }
       return Optional.empty();
     }
+    if (account.isEmpty() && !config.bool(PUSH_ALLOW_ANY_SERVICE_ACCOUNT)) {
+      throw new ConfigurationException(
+          PUSH_SERVICE_ACCOUNT,
+          "is required with PUSH_AUDIENCE: without it any Google account's token for that audience"
+              + " is admitted (set PUSH_ALLOW_ANY_SERVICE_ACCOUNT=true if that is what you want)");
+    }
     return Optional.of(
         new PushAuthenticator(
             audience.get(),
             config.required(PUSH_TOKEN_ISSUER),
             account.orElse(null),
             config.httpUrl(PUSH_TOKEN_CERTS_URL).toString()));
-  }
-
-  /** True when failed messages have somewhere to go besides Pub/Sub's own dead-lettering. */
-  public boolean hasErrorSinks() {
-    return clickHouse.errorTable().isPresent() || deadLetterTopic.isPresent();
   }
 }

@@ -1,11 +1,16 @@
 package dev.pubsubclickhouse.function;
 
 import com.clickhouse.client.api.Client;
-import dev.pubsubclickhouse.core.errors.ErrorTable;
 import dev.pubsubclickhouse.core.insert.ClickHouseClients;
 import dev.pubsubclickhouse.core.insert.ClickHouseFailures;
+import dev.pubsubclickhouse.core.insert.ClickHouseHttp;
 import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
+import dev.pubsubclickhouse.core.insert.InsertFormat;
 import dev.pubsubclickhouse.core.schema.SchemaReader;
+import dev.pubsubclickhouse.core.write.DeadLetterSink;
+import dev.pubsubclickhouse.core.write.DeadLetterTable;
+import dev.pubsubclickhouse.core.write.TableWriter;
+import dev.pubsubclickhouse.core.write.TargetTable;
 import dev.pubsubclickhouse.function.envelope.PayloadDecompressor;
 import dev.pubsubclickhouse.function.envelope.PushMessage;
 import dev.pubsubclickhouse.function.envelope.PushRequestParser;
@@ -16,12 +21,10 @@ import dev.pubsubclickhouse.function.ingest.Ingestor;
 import dev.pubsubclickhouse.function.ingest.MessageEncoder;
 import dev.pubsubclickhouse.function.ingest.PushOutcome;
 import dev.pubsubclickhouse.function.ingest.RequestMemoryBudget;
-import dev.pubsubclickhouse.function.ingest.TargetTable;
 import dev.pubsubclickhouse.function.observability.JsonLog;
 import dev.pubsubclickhouse.function.observability.Metrics;
-import dev.pubsubclickhouse.function.sinks.DeadLetterTopicSink;
-import dev.pubsubclickhouse.function.sinks.ErrorSink;
-import dev.pubsubclickhouse.function.sinks.ErrorTableSink;
+import dev.pubsubclickhouse.function.observability.PushWriteEvents;
+import dev.pubsubclickhouse.function.sinks.DeadLetterTopic;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -34,8 +37,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The running push service: one ClickHouse client, the target table, the batcher, the error sinks
- * and the metrics, built once per process and shared by every request thread.
+ * The running push service: one ClickHouse client, the target table, the batcher, the dead-letter
+ * sinks and the metrics, built once per process and shared by every request thread.
  */
 public final class PushService {
   private static volatile PushService shared;
@@ -47,7 +50,7 @@ public final class PushService {
   private final AnswerDeadlines deadlines;
   private final PushRequestParser parser;
   private final Metrics metrics;
-  private final DeadLetterTopicSink topicSink;
+  private final DeadLetterTopic topicSink;
   private final ScheduledExecutorService housekeeping;
   private final AtomicInteger activeRequests = new AtomicInteger();
   private final RequestMemoryBudget requestMemory;
@@ -60,7 +63,7 @@ public final class PushService {
       GroupCommitBatcher batcher,
       AnswerDeadlines deadlines,
       Metrics metrics,
-      DeadLetterTopicSink topicSink) {
+      DeadLetterTopic topicSink) {
     this.config = config;
     this.client = client;
     this.ingestor = ingestor;
@@ -103,21 +106,23 @@ public final class PushService {
     try {
       TargetTable table = new TargetTable(config.clickHouse().table(), new SchemaReader(client));
       ClickHouseInserter inserter =
-          new ClickHouseInserter(client, config.clickHouse().insertOptions());
-      List<ErrorSink> sinks = new ArrayList<>();
-      if (config.clickHouse().errorTable().isPresent()) {
+          new ClickHouseInserter(
+              ClickHouseHttp.open(config.clickHouse(), "pubsub-clickhouse-push"),
+              InsertFormat.supportedBy(client),
+              config.clickHouse().insertOptions());
+      List<DeadLetterSink> sinks = new ArrayList<>();
+      if (config.clickHouse().deadLetterTable().isPresent()) {
         sinks.add(
-            new ErrorTableSink(
-                ErrorTable.open(
-                    client,
-                    config.clickHouse().errorTable().get(),
-                    config.clickHouse().createErrorTable(),
-                    inserter)));
+            DeadLetterTable.open(
+                client,
+                config.clickHouse().deadLetterTable().get(),
+                config.clickHouse().createDeadLetterTable(),
+                inserter));
       }
-      DeadLetterTopicSink topicSink = null;
+      DeadLetterTopic topicSink = null;
       if (config.deadLetterTopic().isPresent()) {
         topicSink =
-            DeadLetterTopicSink.open(
+            DeadLetterTopic.open(
                 config.deadLetterTopic().get(), config.pubsubEndpoint().orElse(null));
         sinks.add(topicSink);
       }
@@ -125,14 +130,14 @@ public final class PushService {
       MessageEncoder encoder =
           new MessageEncoder(
               new PayloadDecompressor(config.maxDecompressedBytes()), metrics, Clock.systemUTC());
-      GroupCommitBatcher batcher =
-          new GroupCommitBatcher(
-              config.batch(), new BatchWriter(table, inserter, encoder, sinks, metrics));
+      TableWriter writer =
+          new TableWriter(table, inserter, sinks, new PushWriteEvents(metrics, table.name()));
+      GroupCommitBatcher batcher = new GroupCommitBatcher(config.batch(), new BatchWriter(writer));
       AnswerDeadlines deadlines = new AnswerDeadlines(config.batch().answerTimeout());
       Ingestor ingestor = new Ingestor(table, encoder, batcher, deadlines, metrics);
       PushService service =
           new PushService(config, client, ingestor, batcher, deadlines, metrics, topicSink);
-      JsonLog.info("push service ready", service.describe(sinks));
+      JsonLog.info("push service ready", service.describe(sinks, inserter));
       return service;
     } catch (RuntimeException | IOException e) {
       client.close();
@@ -143,7 +148,7 @@ public final class PushService {
   private static String startFailure(PushConfig config, Exception e) {
     String reason = ClickHouseFailures.describe(e);
     return reason.startsWith("table ")
-            || reason.startsWith("error table ")
+            || reason.startsWith("dead-letter table ")
             || reason.startsWith("column ")
         ? reason
         : "cannot use ClickHouse at " + config.clickHouse().url() + ": " + reason;
@@ -233,11 +238,12 @@ public final class PushService {
     JsonLog.info("summary", fields);
   }
 
-  private Map<String, Object> describe(List<ErrorSink> sinks) {
+  private Map<String, Object> describe(List<DeadLetterSink> sinks, ClickHouseInserter inserter) {
     Map<String, Object> fields = new LinkedHashMap<>();
     fields.put("clickhouse", config.clickHouse().url().toString());
     fields.put("table", config.clickHouse().table().toString());
-    fields.put("errorSinks", sinks.stream().map(ErrorSink::name).toList());
+    fields.put("deadLetterSinks", sinks.stream().map(DeadLetterSink::name).toList());
+    fields.put("insertFormat", inserter.format().clickHouseName());
     fields.put("batchMaxRows", config.batch().maxRows());
     fields.put("batchMaxWaitMs", config.batch().maxWait().toMillis());
     fields.put("asyncInsert", config.clickHouse().insertOptions().asyncInsert());

@@ -9,6 +9,7 @@ import dev.pubsubclickhouse.core.encode.RowBinaryOutput;
 import dev.pubsubclickhouse.core.encode.RowEncoder;
 import dev.pubsubclickhouse.core.encode.RowRejectedException;
 import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
+import dev.pubsubclickhouse.core.insert.InsertColumns;
 import dev.pubsubclickhouse.core.insert.InsertException;
 import dev.pubsubclickhouse.core.schema.SchemaReader;
 import dev.pubsubclickhouse.core.schema.TableName;
@@ -122,6 +123,11 @@ public final class Checkpoints {
     } catch (RowRejectedException e) {
       throw new IllegalStateException("checkpoint table " + table + ": " + e.getMessage());
     }
-    inserter.insert(table, encoder.columnNames(), out, null, false);
+    inserter.insert(
+        table,
+        new InsertColumns(
+            encoder.columnNames(), encoder.columnTypes(), encoder.readsJsonAsString()),
+        out,
+        null);
   }
 }

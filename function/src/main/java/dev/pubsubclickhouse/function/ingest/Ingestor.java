@@ -1,5 +1,6 @@
 package dev.pubsubclickhouse.function.ingest;
 
+import dev.pubsubclickhouse.core.write.TargetTable;
 import dev.pubsubclickhouse.function.envelope.PushMessage;
 import dev.pubsubclickhouse.function.observability.Metrics;
 
@@ -29,7 +30,7 @@ public final class Ingestor {
 
   public PushOutcome ingest(PushMessage message) {
     metrics.messagesReceived.increment();
-    PendingMessage pending = encoder.encode(message, table.current());
+    PendingMessage pending = encoder.pending(message, table.current());
     switch (batcher.offer(pending)) {
       case FULL -> {
         metrics.overloaded.increment();

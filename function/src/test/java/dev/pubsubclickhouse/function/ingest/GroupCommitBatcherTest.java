@@ -2,11 +2,11 @@ package dev.pubsubclickhouse.function.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pubsubclickhouse.core.write.EncodedRows;
 import dev.pubsubclickhouse.function.envelope.PushMessage;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -33,12 +33,7 @@ class GroupCommitBatcherTest {
   private static PendingMessage message(String id) {
     return new PendingMessage(
         new PushMessage(new byte[0], Map.of(), id, null, null, null, null),
-        new byte[] {1},
-        new int[] {0, 1},
-        List.of(),
-        null,
-        System.nanoTime(),
-        new CompletableFuture<>());
+        EncodedRows.of(new byte[] {1}, 0, 1, 1));
   }
 
   private void record(List<PendingMessage> batch) {

@@ -1,4 +1,4 @@
-package dev.pubsubclickhouse.core.errors;
+package dev.pubsubclickhouse.core.write;
 
 import com.clickhouse.client.api.Client;
 import com.clickhouse.data.ClickHouseDataType;
@@ -8,23 +8,29 @@ import dev.pubsubclickhouse.core.encode.RowBinaryOutput;
 import dev.pubsubclickhouse.core.encode.RowEncoder;
 import dev.pubsubclickhouse.core.encode.RowRejectedException;
 import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
-import dev.pubsubclickhouse.core.insert.InsertException;
+import dev.pubsubclickhouse.core.insert.InsertColumns;
 import dev.pubsubclickhouse.core.schema.ColumnDefinition;
 import dev.pubsubclickhouse.core.schema.SchemaReader;
 import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.core.schema.TableNotFoundException;
 import dev.pubsubclickhouse.core.schema.TableSchema;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
- * The ClickHouse error table: {@code (raw_message String, error_message String, stack_trace String,
- * failed_at DateTime)}. Its columns are checked when it is opened; other columns are allowed when
- * ClickHouse can fill them.
+ * The ClickHouse dead-letter table: {@code (raw_message String, error_message String, stack_trace
+ * String, failed_at DateTime)}. Its columns are checked when it is opened; other columns are
+ * allowed when ClickHouse can fill them.
  */
-public final class ErrorTable {
+public final class DeadLetterTable implements DeadLetterSink {
   private static final Map<String, Set<ClickHouseDataType>> REQUIRED =
       Map.of(
           "raw_message", Set.of(ClickHouseDataType.String),
@@ -34,15 +40,19 @@ public final class ErrorTable {
 
   private final TableName table;
   private final RowEncoder encoder;
+  private final InsertColumns columns;
   private final ClickHouseInserter inserter;
 
-  private ErrorTable(TableName table, RowEncoder encoder, ClickHouseInserter inserter) {
+  private DeadLetterTable(TableName table, RowEncoder encoder, ClickHouseInserter inserter) {
     this.table = table;
     this.encoder = encoder;
+    this.columns =
+        new InsertColumns(
+            encoder.columnNames(), encoder.columnTypes(), encoder.readsJsonAsString());
     this.inserter = inserter;
   }
 
-  /** The DDL of an error table, for {@code CREATE_ERROR_TABLE=true} and the docs. */
+  /** The DDL of a dead-letter table, for {@code CREATE_DEAD_LETTER_TABLE=true} and the docs. */
   public static String createStatement(TableName table) {
     return "CREATE TABLE IF NOT EXISTS "
         + table.quoted()
@@ -51,11 +61,11 @@ public final class ErrorTable {
   }
 
   /**
-   * Checks the table and returns a writer for it.
+   * Checks the table (creating it first when asked) and returns a sink that writes to it.
    *
    * @throws IllegalStateException naming the table and what is wrong with it
    */
-  public static ErrorTable open(
+  public static DeadLetterTable open(
       Client client, TableName table, boolean createWhenMissing, ClickHouseInserter inserter) {
     SchemaReader reader = new SchemaReader(client);
     TableSchema schema;
@@ -64,13 +74,15 @@ public final class ErrorTable {
     } catch (TableNotFoundException e) {
       if (!createWhenMissing) {
         throw new IllegalStateException(
-            "error table " + table + " does not exist (create it, or set CREATE_ERROR_TABLE=true)");
+            "dead-letter table "
+                + table
+                + " does not exist (create it, or set CREATE_DEAD_LETTER_TABLE=true)");
       }
       try (var created = client.execute(createStatement(table)).get()) {
         // CREATE TABLE answers nothing worth reading.
       } catch (Exception createFailure) {
         throw new IllegalStateException(
-            "cannot create error table " + table + ": " + createFailure.getMessage());
+            "cannot create dead-letter table " + table + ": " + createFailure.getMessage());
       }
       schema = reader.read(table);
     }
@@ -80,7 +92,7 @@ public final class ErrorTable {
       if (allowed != null) {
         if (!allowed.contains(column.parsed().getDataType())) {
           throw new IllegalStateException(
-              "error table "
+              "dead-letter table "
                   + table
                   + ": column "
                   + column.name()
@@ -92,40 +104,78 @@ public final class ErrorTable {
         written.add(column);
       } else if (!column.hasDefault() && !column.parsed().isNullable()) {
         throw new IllegalStateException(
-            "error table "
+            "dead-letter table "
                 + table
                 + ": column "
                 + column.name()
-                + " has no DEFAULT and is not Nullable, so error rows cannot fill it");
+                + " has no DEFAULT and is not Nullable, so dead letters cannot fill it");
       }
     }
     for (String name : REQUIRED.keySet()) {
       if (schema.column(name).isEmpty()) {
-        throw new IllegalStateException("error table " + table + " has no column " + name);
+        throw new IllegalStateException("dead-letter table " + table + " has no column " + name);
       }
     }
-    return new ErrorTable(table, RowEncoder.forTable(new TableSchema(table, written)), inserter);
+    return new DeadLetterTable(
+        table, RowEncoder.forTable(new TableSchema(table, written)), inserter);
   }
 
   public TableName table() {
     return table;
   }
 
-  /** Writes all records in one INSERT. */
-  public void write(List<FailedRecord> records) throws InsertException, InterruptedException {
+  /**
+   * Writes all of them in one INSERT, with a deduplication token of their identities: a dead letter
+   * written once but answered 503 for another sink's failure is not written twice on a
+   * deduplicating table.
+   */
+  @Override
+  public void write(List<DeadLetter> deadLetters) throws Exception {
     RowBinaryOutput out = new RowBinaryOutput();
-    for (FailedRecord record : records) {
+    for (DeadLetter deadLetter : deadLetters) {
       ObjectNode row = JsonNodeFactory.instance.objectNode();
-      row.put("raw_message", record.rawMessage());
-      row.put("error_message", record.errorMessage());
-      row.put("stack_trace", record.stackTrace());
-      row.put("failed_at", record.failedAt().toString());
+      row.put("raw_message", rawMessage(deadLetter.payload()));
+      row.put("error_message", deadLetter.reason());
+      row.put("stack_trace", origin(deadLetter.origin()));
+      row.put("failed_at", deadLetter.failedAt().toString());
       try {
         encoder.encode(row, out);
       } catch (RowRejectedException e) {
-        throw new IllegalStateException("error row does not fit " + table + ": " + e.getMessage());
+        throw new IllegalStateException(
+            "a dead letter does not fit " + table + ": " + e.getMessage());
       }
     }
-    inserter.insert(table, encoder.columnNames(), out, null, false);
+    inserter.insert(
+        table,
+        columns,
+        out,
+        DeduplicationTokens.of(
+            "dead-letters", deadLetters.stream().map(DeadLetter::identity).toList()));
+  }
+
+  @Override
+  public String name() {
+    return "dead-letter table " + table;
+  }
+
+  /** The payload as UTF-8 text, or as base64 when it is not valid UTF-8. */
+  static String rawMessage(byte[] data) {
+    try {
+      return StandardCharsets.UTF_8
+          .newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(data))
+          .toString();
+    } catch (CharacterCodingException e) {
+      return Base64.getEncoder().encodeToString(data);
+    }
+  }
+
+  /** Where it came from, as {@code key=value} pairs, for the stack_trace column. */
+  static String origin(Map<String, String> origin) {
+    return origin.entrySet().stream()
+        .map(field -> field.getKey() + "=" + field.getValue())
+        .collect(Collectors.joining(" "));
   }
 }
