@@ -42,7 +42,7 @@ locals {
   }
 
   service_env_all = merge(local.clickhouse_env, {
-    CREATE_ERROR_TABLE      = var.create_error_table == null ? null : tostring(var.create_error_table)
+    CREATE_DEAD_LETTER_TABLE      = var.create_dead_letter_table == null ? null : tostring(var.create_dead_letter_table)
     DEAD_LETTER_TOPIC       = var.service_dead_letter_publishing ? google_pubsub_topic.dead_letter.id : null
     BATCH_MAX_ROWS          = var.batch_max_rows == null ? null : tostring(var.batch_max_rows)
     BATCH_MAX_BYTES         = var.batch_max_bytes == null ? null : tostring(var.batch_max_bytes)

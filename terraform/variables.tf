@@ -340,9 +340,9 @@ variable "clickhouse_dead_letter_table" {
   default     = null
 }
 
-variable "create_error_table" {
+variable "create_dead_letter_table" {
   type        = bool
-  description = "CREATE_ERROR_TABLE: let the service create the error table at start. Null: not set (the application's default)."
+  description = "CREATE_DEAD_LETTER_TABLE: let the service create the dead-letter table at start. Null: not set (the application's default)."
   default     = null
 }
 

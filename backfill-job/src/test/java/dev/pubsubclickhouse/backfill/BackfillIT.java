@@ -215,7 +215,7 @@ class BackfillIT {
     Map<String, String> env = environment();
     env.remove("OUTPUT_DEADLETTER_TABLE");
     env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "errors");
-    env.put("CREATE_ERROR_TABLE", "true");
+    env.put("CREATE_DEAD_LETTER_TABLE", "true");
 
     JobRun run =
         JobRun.of(env, "--inputTableSpec=" + PROJECT + ":ds.small", "--clickHouseTable=small");
@@ -248,7 +248,7 @@ class BackfillIT {
             + " ENGINE = MergeTree ORDER BY id");
     Map<String, String> env = environment();
     env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "checked_errors");
-    env.put("CREATE_ERROR_TABLE", "true");
+    env.put("CREATE_DEAD_LETTER_TABLE", "true");
 
     JobRun run =
         JobRun.of(env, "--inputTableSpec=" + PROJECT + ":ds.checked", "--clickHouseTable=checked");
@@ -408,7 +408,7 @@ class BackfillIT {
             + " score Nullable(Float32)) ENGINE = MergeTree ORDER BY id");
     Map<String, String> env = environment();
     env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "never_created");
-    env.put("CREATE_ERROR_TABLE", "true");
+    env.put("CREATE_DEAD_LETTER_TABLE", "true");
 
     JobRun run =
         JobRun.of(

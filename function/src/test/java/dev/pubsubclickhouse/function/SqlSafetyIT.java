@@ -131,11 +131,11 @@ class SqlSafetyIT {
             "INSERT INTO `"
                 + database.name()
                 + "`.`odd-errors$` (`raw_message`, `error_message`,"
-                + " `stack_trace`, `failed_at`) FORMAT RowBinaryWithDefaults",
+                + " `stack_trace`, `failed_at`) FORMAT RowBinaryWithNamesAndTypesAndDefaults",
             "INSERT INTO `"
                 + database.name()
                 + "`.`odd-name$1` (`we\\\\`ird`, `sp ace`, `select`,"
-                + " `_pubsub_message_id`) FORMAT RowBinaryWithDefaults");
+                + " `_pubsub_message_id`) FORMAT RowBinaryWithNamesAndTypesAndDefaults");
     String everything =
         database.query(
             "SELECT query FROM system.query_log WHERE current_database = '"

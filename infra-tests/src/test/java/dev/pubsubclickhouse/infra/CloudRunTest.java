@@ -50,7 +50,7 @@ class CloudRunTest {
           "PUSH_UNWRAPPED",
           "PUSH_AUDIENCE",
           "PUSH_SERVICE_ACCOUNT",
-          "CREATE_ERROR_TABLE");
+          "CREATE_DEAD_LETTER_TABLE");
 
   private static final Set<String> JOB_SETTINGS =
       Set.of(

@@ -73,7 +73,8 @@ class ClickHouseInserterIT {
     database.flushLogs();
     assertThat(
             database.query(
-                "SELECT written_rows, Settings['max_threads'], Settings['insert_deduplication_token'],"
+                "SELECT http_user_agent, written_rows, Settings['max_threads'],"
+                    + " Settings['insert_deduplication_token'],"
                     + " Settings['max_insert_block_size'], Settings['insert_quorum'] FROM system.query_log"
                     + " WHERE type = 'QueryFinish' AND query_kind = 'Insert' AND http_user_agent LIKE 'inserter-it%'"
                     + " AND query LIKE '%settings_probe%' AND current_database = '"
