@@ -327,6 +327,9 @@ public final class BackfillJob {
 
   /** One line: the message's first line, or the exception's name. */
   private String describe(Throwable e) {
+    if (e instanceof PageWriter.PageNotWrittenException && e.getCause() != null) {
+      e = e.getCause();
+    }
     String message = e.getMessage();
     if (e instanceof InsertException insert) {
       message =

@@ -32,8 +32,8 @@ public final class PageWriter {
 
   /** A page whose rows ClickHouse did not take for a reason that may pass. */
   public static final class PageNotWrittenException extends Exception {
-    PageNotWrittenException(String message) {
-      super(message);
+    PageNotWrittenException(String message, Exception cause) {
+      super(message, cause);
     }
   }
 
@@ -67,7 +67,8 @@ public final class PageWriter {
       for (int i = from; i < to; i++) {
         rows.add(new SourceRow(page, i));
       }
-      List<WriteOutcome> outcomes = writer.write(rows);
+      TableWriter.Result result = writer.write(rows);
+      List<WriteOutcome> outcomes = result.outcomes();
       for (int i = 0; i < outcomes.size(); i++) {
         switch (outcomes.get(i)) {
           case WRITTEN -> written++;
@@ -80,10 +81,8 @@ public final class PageWriter {
           }
           case RETRY ->
               throw new PageNotWrittenException(
-                  "rows from source row "
-                      + rows.get(i).position()
-                      + " on were not written (ClickHouse or a dead-letter sink failed for a reason"
-                      + " that may pass; the task log says which)");
+                  "rows from source row " + rows.get(i).position() + " on were not written",
+                  result.retryCause());
         }
       }
     }
@@ -140,7 +139,14 @@ public final class PageWriter {
       byte[] row = page.rows().get(index).toString().getBytes(StandardCharsets.UTF_8);
       Map<String, String> origin = new LinkedHashMap<>();
       origin.put("sourceRow", Long.toString(position()));
-      return new DeadLetter(identity(), row, row, Map.of(), origin, reason, clock.instant());
+      return new DeadLetter(
+          identity(),
+          row,
+          row,
+          Map.of(),
+          origin,
+          "source row " + position() + ": " + reason,
+          clock.instant());
     }
   }
 }

@@ -57,6 +57,17 @@ public final class TableWriter {
     return !sinks.isEmpty();
   }
 
+  /** One call's state. */
+  private static final class Batch {
+    final List<Entry> entries;
+    Exception retryCause;
+
+    Batch(List<? extends WriteRecord> records) {
+      entries = new ArrayList<>(records.size());
+      records.forEach(record -> entries.add(new Entry(record)));
+    }
+  }
+
   /** One record while its batch is written. */
   private static final class Entry {
     final WriteRecord record;
@@ -74,13 +85,19 @@ public final class TableWriter {
   }
 
   /**
-   * Writes the records and returns, in the same order, where each one ended. Never throws; an
-   * interrupt leaves the records not yet written to {@link WriteOutcome#RETRY} and keeps the
-   * thread's interrupt flag.
+   * Where each record of a batch ended, in the batch's order.
+   *
+   * @param retryCause why records are left for a later try ({@link WriteOutcome#RETRY}), or null
    */
-  public List<WriteOutcome> write(List<? extends WriteRecord> records) {
-    List<Entry> entries = new ArrayList<>(records.size());
-    records.forEach(record -> entries.add(new Entry(record)));
+  public record Result(List<WriteOutcome> outcomes, Exception retryCause) {}
+
+  /**
+   * Writes the records and says where each one ended. Never throws; an interrupt leaves the records
+   * not yet written to {@link WriteOutcome#RETRY} and keeps the thread's interrupt flag.
+   */
+  public Result write(List<? extends WriteRecord> records) {
+    Batch batch = new Batch(records);
+    List<Entry> entries = batch.entries;
     TargetTable.Snapshot schema = table.current();
     encode(entries, schema);
     if (entries.stream().anyMatch(entry -> entry.rows.isRejected())) {
@@ -102,16 +119,16 @@ public final class TableWriter {
       }
     }
     try {
-      insertOrSplit(toInsert, schema);
+      insertOrSplit(batch, toInsert, schema);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      retryLater(List.of(entries), e);
+      retryLater(batch, List.of(entries), e);
     }
-    deadLetter(entries);
-    return entries.stream().map(entry -> entry.outcome).toList();
+    deadLetter(batch);
+    return new Result(entries.stream().map(entry -> entry.outcome).toList(), batch.retryCause);
   }
 
-  private void insertOrSplit(List<Entry> entries, TargetTable.Snapshot schema)
+  private void insertOrSplit(Batch batch, List<Entry> entries, TargetTable.Snapshot schema)
       throws InterruptedException {
     Deque<List<Entry>> groups = new ArrayDeque<>();
     if (!entries.isEmpty()) {
@@ -137,14 +154,14 @@ public final class TableWriter {
         }
         case TRANSIENT, NOT_THE_ROWS -> {
           groups.push(group);
-          retryLater(groups, failure);
+          retryLater(batch, groups, failure);
           return;
         }
         case SCHEMA_CHANGED -> {
           TargetTable.Snapshot fresh = freshSchema(schema);
           if (fresh == null || schemaReads++ == MAX_SCHEMA_READS) {
             groups.push(group);
-            retryLater(groups, failure);
+            retryLater(batch, groups, failure);
             return;
           }
           if (fresh == schema) {
@@ -249,20 +266,21 @@ public final class TableWriter {
   }
 
   /** Leaves every record of the groups that has no outcome yet for a later try. */
-  private void retryLater(Iterable<List<Entry>> groups, Exception cause) {
+  private void retryLater(Batch batch, Iterable<List<Entry>> groups, Exception cause) {
     List<Entry> open = new ArrayList<>();
     for (List<Entry> group : groups) {
       group.stream().filter(entry -> !entry.settled()).forEach(open::add);
     }
     open.forEach(entry -> entry.outcome = WriteOutcome.RETRY);
     if (!open.isEmpty()) {
+      batch.retryCause = cause;
       events.notWritten(open.size(), cause);
     }
   }
 
-  private void deadLetter(List<Entry> entries) {
+  private void deadLetter(Batch batch) {
     List<Entry> refused =
-        entries.stream().filter(e -> e.outcome == null && e.refusal != null).toList();
+        batch.entries.stream().filter(e -> e.outcome == null && e.refusal != null).toList();
     if (refused.isEmpty()) {
       return;
     }

@@ -19,7 +19,7 @@ public final class BatchWriter implements Consumer<List<PendingMessage>> {
   @Override
   public void accept(List<PendingMessage> batch) {
     try {
-      List<WriteOutcome> outcomes = writer.write(batch);
+      List<WriteOutcome> outcomes = writer.write(batch).outcomes();
       for (int i = 0; i < batch.size(); i++) {
         batch.get(i).answer().complete(answer(outcomes.get(i)));
       }
