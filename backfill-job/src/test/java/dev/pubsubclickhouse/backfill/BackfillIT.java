@@ -258,7 +258,8 @@ class BackfillIT {
         .isEqualTo("[1,2,3,4,5,6,8,9,10]");
     assertThat(db.query("SELECT raw_message FROM checked_errors")).isEqualTo("{\"id\":7}");
     assertThat(db.query("SELECT error_message FROM checked_errors"))
-        .startsWith("source row 6: ClickHouse refused it: Code: 469. DB::Exception: Constraint `not_seven`");
+        .startsWith(
+            "source row 6: ClickHouse refused it: Code: 469. DB::Exception: Constraint `not_seven`");
   }
 
   @Test

@@ -298,9 +298,8 @@ public final class TableWriter {
           Thread.currentThread().interrupt();
         }
         refused.forEach(entry -> entry.outcome = WriteOutcome.RETRY);
-        events.notWritten(
-            refused.size(),
-            new IllegalStateException(sink.name() + " failed: " + e.getMessage(), e));
+        batch.retryCause = new IllegalStateException(sink.name() + " failed: " + e.getMessage(), e);
+        events.notWritten(refused.size(), batch.retryCause);
         return;
       }
     }

@@ -3,7 +3,7 @@ package dev.pubsubclickhouse.core.write;
 import dev.pubsubclickhouse.core.encode.RowEncoder;
 import dev.pubsubclickhouse.core.insert.InsertColumns;
 import dev.pubsubclickhouse.core.schema.ColumnDefinition;
-import dev.pubsubclickhouse.core.schema.SchemaReader;
+import dev.pubsubclickhouse.core.schema.SchemaSource;
 import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.core.schema.TableSchema;
 import java.util.List;
@@ -16,7 +16,7 @@ import java.util.Set;
  */
 public final class TargetTable {
   private final TableName name;
-  private final SchemaReader reader;
+  private final SchemaSource reader;
   private volatile Snapshot current;
 
   /**
@@ -57,7 +57,7 @@ public final class TargetTable {
   }
 
   /** Reads the schema now; fails when the table is missing or has a type that cannot be written. */
-  public TargetTable(TableName name, SchemaReader reader) {
+  public TargetTable(TableName name, SchemaSource reader) {
     this.name = name;
     this.reader = reader;
     this.current = read();
