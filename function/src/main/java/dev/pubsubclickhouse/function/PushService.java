@@ -31,6 +31,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -197,6 +198,13 @@ public final class PushService {
     } finally {
       activeRequests.decrementAndGet();
     }
+  }
+
+  /** Empty while the service can write; else why it cannot (a stopped batch flusher). */
+  public Optional<String> deathCause() {
+    return batcher
+        .flusherDeath()
+        .map(e -> "batch flusher stopped: " + e.getClass().getSimpleName());
   }
 
   /** True when ClickHouse answers. */

@@ -5,6 +5,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -36,6 +37,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
   private int insertsInFlight;
   private long nextInsertAllowedNanos;
   private boolean closing;
+  private volatile Throwable flusherDeath;
 
   /**
    * @param writer writes a batch and completes every message's answer; it must not throw
@@ -65,7 +67,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
     long footprint = message.footprintBytes();
     lock.lock();
     try {
-      if (closing) {
+      if (closing || flusherDeath != null) {
         return Refusal.CLOSING;
       }
       if (heldMessages >= policy.maxPendingMessages()
@@ -82,6 +84,14 @@ public final class GroupCommitBatcher implements AutoCloseable {
     } finally {
       lock.unlock();
     }
+  }
+
+  /**
+   * Empty while every flusher runs; else why one stopped (an Error such as OutOfMemoryError): the
+   * instance can no longer write, and its liveness probe should say so.
+   */
+  public Optional<Throwable> flusherDeath() {
+    return Optional.ofNullable(flusherDeath);
   }
 
   /** Messages accepted and not yet answered. */
@@ -147,6 +157,12 @@ public final class GroupCommitBatcher implements AutoCloseable {
         writer.accept(batch);
       } catch (RuntimeException e) {
         JsonLog.error("batch writer failed", Map.of("messages", batch.size()), e);
+      } catch (Error e) {
+        // This thread stops: refuse new messages at once and fail the liveness probe, so that
+        // Cloud Run replaces the instance instead of it answering 503 until it is recycled.
+        flusherDeath = e;
+        JsonLog.error("batch flusher stopped", Map.of("messages", batch.size()), e);
+        throw e;
       } finally {
         // A writer that failed to answer leaves the message to Pub/Sub, never unanswered.
         batch.forEach(message -> message.answer().complete(PushOutcome.UNAVAILABLE));

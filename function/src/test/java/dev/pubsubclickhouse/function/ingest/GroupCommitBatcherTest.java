@@ -137,4 +137,20 @@ class GroupCommitBatcherTest {
       Thread.currentThread().interrupt();
     }
   }
+
+  @Test
+  void aFlusherKilledByAnErrorAnswersItsBatch503RefusesNewMessagesAndSaysWhy() throws Exception {
+    try (GroupCommitBatcher batcher =
+        new GroupCommitBatcher(
+            policy(1, 0, 10_000, 100),
+            batch -> {
+              throw new StackOverflowError("injected");
+            })) {
+      PendingMessage first = message("1");
+      assertThat(batcher.offer(first)).isEqualTo(GroupCommitBatcher.Refusal.NONE);
+      assertThat(first.answer().get(2, TimeUnit.SECONDS)).isEqualTo(PushOutcome.UNAVAILABLE);
+      assertThat(batcher.flusherDeath()).containsInstanceOf(StackOverflowError.class);
+      assertThat(batcher.offer(message("2"))).isEqualTo(GroupCommitBatcher.Refusal.CLOSING);
+    }
+  }
 }
