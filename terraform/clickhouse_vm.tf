@@ -4,7 +4,7 @@
 #
 # The startup script installs clickhouse-server from packages.clickhouse.com (arm64 packages),
 # sets the default user's password from the same Secret Manager secret the service reads, and
-# applies sql/logs.sql and sql/error_table.sql. It runs at every boot and is idempotent.
+# applies sql/logs.sql and sql/dead_letter_table.sql. It runs at every boot and is idempotent.
 
 data "google_compute_subnetwork" "egress" {
   count = var.create_clickhouse_vm ? 1 : 0
@@ -87,7 +87,7 @@ resource "google_compute_instance" "clickhouse" {
     # Read by the startup script and applied with clickhouse-client --multiquery.
     clickhouse-schema = join("\n", [
       file("${path.module}/../sql/logs.sql"),
-      file("${path.module}/../sql/error_table.sql"),
+      file("${path.module}/../sql/dead_letter_table.sql"),
     ])
   }
 

@@ -94,7 +94,7 @@ public final class PushService {
   }
 
   /**
-   * Connects to ClickHouse, checks the target and error tables, and starts the batcher.
+   * Connects to ClickHouse, checks the target and dead-letter tables, and starts the batcher.
    *
    * @throws IllegalStateException with one line naming what is wrong
    */

@@ -119,7 +119,7 @@ class PushFunctionIT {
   }
 
   @Test
-  void badMessagesGoToTheErrorTableWhileGoodOnesInTheSameBatchAreInserted() throws Exception {
+  void badMessagesGoToTheDeadLetterTableWhileGoodOnesInTheSameBatchAreInserted() throws Exception {
     createTables("mixed");
     byte[] invalidUtf8 = {(byte) 0xC3, (byte) 0x28, '{', '}'};
     try (RunningService service = serviceFor("mixed")) {
@@ -240,7 +240,7 @@ class PushFunctionIT {
   }
 
   @Test
-  void theErrorTableDroppedMidRunMeansNoAcknowledgement() throws Exception {
+  void theDeadLetterTableDroppedMidRunMeansNoAcknowledgement() throws Exception {
     createTables("dropped");
     try (RunningService service = serviceFor("dropped")) {
       assertThat(service.push("bad-1", "nope")).isEqualTo(204);

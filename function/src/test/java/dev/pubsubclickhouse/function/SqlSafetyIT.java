@@ -99,7 +99,7 @@ class SqlSafetyIT {
                 + "}";
         assertThat(service.push("v-" + i, json)).as(value).isEqualTo(204);
       }
-      // And one that goes to the error table, hostile value and all.
+      // And one that goes to the dead-letter table, hostile value and all.
       assertThat(
               service.push(
                   "v-bad", "{\"we`ird\":{\"x\":1}, \"sp ace\":" + quote(HOSTILE_VALUES.get(0))))

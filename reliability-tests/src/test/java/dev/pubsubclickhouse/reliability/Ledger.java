@@ -15,8 +15,9 @@ import java.util.TreeSet;
 
 /**
  * A fixed set of messages with unique ids, and the account of where each one ended: the target
- * table, the error table or the push driver's dead-letter file. Every tenth message does not fit
- * the table ({@code seq} is -1 for a UInt32 column), so the error table is part of every run.
+ * table, the dead-letter table or the push driver's dead-letter file. Every tenth message does not
+ * fit the table ({@code seq} is -1 for a UInt32 column), so the dead-letter table is part of every
+ * run.
  */
 final class Ledger {
   static final String TARGET_COLUMNS =
@@ -63,18 +64,14 @@ final class Ledger {
     for (int i = 1; i <= count; i++) {
       int seq = i % 10 == 0 ? -1 : i;
       lines.add(
-          "{\"id\":\""
-              + id(i)
-              + "\",\"seq\":"
-              + seq
-              + ",\"body\":\"message "
-              + i
-              + " of "
-              + count
-              + " with a little text to make it a realistic size\"}");
+          "{\"id\":\"" + id(i) + "\",\"seq\":" + seq + ",\"body\":\"" + body(i, count) + "\"}");
     }
     Files.write(file, lines, StandardCharsets.UTF_8);
     return file;
+  }
+
+  static String body(int i, int count) {
+    return "message " + i + " of " + count + " with a little text to make it a realistic size";
   }
 
   /** Where every message ended; {@link #missing} must be empty. */
@@ -88,6 +85,8 @@ final class Ledger {
       long deadLettered,
       long deduplicatedFinal,
       List<String> missing,
+      List<String> goodNotInTarget,
+      List<String> wrongValues,
       List<String> goodInErrors,
       List<String> badInTarget) {
 
@@ -148,6 +147,16 @@ final class Ledger {
         missing.add(id);
       }
     }
+    List<String> goodNotInTarget = good.stream().filter(id -> !inTarget.contains(id)).toList();
+    List<String> wrongValues = new ArrayList<>();
+    for (String row :
+        lines(sql.query("SELECT DISTINCT id, seq, body FROM " + target + " FORMAT TSV"))) {
+      String[] fields = row.split("\t", -1);
+      int i = Integer.parseInt(fields[0].substring(2));
+      if (!fields[1].equals(Integer.toString(i)) || !fields[2].equals(body(i, count))) {
+        wrongValues.add(row);
+      }
+    }
     List<String> goodInErrors = inErrors.stream().filter(good::contains).toList();
     List<String> badInTarget = inTarget.stream().filter(bad::contains).toList();
     return new Account(
@@ -160,6 +169,8 @@ final class Ledger {
         deadLettered.size(),
         deduplicated,
         missing,
+        goodNotInTarget,
+        wrongValues,
         goodInErrors,
         badInTarget);
   }

@@ -1,4 +1,4 @@
--- Error table for rows that cannot be mapped or coerced onto the target table
+-- Dead-letter table for messages that cannot be mapped or coerced onto the target table
 -- (CLICKHOUSE_DEAD_LETTER_TABLE=realtime.logs_dead_letter). The service writes the raw message,
 -- the precise reason (column, type, value excerpt) and when it failed, then acknowledges the
 -- message. Safe to run again: every statement is IF NOT EXISTS.
