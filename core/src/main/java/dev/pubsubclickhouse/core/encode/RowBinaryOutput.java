@@ -1,8 +1,6 @@
 package dev.pubsubclickhouse.core.encode;
 
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -45,19 +43,9 @@ public final class RowBinaryOutput {
     return Arrays.copyOf(bytes, size);
   }
 
-  /** The bytes from {@code from} (inclusive) to {@code to} (exclusive), copied. */
-  public byte[] copyOfRange(int from, int to) {
-    return Arrays.copyOfRange(bytes, from, to);
-  }
-
   /** Writes the bytes written so far to {@code out}. */
   public void writeTo(OutputStream out) throws IOException {
     out.write(bytes, 0, size);
-  }
-
-  /** A replayable view of the written bytes; it must not outlive the next write. */
-  public InputStream asInputStream() {
-    return new ByteArrayInputStream(bytes, 0, size);
   }
 
   public void writeByte(int value) {
