@@ -233,7 +233,6 @@ class FaultAccountingIT {
         proxy.failInserts(fault);
         // Longer than the service's own retries (MAX_RETRIES=1), so that requests get 503. A hung
         // INSERT takes INSERT_TIMEOUT_MS (2 s) per attempt.
-        // A 503 is also repeated once, a second later, by the HTTP client under client-v2.
         Thread.sleep(fault == Fault.NO_ANSWER || fault == Fault.HTTP_503 ? 5_000 : 2_000);
         proxy.heal();
       }
