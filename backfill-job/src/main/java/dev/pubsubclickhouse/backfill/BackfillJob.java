@@ -22,6 +22,7 @@ import dev.pubsubclickhouse.backfill.write.Checkpoints;
 import dev.pubsubclickhouse.backfill.write.ColumnPlan;
 import dev.pubsubclickhouse.backfill.write.PageEncoder;
 import dev.pubsubclickhouse.backfill.write.PageWriter;
+import dev.pubsubclickhouse.core.config.ClickHouseParameters;
 import dev.pubsubclickhouse.core.config.ConfigurationException;
 import dev.pubsubclickhouse.core.insert.ClickHouseClients;
 import dev.pubsubclickhouse.core.insert.ClickHouseHttp;
@@ -33,7 +34,6 @@ import dev.pubsubclickhouse.core.schema.TableNotFoundException;
 import dev.pubsubclickhouse.core.schema.TableSchema;
 import dev.pubsubclickhouse.core.write.DeadLetterSink;
 import dev.pubsubclickhouse.core.write.DeadLetterTable;
-import dev.pubsubclickhouse.core.write.DeduplicationTokens;
 import dev.pubsubclickhouse.core.write.TableWriter;
 import dev.pubsubclickhouse.core.write.TargetTable;
 import java.io.PrintStream;
@@ -144,6 +144,15 @@ public final class BackfillJob {
             ClickHouseHttp.open(config.clickHouse(), "pubsub-clickhouse-backfill"),
             start(() -> InsertFormat.supportedBy(client)),
             config.clickHouse().insertOptions());
+    start(
+        () -> {
+          try {
+            inserter.checkPassedSettings();
+          } catch (IllegalArgumentException e) {
+            throw new ConfigurationException(ClickHouseParameters.SETTINGS, e.getMessage());
+          }
+          return null;
+        });
     List<DeadLetterSink> sinks = start(() -> deadLetterSinks(client, inserter, bigQuery));
     Checkpoints checkpoints =
         config.checkpointTable().isPresent()
@@ -174,8 +183,9 @@ public final class BackfillJob {
     // 6. Read, encode, insert, page by page.
     PageWriter writer =
         new PageWriter(
-            new TableWriter(table, inserter, sinks, new JobWriteEvents(log)),
-            DeduplicationTokens.of("bigquery", List.of(fingerprint)),
+            new TableWriter(
+                table, inserter, sinks, new JobWriteEvents(log), "bigquery\n" + fingerprint),
+            fingerprint,
             config.clickHouse().insertOptions().maxInsertBlockSize(),
             clock);
     PageReader reader =

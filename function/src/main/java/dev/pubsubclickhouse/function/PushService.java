@@ -1,9 +1,12 @@
 package dev.pubsubclickhouse.function;
 
 import com.clickhouse.client.api.Client;
+import dev.pubsubclickhouse.core.config.ClickHouseParameters;
+import dev.pubsubclickhouse.core.config.ConfigurationException;
 import dev.pubsubclickhouse.core.insert.ClickHouseClients;
 import dev.pubsubclickhouse.core.insert.ClickHouseFailures;
 import dev.pubsubclickhouse.core.insert.ClickHouseHttp;
+import dev.pubsubclickhouse.core.insert.ClickHouseHttpException;
 import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
 import dev.pubsubclickhouse.core.insert.InsertFormat;
 import dev.pubsubclickhouse.core.schema.SchemaReader;
@@ -111,6 +114,7 @@ public final class PushService {
               ClickHouseHttp.open(config.clickHouse(), "pubsub-clickhouse-push"),
               InsertFormat.supportedBy(client),
               config.clickHouse().insertOptions());
+      checkPassedSettings(inserter);
       List<DeadLetterSink> sinks = new ArrayList<>();
       if (config.clickHouse().deadLetterTable().isPresent()) {
         sinks.add(
@@ -132,7 +136,8 @@ public final class PushService {
           new MessageEncoder(
               new PayloadDecompressor(config.maxDecompressedBytes()), metrics, Clock.systemUTC());
       TableWriter writer =
-          new TableWriter(table, inserter, sinks, new PushWriteEvents(metrics, table.name()));
+          new TableWriter(
+              table, inserter, sinks, new PushWriteEvents(metrics, table.name()), "pubsub");
       GroupCommitBatcher batcher = new GroupCommitBatcher(config.batch(), new BatchWriter(writer));
       AnswerDeadlines deadlines = new AnswerDeadlines(config.batch().answerTimeout());
       Ingestor ingestor = new Ingestor(table, encoder, batcher, deadlines, metrics);
@@ -140,9 +145,26 @@ public final class PushService {
           new PushService(config, client, ingestor, batcher, deadlines, metrics, topicSink);
       JsonLog.info("push service ready", service.describe(sinks, inserter));
       return service;
-    } catch (RuntimeException | IOException e) {
+    } catch (ConfigurationException e) {
+      client.close();
+      throw e;
+    } catch (RuntimeException | IOException | ClickHouseHttpException e) {
       client.close();
       throw new IllegalStateException(startFailure(config, e), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      client.close();
+      throw new IllegalStateException("interrupted while starting", e);
+    }
+  }
+
+  /** A CLICKHOUSE_SETTINGS name or value ClickHouse refuses stops start-up, naming the variable. */
+  private static void checkPassedSettings(ClickHouseInserter inserter)
+      throws IOException, InterruptedException, ClickHouseHttpException {
+    try {
+      inserter.checkPassedSettings();
+    } catch (IllegalArgumentException e) {
+      throw new ConfigurationException(ClickHouseParameters.SETTINGS, e.getMessage());
     }
   }
 

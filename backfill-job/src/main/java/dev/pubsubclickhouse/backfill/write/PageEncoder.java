@@ -24,10 +24,15 @@ public final class PageEncoder {
     int[] starts = new int[count + 1];
     String[] rejections = new String[count];
     for (int i = 0; i < count; i++) {
+      int start = out.size();
       try {
         encoder.encode(rows.get(i), out);
       } catch (RowRejectedException e) {
         rejections[i] = e.getMessage();
+      } catch (RuntimeException e) {
+        // An encoder that fails unexpectedly rejects this row, not the page.
+        out.truncate(start);
+        rejections[i] = "the row could not be encoded: " + e;
       }
       starts[i + 1] = out.size();
     }

@@ -106,7 +106,7 @@ public final class PageWriter {
 
     @Override
     public String identity() {
-      return sourceFingerprint + "\n" + position();
+      return Long.toString(position(), Character.MAX_RADIX);
     }
 
     @Override
@@ -140,7 +140,7 @@ public final class PageWriter {
       Map<String, String> origin = new LinkedHashMap<>();
       origin.put("sourceRow", Long.toString(position()));
       return new DeadLetter(
-          identity(),
+          sourceFingerprint + "\n" + position(),
           row,
           row,
           Map.of(),

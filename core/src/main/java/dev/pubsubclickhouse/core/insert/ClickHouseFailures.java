@@ -22,10 +22,20 @@ public final class ClickHouseFailures {
           33, "CANNOT_READ_ALL_DATA: untyped rows shorter than the table's columns expect",
           131, "TOO_LARGE_STRING_SIZE: untyped rows misread after a column changed");
 
+  /** Outages client-v2's retryable list leaves out: retried like its own, never blamed on a row. */
+  private static final Map<Integer, String> MORE_TRANSIENT_CODES =
+      Map.of(
+          173, "CANNOT_ALLOCATE_MEMORY",
+          225, "NO_ZOOKEEPER",
+          279, "ALL_CONNECTION_TRIES_FAILED: a Distributed table's shard does not answer",
+          499, "S3_ERROR: the table's object storage failed",
+          1000, "POCO_EXCEPTION: the server's network layer failed");
+
   /** Failures that no row causes and no split can cure; the rows wait for them to pass. */
   private static final Map<Integer, String> NOT_THE_ROWS_CODES =
       Map.ofEntries(
           Map.entry(60, "UNKNOWN_TABLE"),
+          Map.entry(218, "TABLE_IS_DROPPED"),
           Map.entry(81, "UNKNOWN_DATABASE"),
           Map.entry(497, "ACCESS_DENIED: the user lacks the INSERT grant"),
           Map.entry(516, "AUTHENTICATION_FAILED"),
@@ -69,25 +79,44 @@ public final class ClickHouseFailures {
 
   private static FailureKind classifyAnswer(int code, int httpStatus, String message) {
     if (code < 0) {
-      // No ClickHouse code: a proxy or load balancer answered. 5xx, 429 and 408 pass; anything else
-      // (a wrong path, a proxy's 403) is the deployment's problem, not the rows'.
+      // No ClickHouse code: a proxy or load balancer answered. 5xx, 429 and 408 pass; 413 says the
+      // INSERT is too large, which a split cures; anything else (a wrong path, a proxy's 403) is
+      // the deployment's problem, not the rows'.
+      if (httpStatus == 413) {
+        return FailureKind.REFUSED;
+      }
       return httpStatus >= 500 || httpStatus == 429 || httpStatus == 408
           ? FailureKind.TRANSIENT
           : FailureKind.NOT_THE_ROWS;
     }
-    if (new ServerException(code, message, httpStatus, null).isRetryable()) {
+    // First: whatever its code, a failure inside a view comes after the rows reached the table,
+    // so retrying it would write them again.
+    if (message != null && message.contains("while pushing to view")) {
+      return FailureKind.VIEW_FAILED;
+    }
+    if (isTooManyPartitionsInOneInsert(code, message)) {
+      return FailureKind.REFUSED;
+    }
+    if (new ServerException(code, message, httpStatus, null).isRetryable()
+        || MORE_TRANSIENT_CODES.containsKey(code)) {
       return FailureKind.TRANSIENT;
     }
     if (SCHEMA_CHANGED_CODES.containsKey(code) || isHeaderMismatch(code, message)) {
       return FailureKind.SCHEMA_CHANGED;
     }
-    if (message != null && message.contains("while pushing to view")) {
-      return FailureKind.VIEW_FAILED;
-    }
     if (NOT_THE_ROWS_CODES.containsKey(code)) {
       return FailureKind.NOT_THE_ROWS;
     }
     return FailureKind.REFUSED;
+  }
+
+  /**
+   * TOO_MANY_PARTS (252) is an overload that passes, except "Too many partitions for single INSERT
+   * block": the rows span more partitions than max_partitions_per_insert_block, which a split
+   * cures.
+   */
+  private static boolean isTooManyPartitionsInOneInsert(int code, String message) {
+    return code == 252 && message != null && message.contains("Too many partitions");
   }
 
   /** INCORRECT_DATA (117) raised while ClickHouse compared the typed header with the table. */

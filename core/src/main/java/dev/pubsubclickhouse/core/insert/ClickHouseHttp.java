@@ -69,12 +69,34 @@ public final class ClickHouseHttp {
     return new ClickHouseHttp(builder.build(), endpoint, authorization, clientName);
   }
 
-  /**
-   * Writes the data of a request: called once per attempt, it must write the same bytes each time.
-   */
+  /** Writes the data of a request. */
   @FunctionalInterface
   public interface Body {
     void writeTo(OutputStream out) throws IOException;
+  }
+
+  /** A request's data, LZ4-compressed once and sent as it is by every attempt. */
+  public static final class CompressedBody {
+    private final byte[] lz4;
+
+    private CompressedBody(byte[] lz4) {
+      this.lz4 = lz4;
+    }
+  }
+
+  /**
+   * Compresses a request's data. 64 KiB LZ4 blocks: a larger block size costs its buffers on every
+   * call whatever the body's size.
+   */
+  public static CompressedBody compress(Body body) {
+    ByteArrayOutputStream compressed = new ByteArrayOutputStream(4096);
+    try (LZ4FrameOutputStream out =
+        new LZ4FrameOutputStream(compressed, LZ4FrameOutputStream.BLOCKSIZE.SIZE_64KB)) {
+      body.writeTo(out);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // in memory: cannot happen
+    }
+    return new CompressedBody(compressed.toByteArray());
   }
 
   /** What ClickHouse answered to a successful INSERT. */
@@ -87,7 +109,8 @@ public final class ClickHouseHttp {
    * @throws ClickHouseHttpException when ClickHouse (or something in front of it) answers an error
    * @throws IOException when the connection fails or the answer does not arrive in {@code timeout}
    */
-  public Summary post(String sql, Map<String, String> settings, Body body, Duration timeout)
+  public Summary post(
+      String sql, Map<String, String> settings, CompressedBody body, Duration timeout)
       throws IOException, InterruptedException, ClickHouseHttpException {
     HttpRequest request =
         HttpRequest.newBuilder(uri(sql, settings))
@@ -95,26 +118,27 @@ public final class ClickHouseHttp {
             .header("Authorization", authorization)
             .header("Content-Encoding", "lz4")
             .header("User-Agent", clientName)
-            .POST(HttpRequest.BodyPublishers.ofByteArray(lz4(body)))
+            .POST(HttpRequest.BodyPublishers.ofByteArray(body.lz4))
             .build();
     HttpResponse<InputStream> response =
         client.send(request, HttpResponse.BodyHandlers.ofInputStream());
     try (InputStream answer = response.body()) {
       Optional<String> summary = response.headers().firstValue("X-ClickHouse-Summary");
-      if (response.statusCode() == 200) {
+      Optional<String> exceptionCode = response.headers().firstValue("X-ClickHouse-Exception-Code");
+      if (response.statusCode() == 200 && exceptionCode.isEmpty() && summary.isPresent()) {
         answer.transferTo(OutputStream.nullOutputStream()); // frees the connection for reuse
         return new Summary(writtenRows(summary).orElse(-1L));
       }
-      int code =
-          response
-              .headers()
-              .firstValue("X-ClickHouse-Exception-Code")
-              .map(ClickHouseHttp::parseCode)
-              .orElse(-1);
+      // An error after ClickHouse began a 200 answer (send_progress_in_http_headers) comes as the
+      // exception header only; a 200 without a summary is not ClickHouse's (a proxy's page).
+      String message = firstLines(answer.readNBytes(MAX_ERROR_BYTES));
+      if (response.statusCode() == 200 && exceptionCode.isEmpty()) {
+        message = "an answer without ClickHouse's X-ClickHouse-Summary: not a ClickHouse server";
+      }
       throw new ClickHouseHttpException(
-          code,
+          exceptionCode.map(ClickHouseHttp::parseCode).orElse(-1),
           response.statusCode(),
-          firstLines(answer.readNBytes(MAX_ERROR_BYTES)),
+          message,
           writtenRows(summary).orElse(-1L));
     }
   }
@@ -130,17 +154,6 @@ public final class ClickHouseHttp {
 
   private static String encode(String text) {
     return URLEncoder.encode(text, StandardCharsets.UTF_8);
-  }
-
-  private static byte[] lz4(Body body) {
-    ByteArrayOutputStream compressed = new ByteArrayOutputStream(4096);
-    try (LZ4FrameOutputStream out =
-        new LZ4FrameOutputStream(compressed, LZ4FrameOutputStream.BLOCKSIZE.SIZE_4MB)) {
-      body.writeTo(out);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e); // in memory: cannot happen
-    }
-    return compressed.toByteArray();
   }
 
   private static int parseCode(String header) {

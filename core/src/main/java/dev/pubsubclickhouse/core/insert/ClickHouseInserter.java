@@ -31,6 +31,45 @@ public final class ClickHouseInserter {
     return format;
   }
 
+  /** ClickHouse's answers to a setting it cannot take: a wrong name, value or range. */
+  private static final java.util.Set<Integer> SETTING_REFUSED_CODES =
+      java.util.Set.of(
+          6, // CANNOT_PARSE_TEXT
+          27, // CANNOT_PARSE_INPUT_ASSERTION_FAILED
+          36, // BAD_ARGUMENTS
+          69, // ARGUMENT_OUT_OF_BOUND
+          70, // CANNOT_CONVERT_TYPE
+          72, // CANNOT_PARSE_NUMBER
+          115, // UNKNOWN_SETTING
+          164, // READONLY: the user may not change settings
+          452); // SETTING_CONSTRAINT_VIOLATION
+
+  /**
+   * Has ClickHouse parse the settings passed through once, so that a wrong name or value stops
+   * start-up instead of failing every INSERT (where it would look like a refusal of the rows).
+   *
+   * @throws IllegalArgumentException with ClickHouse's words, when it refuses a setting
+   * @throws IOException or ClickHouseHttpException when ClickHouse cannot be asked
+   */
+  public void checkPassedSettings()
+      throws IOException, InterruptedException, ClickHouseHttpException {
+    if (options.extraSettings().isEmpty()) {
+      return;
+    }
+    try {
+      http.post(
+          "SELECT 1 FORMAT Null",
+          options.extraSettings(),
+          ClickHouseHttp.compress(out -> {}),
+          options.timeout());
+    } catch (ClickHouseHttpException e) {
+      if (SETTING_REFUSED_CODES.contains(e.code())) {
+        throw new IllegalArgumentException("ClickHouse refuses them: " + e.getMessage(), e);
+      }
+      throw e;
+    }
+  }
+
   /**
    * Inserts encoded rows.
    *
@@ -51,17 +90,16 @@ public final class ClickHouseInserter {
             + " FORMAT "
             + format.clickHouseName();
     byte[] header = format == InsertFormat.TYPED ? columns.typedHeader() : new byte[0];
+    ClickHouseHttp.CompressedBody body =
+        ClickHouseHttp.compress(
+            out -> {
+              out.write(header);
+              rows.writeTo(out);
+            });
     long backoffMillis = options.firstBackoff().toMillis();
     for (int attempt = 1; ; attempt++) {
       try {
-        return http.post(
-                sql,
-                settings(table, columns, deduplicationToken),
-                out -> {
-                  out.write(header);
-                  rows.writeTo(out);
-                },
-                options.timeout())
+        return http.post(sql, settings(table, columns, deduplicationToken), body, options.timeout())
             .writtenRows();
       } catch (IOException | ClickHouseHttpException e) {
         FailureKind kind = ClickHouseFailures.classify(e);
@@ -96,6 +134,7 @@ public final class ClickHouseInserter {
     // The typed header is checked against the table and may name no column the table lacks.
     settings.put("input_format_with_types_use_header", "1");
     settings.put("input_format_skip_unknown_fields", "0");
+    settings.put("send_progress_in_http_headers", "0");
     if (columns.readsJsonAsString()) {
       settings.put("input_format_binary_read_json_as_string", "1");
     }

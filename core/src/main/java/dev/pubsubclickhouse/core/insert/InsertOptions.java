@@ -30,8 +30,10 @@ public record InsertOptions(
   /**
    * Settings that what a 2xx promises depends on, or that the INSERT sets itself: overriding one
    * could acknowledge rows only queued (async inserts without waiting, asynchronous Distributed
-   * sends), hide a failed materialized view, let a retyped column through, or make retries write
-   * twice. Each has its own variable where users may choose.
+   * sends), hide a failed materialized view, let a retyped column through, make retries write
+   * twice, split an INSERT into several blocks (so that a failure leaves part of it written) or
+   * answer 200 before the INSERT is done. So may no {@code input_format_*} setting. Each choice
+   * users have has its own variable.
    */
   public static final Set<String> SETTINGS_THE_SERVICE_OWNS =
       Set.of(
@@ -44,19 +46,26 @@ public record InsertOptions(
           "distributed_foreground_insert",
           "max_insert_block_size",
           "materialized_views_ignore_errors",
-          "input_format_with_types_use_header",
-          "input_format_skip_unknown_fields",
-          "input_format_binary_read_json_as_string",
-          "input_format_null_as_default",
+          "min_insert_block_size_rows",
+          "min_insert_block_size_bytes",
+          "min_insert_block_size_rows_for_materialized_views",
+          "min_insert_block_size_bytes_for_materialized_views",
+          "max_insert_block_size_rows",
+          "max_insert_block_size_bytes",
+          "send_progress_in_http_headers",
           "insert_allow_materialized_columns",
           "query_id",
           "database",
           "readonly");
 
+  /** Every input format setting: they decide how ClickHouse reads the rows the service encodes. */
+  private static final String INPUT_FORMAT_SETTINGS = "input_format_";
+
   public InsertOptions {
     extraSettings = Map.copyOf(extraSettings);
     for (String name : extraSettings.keySet()) {
-      if (SETTINGS_THE_SERVICE_OWNS.contains(name.toLowerCase(Locale.ROOT))) {
+      String lower = name.toLowerCase(Locale.ROOT);
+      if (SETTINGS_THE_SERVICE_OWNS.contains(lower) || lower.startsWith(INPUT_FORMAT_SETTINGS)) {
         throw new IllegalArgumentException(
             "the setting "
                 + name

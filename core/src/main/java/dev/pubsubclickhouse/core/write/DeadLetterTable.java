@@ -150,7 +150,7 @@ public final class DeadLetterTable implements DeadLetterSink {
         columns,
         out,
         DeduplicationTokens.of(
-            "dead-letters", deadLetters.stream().map(DeadLetter::identity).toList()));
+            "dead letters", deadLetters.stream().map(DeadLetter::identity).toList()));
   }
 
   @Override

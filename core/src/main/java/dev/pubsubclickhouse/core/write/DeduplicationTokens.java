@@ -16,24 +16,22 @@ import java.util.List;
 public final class DeduplicationTokens {
   private DeduplicationTokens() {}
 
-  /**
-   * The token of an INSERT of these records into {@code purpose}; null when one has no identity.
-   */
-  public static String of(String purpose, List<String> identities) {
+  /** The token of an INSERT of these records from {@code source}; null when one has no identity. */
+  public static String of(String source, List<String> identities) {
     MessageDigest digest;
     try {
       digest = MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
-    update(digest, purpose);
+    update(digest, source);
     for (String identity : identities) {
       if (identity == null) {
         return null;
       }
       update(digest, identity);
     }
-    return purpose + "-" + HexFormat.of().formatHex(digest.digest(), 0, 20);
+    return "rows-" + HexFormat.of().formatHex(digest.digest(), 0, 20);
   }
 
   private static void update(MessageDigest digest, String text) {

@@ -14,8 +14,9 @@ public record EncodedRows(byte[] bytes, int offset, int length, int rowCount, St
     return new EncodedRows(bytes, offset, length, rowCount, null);
   }
 
+  /** Rows that cannot be written; a reason is required, since a null one would read as "fits". */
   public static EncodedRows rejected(String reason) {
-    return new EncodedRows(NONE, 0, 0, 0, reason);
+    return new EncodedRows(NONE, 0, 0, 0, java.util.Objects.requireNonNull(reason, "reason"));
   }
 
   public boolean isRejected() {

@@ -30,23 +30,31 @@ import java.util.List;
  * call keeps its own state.
  */
 public final class TableWriter {
-  /** Schema re-reads one batch may cause before its records are left for a later try. */
-  private static final int MAX_SCHEMA_READS = 2;
+  /** Schema changes one batch may meet before its records are left for a later try. */
+  private static final int MAX_SCHEMA_CHANGES = 2;
 
   private final TargetTable table;
   private final ClickHouseInserter inserter;
   private final List<DeadLetterSink> sinks;
   private final WriteEvents events;
+  private final String source;
 
+  /**
+   * @param source names where the records come from, for the deduplication tokens: record
+   *     identities need to be unique only within it (e.g. "pubsub", or a backfill's source
+   *     fingerprint)
+   */
   public TableWriter(
       TargetTable table,
       ClickHouseInserter inserter,
       List<DeadLetterSink> sinks,
-      WriteEvents events) {
+      WriteEvents events,
+      String source) {
     this.table = table;
     this.inserter = inserter;
     this.sinks = List.copyOf(sinks);
     this.events = events;
+    this.source = source;
   }
 
   public TargetTable table() {
@@ -134,7 +142,7 @@ public final class TableWriter {
     if (!entries.isEmpty()) {
       groups.push(entries);
     }
-    int schemaReads = 0;
+    int schemaChanges = 0;
     while (!groups.isEmpty()) {
       List<Entry> group = groups.pop();
       InsertException failure = insert(group, schema);
@@ -143,8 +151,7 @@ public final class TableWriter {
         continue;
       }
       FailureKind kind = failure.kind();
-      if (kind == FailureKind.VIEW_FAILED && failure.writtenRows() < rowCount(group)) {
-        // ClickHouse stopped before the whole INSERT reached the table: treat it as a refusal.
+      if (kind == FailureKind.VIEW_FAILED && !reachedTheTableWhole(group, failure)) {
         kind = FailureKind.REFUSED;
       }
       switch (kind) {
@@ -159,7 +166,7 @@ public final class TableWriter {
         }
         case SCHEMA_CHANGED -> {
           TargetTable.Snapshot fresh = freshSchema(schema);
-          if (fresh == null || schemaReads++ == MAX_SCHEMA_READS) {
+          if (fresh == null || (fresh != schema && schemaChanges++ == MAX_SCHEMA_CHANGES)) {
             groups.push(group);
             retryLater(batch, groups, failure);
             return;
@@ -179,6 +186,17 @@ public final class TableWriter {
     }
   }
 
+  /**
+   * True when a view's failure came after the whole group reached the target table: ClickHouse
+   * writes the target table, then the views, block by block, and an INSERT of at most
+   * max_insert_block_size rows is one block (the settings that would split it further are the
+   * service's own). {@code written_rows} counts the views' rows too, so it alone cannot tell.
+   */
+  private boolean reachedTheTableWhole(List<Entry> group, InsertException failure) {
+    int rows = rowCount(group);
+    return rows <= inserter.options().maxInsertBlockSize() && failure.writtenRows() >= rows;
+  }
+
   /** Halves a refused group, or blames its record when it holds only one. */
   private static void split(List<Entry> group, InsertException failure, Deque<List<Entry>> groups) {
     if (group.size() == 1) {
@@ -196,7 +214,7 @@ public final class TableWriter {
     for (List<Entry> group : groups) {
       List<Entry> kept = new ArrayList<>(group.size());
       for (Entry entry : group) {
-        entry.rows = entry.record.rowsFor(schema);
+        entry.rows = rowsFor(entry.record, schema);
         if (entry.rows.isRejected()) {
           entry.refusal = entry.rows.rejection();
         } else if (entry.rows.rowCount() == 0) {
@@ -233,7 +251,7 @@ public final class TableWriter {
     long start = System.nanoTime();
     try {
       inserter.insert(
-          table.name(), schema.insertColumns(), body, DeduplicationTokens.of("rows", identities));
+          table.name(), schema.insertColumns(), body, DeduplicationTokens.of(source, identities));
       events.inserted(rowCount(group), (System.nanoTime() - start) / 1_000_000);
       return null;
     } catch (InsertException e) {
@@ -261,7 +279,16 @@ public final class TableWriter {
 
   private static void encode(List<Entry> entries, TargetTable.Snapshot schema) {
     for (Entry entry : entries) {
-      entry.rows = entry.record.rowsFor(schema);
+      entry.rows = rowsFor(entry.record, schema);
+    }
+  }
+
+  /** The record's rows; an encoder that fails unexpectedly rejects the record, never the batch. */
+  private static EncodedRows rowsFor(WriteRecord record, TargetTable.Snapshot schema) {
+    try {
+      return record.rowsFor(schema);
+    } catch (RuntimeException e) {
+      return EncodedRows.rejected("the record could not be encoded: " + e);
     }
   }
 
@@ -288,8 +315,17 @@ public final class TableWriter {
       refused.forEach(entry -> entry.outcome = WriteOutcome.REFUSED);
       return;
     }
-    List<DeadLetter> deadLetters =
-        refused.stream().map(entry -> entry.record.deadLetter(entry.refusal)).toList();
+    List<DeadLetter> deadLetters;
+    try {
+      deadLetters = refused.stream().map(entry -> entry.record.deadLetter(entry.refusal)).toList();
+    } catch (RuntimeException e) {
+      // Without its dead letter a record cannot be kept: leave it to the source (Pub/Sub's own
+      // dead-letter policy, a failed backfill task).
+      refused.forEach(entry -> entry.outcome = WriteOutcome.RETRY);
+      batch.retryCause = new IllegalStateException("a dead letter could not be made: " + e, e);
+      events.notWritten(refused.size(), batch.retryCause);
+      return;
+    }
     for (DeadLetterSink sink : sinks) {
       try {
         sink.write(deadLetters);

@@ -180,7 +180,8 @@ class TableWriterTest {
   }
 
   private TableWriter writer(DeadLetterSink... sinks) {
-    return new TableWriter(new TargetTable(TABLE, schemas), inserter, List.of(sinks), events);
+    return new TableWriter(
+        new TargetTable(TABLE, schemas), inserter, List.of(sinks), events, "test");
   }
 
   private static long count(List<WriteOutcome> outcomes, WriteOutcome outcome) {
@@ -458,10 +459,11 @@ class TableWriterTest {
 
   @Test
   void tokensDoNotCollideWhenIdentitiesRunTogether() {
-    assertThat(DeduplicationTokens.of("rows", List.of("ab", "c")))
-        .isNotEqualTo(DeduplicationTokens.of("rows", List.of("a", "bc")));
-    assertThat(DeduplicationTokens.of("rows", List.of("a")))
-        .isNotEqualTo(DeduplicationTokens.of("dead-letters", List.of("a")));
+    assertThat(DeduplicationTokens.of("test", List.of("ab", "c")))
+        .isNotEqualTo(DeduplicationTokens.of("test", List.of("a", "bc")));
+    assertThat(DeduplicationTokens.of("pubsub", List.of("a")))
+        .as("the same identity from another source")
+        .isNotEqualTo(DeduplicationTokens.of("bigquery\nsome table", List.of("a")));
   }
 
   @Test
@@ -480,7 +482,7 @@ class TableWriterTest {
             InsertFormat.UNTYPED,
             inserter.options());
     TableWriter writer =
-        new TableWriter(new TargetTable(TABLE, schemas), untyped, List.of(), events);
+        new TableWriter(new TargetTable(TABLE, schemas), untyped, List.of(), events, "test");
     List<Row> batch = rows(0, 2);
     batch.forEach(row -> row.rowsFor(writer.table().current()));
     schemas.idType = "Int64";

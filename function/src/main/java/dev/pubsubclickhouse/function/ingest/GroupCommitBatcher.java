@@ -146,28 +146,30 @@ public final class GroupCommitBatcher implements AutoCloseable {
   }
 
   private void flushLoop() {
-    while (true) {
-      List<PendingMessage> batch;
-      try {
-        batch = nextBatch();
-      } catch (InterruptedException e) {
-        return;
+    try {
+      while (true) {
+        List<PendingMessage> batch;
+        try {
+          batch = nextBatch();
+        } catch (InterruptedException e) {
+          return;
+        }
+        try {
+          writer.accept(batch);
+        } catch (RuntimeException e) {
+          JsonLog.error("batch writer failed", Map.of("messages", batch.size()), e);
+        } finally {
+          // A writer that failed to answer leaves the message to Pub/Sub, never unanswered.
+          batch.forEach(message -> message.answer().complete(PushOutcome.UNAVAILABLE));
+          finished(batch);
+        }
       }
-      try {
-        writer.accept(batch);
-      } catch (RuntimeException e) {
-        JsonLog.error("batch writer failed", Map.of("messages", batch.size()), e);
-      } catch (Error e) {
-        // This thread stops: refuse new messages at once and fail the liveness probe, so that
-        // Cloud Run replaces the instance instead of it answering 503 until it is recycled.
-        flusherDeath = e;
-        JsonLog.error("batch flusher stopped", Map.of("messages", batch.size()), e);
-        throw e;
-      } finally {
-        // A writer that failed to answer leaves the message to Pub/Sub, never unanswered.
-        batch.forEach(message -> message.answer().complete(PushOutcome.UNAVAILABLE));
-        finished(batch);
-      }
+    } catch (Error e) {
+      // This thread stops: refuse new messages at once and fail the liveness probe, so that
+      // Cloud Run replaces the instance instead of it answering 503 until it is recycled.
+      flusherDeath = e;
+      JsonLog.error("batch flusher stopped", Map.of(), e);
+      throw e;
     }
   }
 

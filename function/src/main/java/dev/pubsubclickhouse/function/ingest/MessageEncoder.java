@@ -54,8 +54,20 @@ public final class MessageEncoder {
     return new PendingMessage(message, this, schema);
   }
 
-  /** The message's rows for {@code schema}, or why the message cannot be written. */
+  /**
+   * The message's rows for {@code schema}, or why the message cannot be written. Never throws: an
+   * unexpected failure of the encoder rejects this message, not its batch.
+   */
   public EncodedRows encode(PushMessage message, TargetTable.Snapshot schema) {
+    try {
+      return encodeRows(message, schema);
+    } catch (RuntimeException e) {
+      metrics.rowsParseFailed.increment();
+      return EncodedRows.rejected("the message could not be encoded: " + e);
+    }
+  }
+
+  private EncodedRows encodeRows(PushMessage message, TargetTable.Snapshot schema) {
     List<JsonNode> rows;
     try {
       byte[] payload = decompressor.decompress(message.data());
@@ -63,7 +75,7 @@ public final class MessageEncoder {
       rows = JsonPayloads.rows(payload);
     } catch (IOException | PayloadRejectedException e) {
       metrics.rowsParseFailed.increment();
-      return EncodedRows.rejected(e.getMessage());
+      return EncodedRows.rejected(e.getMessage() == null ? e.toString() : e.getMessage());
     }
     RowBinaryOutput out = new RowBinaryOutput(Math.max(64, message.data().length));
     String ingestedAt = clock.instant().toString();
@@ -100,7 +112,7 @@ public final class MessageEncoder {
     byte[] readable;
     try {
       readable = decompressor.decompress(message.data());
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) {
       readable = message.data();
     }
     Map<String, String> origin = new LinkedHashMap<>();

@@ -96,9 +96,10 @@ public final class DeadLetterTopic implements DeadLetterSink {
   }
 
   /**
-   * The dead letter as a Pub/Sub message. The original attributes always go (a message Pub/Sub
-   * delivered fits its limits); {@code errorMessage} and {@code failedAt} go while there is room
-   * for them under the 100-attribute limit, the reason clipped to 1024 UTF-8 bytes.
+   * The dead letter as a Pub/Sub message. The original attributes always go unchanged (a message
+   * Pub/Sub delivered fits its limits, and a replay must be the same message); {@code errorMessage}
+   * and {@code failedAt} are added when the original has no attribute of that name and there is
+   * room under the 100-attribute limit, the reason clipped to 1024 UTF-8 bytes.
    */
   static PubsubMessage message(DeadLetter deadLetter) {
     PubsubMessage.Builder message =
@@ -111,7 +112,7 @@ public final class DeadLetterTopic implements DeadLetterSink {
   }
 
   private static void putIfRoom(PubsubMessage.Builder message, String key, String value) {
-    if (message.containsAttributes(key) || message.getAttributesCount() < MAX_ATTRIBUTES) {
+    if (!message.containsAttributes(key) && message.getAttributesCount() < MAX_ATTRIBUTES) {
       message.putAttributes(key, value);
     }
   }

@@ -59,4 +59,15 @@ class DeadLetterTopicTest {
     assertThat(message.getAttributesMap()).containsEntry("errorMessage", "why");
     assertThat(message.getAttributesMap()).doesNotContainKey("failedAt");
   }
+
+  @Test
+  void anOriginalAttributeOfTheSameNameIsKeptAsPublished() {
+    PubsubMessage message =
+        DeadLetterTopic.message(
+            deadLetter(Map.of("errorMessage", "the publisher's own", "k", "v"), "why"));
+    assertThat(message.getAttributesMap())
+        .containsEntry("errorMessage", "the publisher's own")
+        .containsEntry("k", "v")
+        .containsEntry("failedAt", "2026-01-15T12:00:00Z");
+  }
 }
