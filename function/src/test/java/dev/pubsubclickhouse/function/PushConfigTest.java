@@ -46,4 +46,17 @@ class PushConfigTest {
                     "PUSH_SERVICE_ACCOUNT", "pusher@p.iam.gserviceaccount.com")));
     assertThat(config.authenticator()).isPresent();
   }
+
+  @Test
+  void aBatchLargerThanOneInsertBlockIsRefused() {
+    assertThatThrownBy(
+            () ->
+                PushConfig.read(
+                    environment(
+                        Map.of("BATCH_MAX_ROWS", "20000", "MAX_INSERT_BLOCK_SIZE", "10000"))))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage(
+            "BATCH_MAX_ROWS: must not exceed MAX_INSERT_BLOCK_SIZE (10000), so that one batch is"
+                + " one block");
+  }
 }

@@ -138,4 +138,66 @@ class WritePathIT {
     assertThat(database.query("SELECT groupArray(n) FROM (SELECT n FROM whole ORDER BY n)"))
         .isEqualTo("[3,4]");
   }
+
+  @Test
+  void aTruncatedGzipHeaderIsDeadLetteredNotLost() throws Exception {
+    database.execute(
+        "CREATE TABLE gz (n UInt32, _pubsub_message_id String) ENGINE = MergeTree ORDER BY n");
+    database.execute("CREATE TABLE gz_errors " + ERRORS);
+    try (RunningService service =
+        RunningService.start(database, "gz", Map.of("CLICKHOUSE_DEAD_LETTER_TABLE", "gz_errors"))) {
+      assertThat(service.push("g-1", new byte[] {0x1f, (byte) 0x8b}, Map.of())).isEqualTo(204);
+      assertThat(service.push("g-2", new byte[] {0x1f, (byte) 0x8b, 8}, Map.of())).isEqualTo(204);
+    }
+    assertThat(database.count("gz")).isZero();
+    assertThat(database.query("SELECT error_message FROM gz_errors ORDER BY error_message"))
+        .isEqualTo(
+            "corrupt gzip data: java.io.EOFException\ncorrupt gzip data: java.io.EOFException");
+  }
+
+  @Test
+  void aMessageSpanningTooManyPartitionsIsIsolatedAndTheOthersAreStored() throws Exception {
+    database.execute(
+        "CREATE TABLE parted (day UInt8, n UInt32, _pubsub_message_id String)"
+            + " ENGINE = MergeTree PARTITION BY day ORDER BY n");
+    database.execute("CREATE TABLE parted_errors " + ERRORS);
+    try (RunningService service =
+        RunningService.start(
+            database,
+            "parted",
+            Map.of(
+                "CLICKHOUSE_DEAD_LETTER_TABLE", "parted_errors",
+                "CLICKHOUSE_SETTINGS", "max_partitions_per_insert_block=3",
+                "BATCH_LINGER_MS", "200"))) {
+      List<Callable<Integer>> requests = new ArrayList<>();
+      for (int i = 0; i < 8; i++) {
+        int n = i;
+        String data =
+            n == 4
+                ? "[{\"day\":1,\"n\":4},{\"day\":2,\"n\":4},{\"day\":3,\"n\":4},{\"day\":4,\"n\":4}]"
+                : "{\"day\":1,\"n\":" + n + "}";
+        requests.add(() -> service.push("p-" + n, data));
+      }
+      assertThat(concurrently(requests)).containsOnly(204);
+    }
+    assertThat(database.query("SELECT groupArray(n) FROM (SELECT n FROM parted ORDER BY n)"))
+        .isEqualTo("[0,1,2,3,5,6,7]");
+    assertThat(
+            database.query(
+                "SELECT count() FROM parted_errors WHERE error_message LIKE '%Too many partitions%'"))
+        .isEqualTo("1");
+  }
+
+  @Test
+  void aSettingClickHouseRefusesStopsStartWithOneLineNamingTheVariable() {
+    database.execute("CREATE TABLE settled (n UInt32) ENGINE = MergeTree ORDER BY n");
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () ->
+                RunningService.start(
+                    database, "settled", Map.of("CLICKHOUSE_SETTINGS", "max_threads=eight")))
+        .isInstanceOf(dev.pubsubclickhouse.core.config.ConfigurationException.class)
+        .hasMessageStartingWith(
+            "CLICKHOUSE_SETTINGS: ClickHouse refuses them: Code: 27. DB::Exception: Cannot parse"
+                + " input");
+  }
 }

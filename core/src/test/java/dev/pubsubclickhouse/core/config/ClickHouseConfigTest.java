@@ -26,6 +26,9 @@ class ClickHouseConfigTest {
         "Materialized_Views_Ignore_Errors=1",
         "input_format_with_types_use_header=0",
         "distributed_foreground_insert=0",
+        "send_progress_in_http_headers=1",
+        "min_insert_block_size_rows=1",
+        "input_format_binary_decode_types_in_binary_format=1",
         "max_threads=2,insert_quorum=2"
       })
   void aSettingThatA2xxDependsOnCannotBePassedThroughAndStopsStartWithOneLine(String settings) {

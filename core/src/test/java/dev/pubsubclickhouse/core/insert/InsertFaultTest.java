@@ -234,4 +234,79 @@ class InsertFaultTest {
     assertThat(body(second)).isEqualTo(rowsSent);
     assertThat(body(third)).isEqualTo(rowsSent).hasSizeGreaterThan(5);
   }
+
+  @Test
+  void anErrorInsideA200AnswerIsAnErrorNotAWrite() {
+    clickHouse.enqueue(
+        new MockResponse()
+            .setResponseCode(200)
+            .setHeader("X-ClickHouse-Exception-Code", "469")
+            .setBody(
+                "Code: 469. DB::Exception: Constraint `small` is violated. (VIOLATED_CONSTRAINT)\n"));
+    assertThatThrownBy(this::insert)
+        .isInstanceOfSatisfying(
+            InsertException.class,
+            e -> {
+              assertThat(e.kind()).isEqualTo(FailureKind.REFUSED);
+              assertThat(e.serverCode()).isEqualTo(469);
+            });
+  }
+
+  @Test
+  void a200WithoutClickHousesSummaryIsNotAWrite() {
+    clickHouse.enqueue(new MockResponse().setResponseCode(200).setBody("<html>a proxy</html>"));
+    assertThatThrownBy(this::insert)
+        .isInstanceOfSatisfying(
+            InsertException.class,
+            e -> {
+              assertThat(e.kind()).isEqualTo(FailureKind.NOT_THE_ROWS);
+              assertThat(e.getMessage()).contains("not a ClickHouse server");
+            });
+  }
+
+  @Test
+  void aFailureInsideAViewIsNeverRetriedWhateverItsCode() {
+    clickHouse.enqueue(
+        serverError(241, "MEMORY_LIMIT_EXCEEDED")
+            .setBody(
+                "Code: 241. DB::Exception: Memory limit exceeded: while pushing to view db.mv.\n"));
+    assertThatThrownBy(this::insert)
+        .isInstanceOfSatisfying(
+            InsertException.class,
+            e -> {
+              assertThat(e.kind()).isEqualTo(FailureKind.VIEW_FAILED);
+              assertThat(e.attempts()).isEqualTo(1);
+            });
+    assertThat(clickHouse.getRequestCount()).isEqualTo(1);
+  }
+
+  @Test
+  void tooManyPartitionsForOneInsertIsARefusalThatASplitCures() {
+    clickHouse.enqueue(
+        serverError(252, "TOO_MANY_PARTS")
+            .setBody(
+                "Code: 252. DB::Exception: Too many partitions for single INSERT block (more than"
+                    + " 2). (TOO_MANY_PARTS)\n"));
+    assertThatThrownBy(this::insert)
+        .isInstanceOfSatisfying(
+            InsertException.class, e -> assertThat(e.kind()).isEqualTo(FailureKind.REFUSED));
+    assertThat(clickHouse.getRequestCount()).isEqualTo(1);
+  }
+
+  @Test
+  void aProxysPayloadTooLargeIsARefusalThatASplitCures() {
+    clickHouse.enqueue(new MockResponse().setResponseCode(413).setBody("Request Entity Too Large"));
+    assertThatThrownBy(this::insert)
+        .isInstanceOfSatisfying(
+            InsertException.class, e -> assertThat(e.kind()).isEqualTo(FailureKind.REFUSED));
+  }
+
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(ints = {173, 225, 279, 499, 1000})
+  void outagesOutsideClientV2sListAreRetriedToo(int code) throws Exception {
+    clickHouse.enqueue(serverError(code, "AN_OUTAGE"));
+    clickHouse.enqueue(ok());
+    assertThat(insert()).isEqualTo(1);
+    assertThat(clickHouse.getRequestCount()).isEqualTo(2);
+  }
 }

@@ -140,7 +140,7 @@ class TableWriterTest {
   }
 
   /** A record of one or more rows {@code {"id": n}}; an id of -1 does not fit UInt32. */
-  private static final class Row implements WriteRecord {
+  private static class Row implements WriteRecord {
     final String identity;
     final long[] ids;
 
@@ -446,9 +446,9 @@ class TableWriterTest {
         .extracting(ScriptedClickHouse.Insert::token)
         .doesNotHaveDuplicates()
         .allMatch(token -> token.startsWith("rows-"));
-    assertThat(DeduplicationTokens.of("rows", List.of("r0", "r1")))
-        .isEqualTo(inserts.get(1).token())
-        .as("the first half, records r0 and r1");
+    assertThat(inserts.get(1).token())
+        .as("the first half, records r0 and r1")
+        .isEqualTo(DeduplicationTokens.of("test", List.of("r0", "r1")));
   }
 
   @Test
@@ -503,5 +503,70 @@ class TableWriterTest {
     writer(sink).write(rows(0, 8));
     assertThat(sink.kept.stream().map(DeadLetter::identity).collect(Collectors.toList()))
         .containsExactlyInAnyOrder("r1", "r6");
+  }
+
+  @Test
+  void aFailedViewOverSeveralBlocksIsNotTakenAsWrittenWhateverTheSummarySays() throws Exception {
+    ClickHouseInserter smallBlocks =
+        new ClickHouseInserter(
+            ClickHouseHttp.open(
+                ClickHouseConfig.read(
+                    new ConfigReader(
+                        Map.of(
+                            "CLICKHOUSE_URL", "http://127.0.0.1:" + server.getPort(),
+                            "CLICKHOUSE_DATABASE", "db",
+                            "CLICKHOUSE_TABLE", "t")),
+                    new SecretManagerAccess(Map.of())),
+                "writer-test"),
+            InsertFormat.TYPED,
+            inserter.options().toBuilder().maxInsertBlockSize(2).build());
+    // The views' rows inflate written_rows: 11 for an INSERT of 4 whose last block never landed.
+    clickHouse.poison(3);
+    clickHouse.poisonAnswers(
+        insert -> error(395, 500, "bad: while pushing to view db.mv. (X)", 11));
+    MemorySink sink = new MemorySink();
+    TableWriter writer =
+        new TableWriter(
+            new TargetTable(TABLE, schemas), smallBlocks, List.of(sink), events, "test");
+    List<WriteOutcome> outcomes = writer.write(rows(0, 4)).outcomes();
+    assertThat(outcomes).containsExactly(WRITTEN, WRITTEN, WRITTEN, WRITTEN);
+    assertThat(clickHouse.received())
+        .extracting(insert -> insert.ids().size())
+        .as("split until each INSERT is one block")
+        .containsExactly(4, 2, 2);
+    assertThat(events.seen).containsExactly("view failed for [r2, r3]");
+  }
+
+  @Test
+  void anEncoderThatThrowsRejectsItsRecordAndTheWriterStillAnswersEveryRecord() {
+    WriteRecord exploding =
+        new Row("exploding", 9) {
+          @Override
+          public EncodedRows rowsFor(TargetTable.Snapshot schema) {
+            throw new ArithmeticException("BigInteger would overflow supported range");
+          }
+        };
+    MemorySink sink = new MemorySink();
+    List<WriteOutcome> outcomes =
+        writer(sink).write(List.of(new Row("a", 1), exploding, new Row("b", 2))).outcomes();
+    assertThat(outcomes).containsExactly(WRITTEN, DEAD_LETTERED, WRITTEN);
+    assertThat(sink.kept.get(0).reason())
+        .isEqualTo(
+            "the record could not be encoded: java.lang.ArithmeticException: BigInteger would"
+                + " overflow supported range");
+  }
+
+  @Test
+  void aDeadLetterThatCannotBeMadeLeavesItsRecordForALaterTry() {
+    WriteRecord unkeepable =
+        new Row("unkeepable", -1) {
+          @Override
+          public DeadLetter deadLetter(String reason) {
+            throw new IllegalStateException("no data to keep");
+          }
+        };
+    List<WriteOutcome> outcomes =
+        writer(new MemorySink()).write(List.of(new Row("a", 1), unkeepable)).outcomes();
+    assertThat(outcomes).containsExactly(WRITTEN, RETRY);
   }
 }
