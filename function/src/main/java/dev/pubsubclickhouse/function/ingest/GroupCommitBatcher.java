@@ -158,6 +158,9 @@ public final class GroupCommitBatcher implements AutoCloseable {
           writer.accept(batch);
         } catch (RuntimeException e) {
           JsonLog.error("batch writer failed", Map.of("messages", batch.size()), e);
+        } catch (Error e) {
+          flusherDeath = e; // before the batch is answered, so that no new message is admitted
+          throw e;
         } finally {
           // A writer that failed to answer leaves the message to Pub/Sub, never unanswered.
           batch.forEach(message -> message.answer().complete(PushOutcome.UNAVAILABLE));
@@ -167,7 +170,9 @@ public final class GroupCommitBatcher implements AutoCloseable {
     } catch (Error e) {
       // This thread stops: refuse new messages at once and fail the liveness probe, so that
       // Cloud Run replaces the instance instead of it answering 503 until it is recycled.
-      flusherDeath = e;
+      if (flusherDeath == null) {
+        flusherDeath = e;
+      }
       JsonLog.error("batch flusher stopped", Map.of(), e);
       throw e;
     }
