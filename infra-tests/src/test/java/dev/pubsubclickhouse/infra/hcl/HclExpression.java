@@ -30,16 +30,23 @@ import java.util.function.Consumer;
  */
 public final class HclExpression {
   private final Expr expr;
+  private final SourceText text;
   private final String source;
 
-  HclExpression(Expr expr, String source) {
+  HclExpression(Expr expr, SourceText text) {
     this.expr = expr;
-    this.source = source;
+    this.text = text;
+    this.source = text.text();
   }
 
   /** The syntax tree. */
   public Expr expr() {
     return expr;
+  }
+
+  /** The 1-based line of an offset in this expression's file. */
+  public int lineOf(int offset) {
+    return text.line(offset);
   }
 
   /** A literal: its HCL type ("string", "number", "boolean", "null") and its text. */
@@ -145,7 +152,7 @@ public final class HclExpression {
           if (e instanceof ObjectCons object) {
             for (ObjectItem item : object.items()) {
               if (literalOf(item.key()).map(l -> l.value().equals(key)).orElse(false)) {
-                found.add(new HclExpression(item.value(), source));
+                found.add(new HclExpression(item.value(), text));
               }
             }
           }

@@ -37,7 +37,7 @@ final class HclParser {
 
   private final String file;
   private final String src;
-  private final List<Integer> lineStarts = new ArrayList<>();
+  private final SourceText text;
   private int pos;
 
   /** Inside (), [] and ${}: newlines are white space there, elsewhere they end an attribute. */
@@ -46,12 +46,7 @@ final class HclParser {
   private HclParser(String file, String src) {
     this.file = file;
     this.src = src;
-    lineStarts.add(0);
-    for (int i = 0; i < src.length(); i++) {
-      if (src.charAt(i) == '\n') {
-        lineStarts.add(i + 1);
-      }
-    }
+    this.text = new SourceText(src);
   }
 
   /** The top-level body of {@code source}: blocks (.tf) or attributes (.tfvars). */
@@ -59,19 +54,8 @@ final class HclParser {
     return new HclParser(file, source).body(true);
   }
 
-  /** 1-based line of an offset. */
-  int line(int offset) {
-    int low = 0;
-    int high = lineStarts.size() - 1;
-    while (low < high) {
-      int mid = (low + high + 1) >>> 1;
-      if (lineStarts.get(mid) <= offset) {
-        low = mid;
-      } else {
-        high = mid - 1;
-      }
-    }
-    return low + 1;
+  private int line(int offset) {
+    return text.line(offset);
   }
 
   // --- Bodies ---------------------------------------------------------------------------------
@@ -102,7 +86,7 @@ final class HclParser {
         Expr value = expression();
         endOfItem();
         HclAttribute attribute =
-            new HclAttribute(name, file, line(nameStart), nameSpan, new HclExpression(value, src));
+            new HclAttribute(name, file, line(nameStart), nameSpan, new HclExpression(value, text));
         if (attributes.put(name, attribute) != null) {
           throw error(nameStart, "attribute " + name + " set twice");
         }

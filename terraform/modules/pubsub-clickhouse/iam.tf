@@ -79,14 +79,12 @@ resource "google_pubsub_topic_iam_member" "dead_letter_publisher_service" {
   member = "serviceAccount:${google_service_account.service.email}"
 }
 
-resource "google_project_iam_member" "service_log_writer" {
-  project = var.project_id
-  role    = "roles/logging.logWriter"
-  member  = "serviceAccount:${google_service_account.service.email}"
-}
-
-# The Managed Service for Prometheus sidecar writes the application's metrics as this account.
+# No logWriter: Cloud Run itself sends the containers' stdout and stderr to Cloud Logging,
+# whatever the runtime account may do. metricWriter only for the Managed Service for Prometheus
+# sidecar, which writes the application's metrics as this account.
 resource "google_project_iam_member" "service_metric_writer" {
+  count = var.enable_managed_prometheus ? 1 : 0
+
   project = var.project_id
   role    = "roles/monitoring.metricWriter"
   member  = "serviceAccount:${google_service_account.service.email}"
@@ -94,7 +92,8 @@ resource "google_project_iam_member" "service_metric_writer" {
 
 # --- The backfill job's account -------------------------------------------------------------------
 
-# Storage Read API sessions and query jobs run in this project; neither role has a dataset scope.
+# Storage Read API sessions (the job reads tables through the BigQuery Storage Read API) and query
+# jobs run in this project; neither role has a dataset scope.
 resource "google_project_iam_member" "backfill_read_session_user" {
   count = var.create_backfill_job ? 1 : 0
 
@@ -121,7 +120,8 @@ resource "google_bigquery_dataset_iam_member" "backfill_source_viewer" {
   member     = "serviceAccount:${google_service_account.backfill[0].email}"
 }
 
-# Write access on the dataset of outputDeadletterTable, where rejected rows are kept.
+# Write access on the dataset of an explicit outputDeadletterTable, where rejected rows are kept
+# (the default one is in the job's own dataset, bigquery.tf).
 resource "google_bigquery_dataset_iam_member" "backfill_deadletter_editor" {
   count = var.create_backfill_job && local.backfill_deadletter_dataset != null ? 1 : 0
 

@@ -47,20 +47,21 @@ resource "google_secret_manager_secret_iam_member" "backfill_password_accessor" 
   member    = "serviceAccount:${google_service_account.backfill[0].email}"
 }
 
-# The optional CA certificate (clickhouse_ca_certificate_secret): a secret you create and fill
-# (a certificate is not a secret, but Secret Manager is how Cloud Run mounts a file).
+# The optional CA certificate (clickhouse_ca_certificate_secret, or the ClickHouse VM's
+# certificate): a secret you create and fill (a certificate is not a secret, but Secret Manager is
+# how Cloud Run mounts a file).
 resource "google_secret_manager_secret_iam_member" "service_ca_accessor" {
-  count = var.clickhouse_ca_certificate_secret == null ? 0 : 1
+  count = local.clickhouse_ca_secret == null ? 0 : 1
 
-  secret_id = var.clickhouse_ca_certificate_secret
+  secret_id = local.clickhouse_ca_secret
   role      = "roles/secretmanager.secretAccessor"
   member    = "serviceAccount:${google_service_account.service.email}"
 }
 
 resource "google_secret_manager_secret_iam_member" "backfill_ca_accessor" {
-  count = var.clickhouse_ca_certificate_secret != null && var.create_backfill_job ? 1 : 0
+  count = local.clickhouse_ca_secret != null && var.create_backfill_job ? 1 : 0
 
-  secret_id = var.clickhouse_ca_certificate_secret
+  secret_id = local.clickhouse_ca_secret
   role      = "roles/secretmanager.secretAccessor"
   member    = "serviceAccount:${google_service_account.backfill[0].email}"
 }

@@ -37,7 +37,7 @@ resource "google_cloud_run_v2_service" "ingest" {
     }
 
     dynamic "volumes" {
-      for_each = var.clickhouse_ca_certificate_secret == null ? [] : [var.clickhouse_ca_certificate_secret]
+      for_each = local.clickhouse_ca_secret == null ? [] : [local.clickhouse_ca_secret]
       content {
         name = "clickhouse-ca"
         secret {
@@ -88,15 +88,17 @@ resource "google_cloud_run_v2_service" "ingest" {
       }
 
       dynamic "volume_mounts" {
-        for_each = var.clickhouse_ca_certificate_secret == null ? [] : [true]
+        for_each = local.clickhouse_ca_secret == null ? [] : [true]
         content {
           name       = "clickhouse-ca"
           mount_path = local.clickhouse_ca_directory
         }
       }
 
-      # /healthz answers 200 once ClickHouse answers: an instance takes traffic only when it can
-      # insert. Up to 2 minutes for the JVM and the first schema fetch.
+      # By default /livez: the process serves. A revision then becomes ready on the first apply
+      # even while ClickHouse (the optional VM is still installing) or the table is missing; until
+      # they answer, /healthz says why and pushes get 503, which Pub/Sub retries. Up to 2 minutes
+      # for the JVM.
       startup_probe {
         initial_delay_seconds = 0
         period_seconds        = 5
@@ -144,8 +146,10 @@ resource "google_cloud_run_v2_service" "ingest" {
   }
 
   lifecycle {
-    # gcloud run deploy (cloudbuild.yaml) stamps these; they say which tool made the revision.
-    ignore_changes = [client, client_version]
+    # One owner of the image: Terraform creates the service with var.service_image, and from then
+    # on Cloud Build deploys new images (gcloud run deploy, cloudbuild.yaml), which stamps client
+    # and client_version. A later apply keeps the deployed image and changes everything else.
+    ignore_changes = [client, client_version, template[0].containers[0].image]
 
     precondition {
       condition     = local.clickhouse_url != null
@@ -154,6 +158,16 @@ resource "google_cloud_run_v2_service" "ingest" {
     precondition {
       condition     = var.request_timeout_seconds >= var.ack_deadline_seconds
       error_message = "request_timeout_seconds must be at least ack_deadline_seconds."
+    }
+    # The value the service gets, service_env overrides included: answered before the ack
+    # deadline, and after the longest batch wait (1000 ms, the application's default, if unset).
+    precondition {
+      condition     = can(tonumber(local.service_env["ANSWER_TIMEOUT_MS"])) && try(tonumber(local.service_env["ANSWER_TIMEOUT_MS"]) < var.ack_deadline_seconds * 1000, false)
+      error_message = "ANSWER_TIMEOUT_MS must be a number of milliseconds below ack_deadline_seconds * 1000, or Pub/Sub redelivers pushes the service still holds."
+    }
+    precondition {
+      condition     = try(tonumber(local.service_env["ANSWER_TIMEOUT_MS"]) > tonumber(lookup(local.service_env, "BATCH_MAX_WAIT_MS", "1000")), false)
+      error_message = "ANSWER_TIMEOUT_MS must be above BATCH_MAX_WAIT_MS, or a batched push times out before its batch is written."
     }
   }
 

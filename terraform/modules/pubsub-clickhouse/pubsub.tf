@@ -77,15 +77,12 @@ resource "google_pubsub_subscription" "push" {
       condition     = var.maximum_backoff_seconds >= var.minimum_backoff_seconds
       error_message = "maximum_backoff_seconds must not be below minimum_backoff_seconds."
     }
-    precondition {
-      condition     = var.batch_max_wait_ms == null || try(var.batch_max_wait_ms < var.ack_deadline_seconds * 1000, false)
-      error_message = "batch_max_wait_ms must be below ack_deadline_seconds * 1000, or every batched push times out."
-    }
   }
 
-  # Dead-lettering needs the service agent's two grants to be in place first.
+  # Dead-lettering and the push token need the service agent's grants in place first.
   depends_on = [
     google_pubsub_topic_iam_member.dead_letter_publisher_pubsub_agent,
+    google_service_account_iam_member.push_token_creator_pubsub_agent,
     google_cloud_run_v2_service_iam_member.push_invoker,
   ]
 }

@@ -52,7 +52,7 @@ variable "topic_name" {
 
 variable "ack_deadline_seconds" {
   type        = number
-  description = "Ack deadline of the push subscription, which is also the push request timeout. Must cover the longest batch wait (BATCH_MAX_WAIT_MS) plus the INSERT and its retries."
+  description = "Ack deadline of the push subscription, which is also the push request timeout. The service answers every push before it (ANSWER_TIMEOUT_MS, see answer_timeout_ms), so Pub/Sub never redelivers a message the service still holds."
   default     = 60
 
   validation {
@@ -91,6 +91,17 @@ variable "maximum_backoff_seconds" {
   validation {
     condition     = var.maximum_backoff_seconds >= 0 && var.maximum_backoff_seconds <= 600
     error_message = "maximum_backoff_seconds must be between 0 and 600."
+  }
+}
+
+variable "answer_timeout_ms" {
+  type        = number
+  description = "ANSWER_TIMEOUT_MS: a push not answered by then gets 503 (Pub/Sub retries it). Must be below ack_deadline_seconds * 1000 and above the batch wait. Null: the ack deadline less a margin (1 s at 10 s, 5 s from 50 s up)."
+  default     = null
+
+  validation {
+    condition     = var.answer_timeout_ms == null || try(var.answer_timeout_ms >= 100 && var.answer_timeout_ms <= 600000, false)
+    error_message = "answer_timeout_ms must be between 100 and 600000."
   }
 }
 
@@ -145,7 +156,7 @@ variable "service_name" {
 
 variable "service_image" {
   type        = string
-  description = "Image of the push service, for example REGION-docker.pkg.dev/PROJECT/REPOSITORY/pubsub-clickhouse-function:TAG. Its manifest list must include linux/amd64."
+  description = "Image the push service is created with, for example REGION-docker.pkg.dev/PROJECT/REPOSITORY/pubsub-clickhouse-function:TAG (its manifest list must include linux/amd64). Later images are Cloud Build's (gcloud run deploy): Terraform ignores changes of the image after the first apply."
 }
 
 variable "service_min_instances" {
@@ -251,8 +262,8 @@ variable "deletion_protection" {
 
 variable "startup_probe_path" {
   type        = string
-  description = "HTTP path of the startup probe on port 8080. /healthz answers 200 once ClickHouse answers."
-  default     = "/healthz"
+  description = "HTTP path of the startup probe on port 8080. /livez answers once the process serves, so a revision becomes ready while ClickHouse or the table is still missing (it answers pushes 503 until they are there). /healthz answers 200 only once ClickHouse and the table answer, and then must do so within the probe's 2 minutes."
+  default     = "/livez"
 }
 
 variable "liveness_probe_path" {
@@ -292,7 +303,7 @@ variable "vpc_network_tags" {
 
 variable "enable_managed_prometheus" {
   type        = bool
-  description = "Add the Managed Service for Prometheus sidecar, which scrapes :8080/metrics every 30 s into prometheus.googleapis.com/* (needed for the dashboard's rows/inserts/latency charts)."
+  description = "Add the Managed Service for Prometheus sidecar, which scrapes :8080/metrics every 30 s into prometheus.googleapis.com/* (needed for the dashboard's rows/inserts/latency charts), and grant the service's account monitoring.metricWriter, which nothing else needs."
   default     = false
 }
 
@@ -308,7 +319,7 @@ variable "prometheus_sidecar_image" {
 
 variable "clickhouse_url" {
   type        = string
-  description = "CLICKHOUSE_URL: http(s)://host:port of ClickHouse's HTTP interface. Null only with create_clickhouse_vm, which then supplies http://<vm internal ip>:8123."
+  description = "CLICKHOUSE_URL: http(s)://host:port of ClickHouse's HTTP interface. Null with create_clickhouse_vm, which then supplies https://<vm address>:8443 (with a certificate) or http://<vm address>:8123."
   default     = null
 
   validation {
@@ -529,7 +540,7 @@ variable "job_name" {
 
 variable "backfill_image" {
   type        = string
-  description = "Image of the backfill job, for example REGION-docker.pkg.dev/PROJECT/REPOSITORY/pubsub-clickhouse-backfill:TAG. Required when create_backfill_job."
+  description = "Image the backfill job is created with, for example REGION-docker.pkg.dev/PROJECT/REPOSITORY/pubsub-clickhouse-backfill:TAG. Required when create_backfill_job. Later images are Cloud Build's (gcloud run jobs update): Terraform ignores changes of the image after the first apply."
   default     = null
 }
 
@@ -546,12 +557,12 @@ variable "backfill_task_count" {
 
 variable "backfill_parallelism" {
   type        = number
-  description = "Tasks that run at once (0: as many as possible)."
-  default     = 1
+  description = "Tasks that run at once. Null: every task of an execution at once (Cloud Run's maximum, also for gcloud run jobs execute --tasks=N), within the project's quota."
+  default     = null
 
   validation {
-    condition     = var.backfill_parallelism >= 0
-    error_message = "backfill_parallelism must be 0 or more."
+    condition     = var.backfill_parallelism == null || try(var.backfill_parallelism >= 1, false)
+    error_message = "backfill_parallelism must be at least 1 (null: all tasks at once)."
   }
 }
 
@@ -619,13 +630,30 @@ variable "backfill_query" {
 
 variable "backfill_output_deadletter_table" {
   type        = string
-  description = "OUTPUT_DEADLETTER_TABLE: BigQuery table (PROJECT:DATASET.TABLE) for rows ClickHouse rejects. The job's account gets dataEditor on that dataset. Null: not set."
+  description = "OUTPUT_DEADLETTER_TABLE: BigQuery table (PROJECT:DATASET.TABLE) for rows ClickHouse rejects. The job's account gets dataEditor on that dataset. Null: the job's default, <input table>_error_records in its own dead-letter dataset (backfill_dead_letter_dataset_id)."
   default     = null
 
   validation {
     condition     = var.backfill_output_deadletter_table == null || can(regex("^[^:.]+[:.][^.]+\\.[^.]+$", var.backfill_output_deadletter_table))
     error_message = "backfill_output_deadletter_table must be PROJECT:DATASET.TABLE."
   }
+}
+
+variable "backfill_dead_letter_dataset_id" {
+  type        = string
+  description = "BigQuery dataset created for the job's dead letters (OUTPUT_DEADLETTER_DATASET; the job's account gets dataEditor on it). Null: \"<name_prefix with _>_backfill_dead_letters\"."
+  default     = null
+
+  validation {
+    condition     = var.backfill_dead_letter_dataset_id == null || can(regex("^[A-Za-z0-9_]{1,1024}$", var.backfill_dead_letter_dataset_id))
+    error_message = "backfill_dead_letter_dataset_id must be letters, digits and underscores."
+  }
+}
+
+variable "backfill_dead_letter_dataset_location" {
+  type        = string
+  description = "Location of the dead-letter dataset (for example US, EU or a region). Null: region."
+  default     = null
 }
 
 variable "backfill_source_datasets" {
@@ -689,6 +717,39 @@ variable "alert_dead_letter_messages" {
   }
 }
 
+variable "alert_dead_letter_backlog" {
+  type        = number
+  description = "Alert when more than this many messages wait in the dead-letter pull subscription (nobody inspected or replayed them)."
+  default     = 1000
+
+  validation {
+    condition     = var.alert_dead_letter_backlog >= 0
+    error_message = "alert_dead_letter_backlog must be 0 or more."
+  }
+}
+
+variable "alert_dead_letter_age_seconds" {
+  type        = number
+  description = "Alert when the oldest message in the dead-letter pull subscription is older than this: it is lost once dead_letter_retention_seconds pass. Must be below dead_letter_retention_seconds."
+  default     = 259200
+
+  validation {
+    condition     = var.alert_dead_letter_age_seconds >= 60
+    error_message = "alert_dead_letter_age_seconds must be at least 60."
+  }
+}
+
+variable "alert_429_ratio" {
+  type        = number
+  description = "Alert when this fraction of the service's requests answer 429 (overload: the service's memory or queue bound is full; Pub/Sub retries them) over 10 minutes: raise service_max_instances, or look at ClickHouse's insert latency."
+  default     = 0.1
+
+  validation {
+    condition     = var.alert_429_ratio > 0 && var.alert_429_ratio <= 1
+    error_message = "alert_429_ratio must be in (0, 1]."
+  }
+}
+
 variable "alert_5xx_ratio" {
   type        = number
   description = "Alert when this fraction of the service's requests answer 5xx over 5 minutes (503 means ClickHouse refused or was unreachable)."
@@ -712,7 +773,7 @@ variable "app_metric_prefix" {
 
 variable "create_clickhouse_vm" {
   type        = bool
-  description = "Create a ClickHouse server on an Axion (arm64) VM in vpc_subnetwork, reachable on 8123/8443 only from that subnetwork's range."
+  description = "Create a ClickHouse server on an Axion (arm64) VM in vpc_subnetwork: data on its own persistent disk, scheduled BACKUP to a Cloud Storage bucket, reachable from that subnetwork's range only, on 8443 (TLS) with clickhouse_vm_tls_certificate_secret, else on 8123."
   default     = false
 }
 
@@ -724,7 +785,7 @@ variable "clickhouse_vm_machine_type" {
 
 variable "clickhouse_vm_zone" {
   type        = string
-  description = "Zone of the ClickHouse VM; it must offer the machine type. Null: \"<region>-a\"."
+  description = "Zone of the ClickHouse VM and its data disk; it must offer the machine type. Null: \"<region>-a\"."
   default     = null
 }
 
@@ -734,20 +795,37 @@ variable "clickhouse_vm_image" {
   default     = "debian-cloud/debian-12-arm64"
 }
 
-variable "clickhouse_vm_disk_size_gb" {
+variable "clickhouse_vm_internal_ip" {
+  type        = string
+  description = "Internal address reserved for the ClickHouse VM in vpc_subnetwork (a TLS certificate names it). Null: one the subnetwork assigns."
+  default     = null
+}
+
+variable "clickhouse_vm_boot_disk_size_gb" {
   type        = number
-  description = "Boot disk size of the ClickHouse VM, which also holds ClickHouse's data."
+  description = "Boot disk size of the ClickHouse VM (the system only; the data has its own disk)."
+  default     = 20
+
+  validation {
+    condition     = var.clickhouse_vm_boot_disk_size_gb >= 10
+    error_message = "clickhouse_vm_boot_disk_size_gb must be at least 10."
+  }
+}
+
+variable "clickhouse_vm_data_disk_size_gb" {
+  type        = number
+  description = "Size of the persistent disk mounted at /var/lib/clickhouse. It outlives the VM: recreating the VM keeps the data."
   default     = 100
 
   validation {
-    condition     = var.clickhouse_vm_disk_size_gb >= 10
-    error_message = "clickhouse_vm_disk_size_gb must be at least 10."
+    condition     = var.clickhouse_vm_data_disk_size_gb >= 10
+    error_message = "clickhouse_vm_data_disk_size_gb must be at least 10."
   }
 }
 
 variable "clickhouse_vm_disk_type" {
   type        = string
-  description = "Boot disk type of the ClickHouse VM (C4A takes Hyperdisk only)."
+  description = "Type of the ClickHouse VM's boot and data disks (C4A takes Hyperdisk only)."
   default     = "hyperdisk-balanced"
 }
 
@@ -755,4 +833,65 @@ variable "clickhouse_vm_external_ip" {
   type        = bool
   description = "Give the ClickHouse VM an external address so its startup script can reach packages.clickhouse.com. Without one the subnetwork needs Cloud NAT."
   default     = false
+}
+
+variable "clickhouse_vm_tls_certificate_secret" {
+  type        = string
+  description = "ID of a Secret Manager secret holding the ClickHouse VM's PEM certificate (self-signed or CA-signed, naming clickhouse_vm_internal_ip). With it the VM serves HTTPS on 8443 only, and the service and job trust that certificate (unless clickhouse_ca_certificate_secret names another). Null: plain HTTP on 8123 inside the subnetwork."
+  default     = null
+
+  validation {
+    condition     = var.clickhouse_vm_tls_certificate_secret == null || can(regex("^[A-Za-z0-9_-]{1,255}$", var.clickhouse_vm_tls_certificate_secret))
+    error_message = "clickhouse_vm_tls_certificate_secret is a secret ID (letters, digits, _ and -)."
+  }
+}
+
+variable "clickhouse_vm_tls_private_key_secret" {
+  type        = string
+  description = "ID of the Secret Manager secret holding the private key (PEM) of clickhouse_vm_tls_certificate_secret. Only the VM's account may read it."
+  default     = null
+
+  validation {
+    condition     = var.clickhouse_vm_tls_private_key_secret == null || can(regex("^[A-Za-z0-9_-]{1,255}$", var.clickhouse_vm_tls_private_key_secret))
+    error_message = "clickhouse_vm_tls_private_key_secret is a secret ID (letters, digits, _ and -)."
+  }
+}
+
+variable "clickhouse_vm_backup_schedule" {
+  type        = string
+  description = "When the VM backs up (systemd OnCalendar syntax, in UTC): BACKUP DATABASE of each of clickhouse_vm_backup_databases, uploaded to the backup bucket."
+  default     = "*-*-* 03:00:00"
+
+  validation {
+    condition     = can(regex("^[A-Za-z0-9*:,./ ~-]+$", var.clickhouse_vm_backup_schedule))
+    error_message = "clickhouse_vm_backup_schedule must be a systemd calendar expression such as \"*-*-* 03:00:00\" or \"daily\"."
+  }
+}
+
+variable "clickhouse_vm_backup_databases" {
+  type        = list(string)
+  description = "Databases the scheduled backup covers. Null: clickhouse_database and the database of clickhouse_dead_letter_table."
+  default     = null
+
+  validation {
+    condition     = var.clickhouse_vm_backup_databases == null || try(alltrue([for d in var.clickhouse_vm_backup_databases : can(regex("^[A-Za-z_][A-Za-z0-9_]*$", d))]), false)
+    error_message = "clickhouse_vm_backup_databases must be plain database names."
+  }
+}
+
+variable "clickhouse_vm_backup_bucket" {
+  type        = string
+  description = "Name of the Cloud Storage bucket created for the backups (the VM's account may add and read objects, not delete them). Null: \"<name_prefix>-ch-backups-<project number>\"."
+  default     = null
+}
+
+variable "clickhouse_vm_backup_retention_days" {
+  type        = number
+  description = "Days a backup is kept in the bucket before its lifecycle rule deletes it."
+  default     = 30
+
+  validation {
+    condition     = var.clickhouse_vm_backup_retention_days >= 1
+    error_message = "clickhouse_vm_backup_retention_days must be at least 1."
+  }
 }

@@ -53,6 +53,16 @@ output "push_service_account_email" {
   value       = google_service_account.push.email
 }
 
+output "backfill_dead_letter_dataset" {
+  description = "The backfill job's dead-letter dataset (PROJECT:DATASET, OUTPUT_DEADLETTER_DATASET); null when create_backfill_job is false."
+  value       = var.create_backfill_job ? "${var.project_id}:${google_bigquery_dataset.backfill_dead_letters[0].dataset_id}" : null
+}
+
+output "answer_timeout_ms" {
+  description = "ANSWER_TIMEOUT_MS the service gets: every push is answered this long after it arrives at the latest, before the subscription's ack deadline."
+  value       = tonumber(local.service_env["ANSWER_TIMEOUT_MS"])
+}
+
 output "backfill_service_account_email" {
   description = "Service account the backfill job runs as; null when create_backfill_job is false."
   value       = one(google_service_account.backfill[*].email)
@@ -75,7 +85,12 @@ output "clickhouse_url" {
 
 output "clickhouse_vm_internal_ip" {
   description = "Internal address of the ClickHouse VM; null when create_clickhouse_vm is false."
-  value       = one(google_compute_instance.clickhouse[*].network_interface[0].network_ip)
+  value       = one(google_compute_address.clickhouse[*].address)
+}
+
+output "clickhouse_vm_backup_bucket" {
+  description = "Cloud Storage bucket the ClickHouse VM's scheduled backups go to (gs://BUCKET/<time>/<database>.tar); null when create_clickhouse_vm is false."
+  value       = one(google_storage_bucket.clickhouse_backups[*].name)
 }
 
 output "dashboard_id" {

@@ -13,7 +13,9 @@ resource "google_cloud_run_v2_job" "backfill" {
   labels              = var.labels
 
   template {
-    task_count  = var.backfill_task_count
+    task_count = var.backfill_task_count
+    # Null leaves it unset, which Cloud Run reads as "as many as possible": every task of an
+    # execution at once, also when gcloud run jobs execute --tasks=N changes the count.
     parallelism = var.backfill_parallelism
     labels      = var.labels
 
@@ -36,7 +38,7 @@ resource "google_cloud_run_v2_job" "backfill" {
       }
 
       dynamic "volumes" {
-        for_each = var.clickhouse_ca_certificate_secret == null ? [] : [var.clickhouse_ca_certificate_secret]
+        for_each = local.clickhouse_ca_secret == null ? [] : [local.clickhouse_ca_secret]
         content {
           name = "clickhouse-ca"
           secret {
@@ -70,7 +72,7 @@ resource "google_cloud_run_v2_job" "backfill" {
         }
 
         dynamic "volume_mounts" {
-          for_each = var.clickhouse_ca_certificate_secret == null ? [] : [true]
+          for_each = local.clickhouse_ca_secret == null ? [] : [true]
           content {
             name       = "clickhouse-ca"
             mount_path = local.clickhouse_ca_directory
@@ -91,8 +93,10 @@ resource "google_cloud_run_v2_job" "backfill" {
   }
 
   lifecycle {
-    # gcloud run jobs update / execute (cloudbuild.yaml, docs/deploy.md) stamp these.
-    ignore_changes = [client, client_version]
+    # One owner of the image, as for the service (run.tf): created with var.backfill_image, then
+    # Cloud Build's (gcloud run jobs update, cloudbuild.yaml), which also stamps client and
+    # client_version.
+    ignore_changes = [client, client_version, template[0].template[0].containers[0].image]
 
     precondition {
       condition     = var.backfill_image != null
