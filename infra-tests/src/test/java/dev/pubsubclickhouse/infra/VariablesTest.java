@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 /** terraform/variables.tf: every input typed, described and, where constrained, validated. */
 class VariablesTest {
-  private static final TerraformConfig TF = TerraformConfig.load(RepoFiles.path("terraform"));
+  private static final TerraformConfig TF = TerraformFiles.MODULE;
 
   @Test
   void everyVariableHasATypeAndADescription() {
