@@ -7,7 +7,7 @@ import dev.pubsubclickhouse.infra.hcl.HclExpression.Literal;
 import dev.pubsubclickhouse.infra.hcl.TerraformConfig;
 import org.junit.jupiter.api.Test;
 
-/** terraform/.../clickhouse_vm.tf: one port (TLS or not), a data disk, backups, a fixed address. */
+/** The module's clickhouse_vm.tf: one port (TLS or not), a data disk, backups, a fixed address. */
 class ClickHouseVmTest {
   private static final TerraformConfig TF = TerraformFiles.MODULE;
   private static final HclBlock VM = TF.resource("google_compute_instance", "clickhouse");

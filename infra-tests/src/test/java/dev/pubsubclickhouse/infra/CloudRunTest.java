@@ -16,7 +16,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
-/** terraform/run.tf and terraform/job.tf: images, environment, the password, probes, size. */
+/** The module's run.tf and job.tf: images, environment, the password, probes, size. */
 class CloudRunTest {
   private static final TerraformConfig TF = TerraformFiles.MODULE;
   private static final HclBlock SERVICE = TF.resource("google_cloud_run_v2_service", "ingest");

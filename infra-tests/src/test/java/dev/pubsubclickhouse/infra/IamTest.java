@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** terraform/iam.tf and the bindings in the other files: who may do what. */
+/** The module's iam.tf and the bindings in the other files: who may do what. */
 class IamTest {
   private static final TerraformConfig TF = TerraformFiles.MODULE;
 

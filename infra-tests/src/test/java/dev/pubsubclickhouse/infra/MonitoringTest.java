@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** terraform/.../monitoring.tf: an alert for each way the pipeline fails, on built-in metrics. */
+/** The module's monitoring.tf: an alert for each way the pipeline fails, on built-in metrics. */
 class MonitoringTest {
   private static final TerraformConfig TF = TerraformFiles.MODULE;
 
