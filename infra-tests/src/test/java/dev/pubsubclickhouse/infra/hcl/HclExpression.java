@@ -44,6 +44,11 @@ public final class HclExpression {
     return expr;
   }
 
+  /** A part of this expression (a node of {@link #expr()}), with its text. */
+  public HclExpression part(Expr node) {
+    return new HclExpression(node, text);
+  }
+
   /** The 1-based line of an offset in this expression's file. */
   public int lineOf(int offset) {
     return text.line(offset);
