@@ -24,9 +24,14 @@ class ClickHouseVmTest {
         .isEqualTo("var.clickhouse_vm_tls_certificate_secret != null");
     assertThat(firewall.expr("source_ranges").references())
         .containsExactly("data.google_compute_subnetwork.egress[0].ip_cidr_range");
-    // The URL the service gets uses the same port and scheme.
-    assertThat(TF.local("clickhouse_vm_url").stringLiterals())
-        .containsExactly("https://", ":8443", "http://", ":8123");
+    // The URL the service gets uses the same port, https with TLS (values: ModuleLocalsTest).
+    assertThat(TF.local("clickhouse_url").references())
+        .containsExactly(
+            "var.create_clickhouse_vm",
+            "local.clickhouse_vm_tls",
+            "google_compute_address.clickhouse[0].address",
+            "local.clickhouse_vm_port",
+            "var.clickhouse_url");
   }
 
   @Test
