@@ -74,6 +74,7 @@ public record BackfillConfig(
       PageReaderKind reader,
       Optional<String> storageEndpoint,
       int streamsPerTask,
+      int bigQueryMaxAttempts,
       Optional<String> rowRestriction,
       int pageRows,
       int prefetchPages) {}
@@ -89,7 +90,7 @@ public record BackfillConfig(
    * @throws ConfigurationException one line naming the parameter
    */
   public static BackfillConfig read(Map<String, String> environment, String[] args) {
-    Map<String, String> flags = ConfigReader.parseFlags(args, ALL);
+    Map<String, String> flags = CommandLineFlags.parse(args);
     List<String> notes = new ArrayList<>();
     Map<String, String> effective = clickHouseEndpoint(environment, flags, notes);
     ConfigReader config = new ConfigReader(effective, flags);
@@ -174,6 +175,7 @@ public record BackfillConfig(
             reader,
             config.optional(BIGQUERY_STORAGE_ENDPOINT).map(text -> hostPort(text)),
             config.integer(STREAMS_PER_TASK, 1, 64),
+            config.integer(BIGQUERY_MAX_ATTEMPTS, 1, 100),
             rowRestriction,
             config.integer(PAGE_ROWS, 1, 1_000_000),
             config.integer(PREFETCH_PAGES, 1, 16));

@@ -58,14 +58,10 @@ public final class BackfillJob {
    * @param bar where a terminal's progress bar goes, or null for progress log lines
    */
   public BackfillJob(BackfillConfig config, JobLog log, PrintStream bar) {
-    this(config, log, bar, BigQueryRetry.standard());
-  }
-
-  BackfillJob(BackfillConfig config, JobLog log, PrintStream bar, BigQueryRetry retry) {
     this.config = config;
     this.log = log;
     this.bar = bar;
-    this.retry = retry;
+    this.retry = BigQueryRetry.withAttempts(config.read().bigQueryMaxAttempts());
   }
 
   public int run() {

@@ -96,6 +96,15 @@ public final class BackfillParameters {
               "BigQuery Storage Read API `host:port` override (a test server, plaintext gRPC); no"
                   + " credentials then unless GOOGLE_APPLICATION_CREDENTIALS is set.")
           .withFlag("bigQueryStorageEndpoint");
+  public static final Parameter BIGQUERY_MAX_ATTEMPTS =
+      Parameter.of(
+              "BIGQUERY_MAX_ATTEMPTS",
+              "8",
+              "Attempts of every BigQuery call (job insert and polling, table metadata, page and"
+                  + " stream reads) through transient failures (5xx, 429, rateLimitExceeded,"
+                  + " connection resets), with exponential backoff from 200 ms or the server's"
+                  + " Retry-After.")
+          .withFlag("bigQueryMaxAttempts");
   public static final Parameter ROW_RESTRICTION =
       Parameter.of(
               "ROW_RESTRICTION",
@@ -212,6 +221,7 @@ public final class BackfillParameters {
             PROJECT,
             BIGQUERY_ENDPOINT,
             BIGQUERY_STORAGE_ENDPOINT,
+            BIGQUERY_MAX_ATTEMPTS,
             PAGE_READER,
             STREAMS_PER_TASK,
             ROW_RESTRICTION,

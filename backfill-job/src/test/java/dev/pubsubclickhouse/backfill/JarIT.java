@@ -36,7 +36,8 @@ class JarIT {
     assertThat(result.exitCode()).isZero();
     assertThat(result.output())
         .startsWith("Backfill a BigQuery table or query into a ClickHouse table.")
-        .contains("  INPUT_TABLE_SPEC, --inputTableSpec\n");
+        .contains("--inputTableSpec=INPUT_TABLE_SPEC")
+        .doesNotContain("SLF4J");
   }
 
   @Test

@@ -39,9 +39,12 @@ public final class BigQueryRetry {
     this.maxBackoff = maxBackoff;
   }
 
-  /** Eight attempts over about 25 seconds: rides out a short BigQuery or network hiccup. */
-  public static BigQueryRetry standard() {
-    return new BigQueryRetry(8, Duration.ofMillis(200), Duration.ofSeconds(10));
+  /**
+   * Backoff from 200 ms doubling to 10 s: eight attempts span about 25 seconds, enough for a short
+   * BigQuery or network hiccup.
+   */
+  public static BigQueryRetry withAttempts(int maxAttempts) {
+    return new BigQueryRetry(maxAttempts, Duration.ofMillis(200), Duration.ofSeconds(10));
   }
 
   public int maxAttempts() {

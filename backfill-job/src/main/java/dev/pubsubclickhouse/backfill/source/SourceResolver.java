@@ -55,6 +55,9 @@ public final class SourceResolver {
   /** The job label holding the hash of the plan the job was made for. */
   private static final String PLAN_LABEL = "backfill-plan";
 
+  /** The job label holding the source table's last modification when the job was made. */
+  private static final String VERSION_LABEL = "source-version";
+
   private static final Pattern SNAPSHOT =
       Pattern.compile("FOR SYSTEM_TIME AS OF TIMESTAMP_MILLIS\\((\\d+)\\)");
   private static final long POLL_FIRST_MILLIS = 100;
@@ -115,8 +118,18 @@ public final class SourceResolver {
           .append(')');
     }
     where.ifPresent(condition -> sql.append(" WHERE ").append(condition));
-    Source result =
-        query(QuerySpec.standardSql(sql.toString(), Optional.empty()), executionId, plan);
+    // The table's version at the first task's snapshot: while the table does not change, every
+    // execution reads the same rows, and so shares checkpoints and deduplication tokens.
+    String version = String.valueOf(table.lastModified());
+    Ran ran =
+        run(
+            QuerySpec.standardSql(sql.toString(), Optional.empty()),
+            executionId,
+            plan,
+            Map.of(VERSION_LABEL, version));
+    Source result = ran.source();
+    String pinnedVersion =
+        ran.job().<QueryJobConfiguration>getConfiguration().getLabels().get(VERSION_LABEL);
     String description =
         TableSpec.format(id)
             + result.snapshotTime().map(t -> " as of " + t).orElse("")
@@ -126,7 +139,7 @@ public final class SourceResolver {
         result.table(),
         result.schema(),
         result.totalRows(),
-        result.fingerprint(),
+        "table:" + TableSpec.format(id) + "@" + pinnedVersion + where.map(w -> "|" + w).orElse(""),
         result.snapshotTime());
   }
 
@@ -165,6 +178,13 @@ public final class SourceResolver {
    */
   public Source query(QuerySpec query, String executionId, String plan)
       throws InterruptedException {
+    return run(query, executionId, plan, Map.of()).source();
+  }
+
+  private record Ran(Job job, Source source) {}
+
+  private Ran run(QuerySpec query, String executionId, String plan, Map<String, String> labels)
+      throws InterruptedException {
     String key =
         hash(query.sql(), query.legacySql(), query.location(), query.tempDataset(), query.kmsKey());
     JobId jobId =
@@ -174,8 +194,10 @@ public final class SourceResolver {
             .setLocation(query.location().orElse(null))
             .build();
     String planLabel = hash(plan);
+    Map<String, String> allLabels = new java.util.HashMap<>(labels);
+    allLabels.put(PLAN_LABEL, planLabel);
     QueryJobConfiguration configuration =
-        configuration(query, key).toBuilder().setLabels(Map.of(PLAN_LABEL, planLabel)).build();
+        configuration(query, key).toBuilder().setLabels(allLabels).build();
     String request = "job " + jobId.getJob();
     Job job =
         retry.call(
@@ -220,13 +242,15 @@ public final class SourceResolver {
         at.find()
             ? Optional.of(Instant.ofEpochMilli(Long.parseLong(at.group(1))))
             : Optional.empty();
-    return new Source(
-        "query (job " + jobId.getJob() + ")",
-        result,
-        definition.getSchema(),
-        rows(definition.getNumRows()),
-        "query:" + TableSpec.format(result) + "@" + table.getLastModifiedTime(),
-        snapshot);
+    return new Ran(
+        job,
+        new Source(
+            "query (job " + jobId.getJob() + ")",
+            result,
+            definition.getSchema(),
+            rows(definition.getNumRows()),
+            "query:" + TableSpec.format(result) + "@" + table.getLastModifiedTime(),
+            snapshot));
   }
 
   /** Polls jobs.get until the job is done; each poll is retried on its own. */
