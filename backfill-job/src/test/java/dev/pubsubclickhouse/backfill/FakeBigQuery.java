@@ -145,6 +145,14 @@ final class FakeBigQuery implements AutoCloseable {
     return "http://127.0.0.1:" + server.getPort();
   }
 
+  /** Injected faults that no request has met yet, as "path part x times". */
+  List<String> unusedFaults() {
+    return faults.stream()
+        .filter(f -> f.remaining()[0] > 0)
+        .map(f -> f.pathPart() + " x" + f.remaining()[0])
+        .toList();
+  }
+
   /** Each request as "METHOD path?query", in order. */
   List<String> requests() {
     synchronized (requests) {
@@ -177,7 +185,8 @@ final class FakeBigQuery implements AutoCloseable {
   }
 
   /**
-   * The next {@code times} requests whose path contains {@code pathPart} fail with {@code status}.
+   * The next {@code times} requests whose "METHOD path?query" contains {@code pathPart} fail with
+   * {@code status}.
    */
   void failNext(String pathPart, int status, int times) {
     failAfter(pathPart, 0, status, times);
@@ -277,12 +286,12 @@ final class FakeBigQuery implements AutoCloseable {
   private MockResponse handle(RecordedRequest request) throws IOException {
     HttpUrl url = request.getRequestUrl();
     String path = url.encodedPath();
-    requests.add(
+    String line =
         request.getMethod()
             + " "
             + path
-            + (url.encodedQuery() == null ? "" : "?" + url.encodedQuery()));
-    String line = request.getMethod() + " " + path;
+            + (url.encodedQuery() == null ? "" : "?" + url.encodedQuery());
+    requests.add(line);
     for (Hook hook : hooks) {
       synchronized (hook) {
         if (line.contains(hook.pathPart()) && --hook.remaining()[0] == 0) {

@@ -61,6 +61,9 @@ final class FakeBigQueryRead implements AutoCloseable {
   private final AtomicInteger failReadsAtStart = new AtomicInteger();
   private volatile int breakAfterRows = -1;
   private final AtomicInteger breaks = new AtomicInteger();
+  private volatile Status breakStatus = Status.UNAVAILABLE;
+  private final List<Runnable> readHooks = new CopyOnWriteArrayList<>();
+  private final AtomicInteger readCount = new AtomicInteger();
 
   FakeBigQueryRead(FakeBigQuery bigQuery) throws IOException {
     this.bigQuery = bigQuery;
@@ -99,8 +102,24 @@ final class FakeBigQueryRead implements AutoCloseable {
 
   /** The next {@code times} ReadRows streams break with UNAVAILABLE once they sent {@code rows}. */
   void breakStreamsAfter(int rows, int times) {
+    breakStreamsAfter(rows, times, Status.UNAVAILABLE);
+  }
+
+  /** The same with another status, e.g. one that is not worth a retry. */
+  void breakStreamsAfter(int rows, int times, Status status) {
+    breakStatus = status;
     breakAfterRows = rows;
     breaks.set(times);
+  }
+
+  /** Runs {@code action} when the {@code nth} ReadRows request (1-based) arrives. */
+  void onRead(int nth, Runnable action) {
+    readHooks.add(
+        () -> {
+          if (readCount.get() == nth) {
+            action.run();
+          }
+        });
   }
 
   @Override
@@ -168,6 +187,8 @@ final class FakeBigQueryRead implements AutoCloseable {
     @Override
     public void readRows(ReadRowsRequest request, StreamObserver<ReadRowsResponse> answer) {
       reads.add(request.getReadStream() + "@" + request.getOffset());
+      readCount.incrementAndGet();
+      readHooks.forEach(Runnable::run);
       if (failReadsAtStart.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
         answer.onError(Status.UNAVAILABLE.withDescription("injected fault").asRuntimeException());
         return;
@@ -186,9 +207,7 @@ final class FakeBigQueryRead implements AutoCloseable {
       for (int from = (int) request.getOffset(); from < rows.size(); from += BLOCK_ROWS) {
         if (breaking && sent >= breakAfterRows) {
           answer.onError(
-              Status.UNAVAILABLE
-                  .withDescription("connection reset (injected)")
-                  .asRuntimeException());
+              breakStatus.withDescription("stream broken (injected)").asRuntimeException());
           return;
         }
         List<JsonNode> block = rows.subList(from, Math.min(rows.size(), from + BLOCK_ROWS));

@@ -5,6 +5,7 @@ import com.google.cloud.bigquery.FieldList;
 import com.google.cloud.bigquery.Schema;
 import com.google.cloud.bigquery.StandardSQLTypeName;
 import dev.pubsubclickhouse.core.schema.ColumnDefinition;
+import dev.pubsubclickhouse.core.schema.DefaultKind;
 import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.core.schema.TableSchema;
 import java.util.ArrayList;
@@ -17,9 +18,10 @@ import java.util.Optional;
  * Float64, NUMERIC Decimal(38, 9), BIGNUMERIC Decimal(76, 38), BOOL Bool, DATE Date32, DATETIME
  * DateTime64(6), TIMESTAMP DateTime64(6, 'UTC'), STRING, BYTES, JSON, GEOGRAPHY, TIME, INTERVAL and
  * RANGE String, ARRAY Array, STRUCT a named Tuple); NULLABLE fields are Nullable, except arrays and
- * structs, which ClickHouse cannot make Nullable (a NULL array is empty, a NULL struct's elements
- * are NULL). A MergeTree ordered by the user's ORDER BY, or by the first REQUIRED time field, else
- * the first REQUIRED INT64 or STRING field, else {@code tuple()}.
+ * structs, which ClickHouse does not make Nullable by default (a NULL array is empty; a NULL struct
+ * takes the column's DEFAULT, a tuple of NULLs). A MergeTree ordered by the user's ORDER BY, or by
+ * the first REQUIRED time field, else the first REQUIRED INT64 or STRING field, else {@code
+ * tuple()}.
  */
 public final class TableDefinition {
   private TableDefinition() {}
@@ -35,6 +37,7 @@ public final class TableDefinition {
           .append(TableName.quoteIdentifier(field.getName()))
           .append(' ')
           .append(columnType(field))
+          .append(nullStruct(field).map(d -> " DEFAULT " + d).orElse(""))
           .append(i + 1 < fields.size() ? ",\n" : "\n");
     }
     return sql.append(")\nENGINE = MergeTree\nORDER BY ")
@@ -47,7 +50,13 @@ public final class TableDefinition {
   public static TableSchema schemaOf(TableName table, Schema schema) {
     List<ColumnDefinition> columns = new ArrayList<>();
     for (Field field : schema.getFields()) {
-      columns.add(ColumnDefinition.of(field.getName(), columnType(field)));
+      columns.add(
+          nullStruct(field)
+              .map(
+                  d ->
+                      ColumnDefinition.of(
+                          field.getName(), columnType(field), DefaultKind.DEFAULT, d))
+              .orElseGet(() -> ColumnDefinition.of(field.getName(), columnType(field))));
     }
     return new TableSchema(table, columns);
   }
@@ -60,6 +69,21 @@ public final class TableDefinition {
     }
     boolean nullable = field.getMode() == null || field.getMode() == Field.Mode.NULLABLE;
     return nullable && !type.startsWith("Tuple(") ? "Nullable(" + type + ")" : type;
+  }
+
+  /**
+   * A NULLABLE STRUCT's column is a Tuple, which ClickHouse does not make Nullable by default: its
+   * DEFAULT, the tuple of NULLs, stands for a NULL struct.
+   */
+  private static Optional<String> nullStruct(Field field) {
+    boolean nullable = field.getMode() == null || field.getMode() == Field.Mode.NULLABLE;
+    if (!nullable || field.getType().getStandardType() != StandardSQLTypeName.STRUCT) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        "tuple("
+            + String.join(", ", java.util.Collections.nCopies(field.getSubFields().size(), "NULL"))
+            + ")");
   }
 
   private static String valueType(Field field) {
