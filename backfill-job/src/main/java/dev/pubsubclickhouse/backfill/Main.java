@@ -1,6 +1,7 @@
 package dev.pubsubclickhouse.backfill;
 
 import dev.pubsubclickhouse.backfill.progress.JobLog;
+import dev.pubsubclickhouse.backfill.progress.LibraryLogs;
 import dev.pubsubclickhouse.core.config.ConfigurationException;
 import java.io.PrintStream;
 import java.time.Clock;
@@ -40,6 +41,7 @@ public final class Main {
       return 2;
     }
     JobLog log = new JobLog(out, terminal, Clock.systemUTC());
+    LibraryLogs.install(log);
     return new BackfillJob(config, log, terminal ? err : null).run();
   }
 }

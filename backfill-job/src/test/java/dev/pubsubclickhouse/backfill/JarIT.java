@@ -48,4 +48,25 @@ class JarIT {
     assertThat(result.output())
         .isEqualTo("backfill: --inputTableSpec (INPUT_TABLE_SPEC): is required (or set --query)\n");
   }
+
+  /**
+   * A run that starts the clients logs only JSON lines: no SLF4J "no providers" warning, the
+   * libraries' own records in the job's format.
+   */
+  @Test
+  void everyLineOfARunIsAJsonLogLine() throws Exception {
+    Result result =
+        java(
+            List.of(
+                "--inputTableSpec=p:d.t",
+                "--clickHouseUrl=http://127.0.0.1:1",
+                "--clickHouseTable=t",
+                "--bigQueryEndpoint=http://127.0.0.1:1",
+                "--outputDeadletterTable=none"));
+    assertThat(result.exitCode()).isEqualTo(1);
+    assertThat(result.output()).doesNotContain("SLF4J").contains("backfill failed before reading");
+    for (String line : result.output().split("\n")) {
+      assertThat(line).startsWith("{\"severity\":");
+    }
+  }
 }
