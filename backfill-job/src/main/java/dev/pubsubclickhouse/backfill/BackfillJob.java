@@ -230,7 +230,7 @@ public final class BackfillJob {
     fields.put("task", config.taskIndex());
     fields.put("tasks", config.taskCount());
     fields.put("reader", config.read().reader().name().toLowerCase(java.util.Locale.ROOT));
-    fields.put("units", plan.units().stream().map(u -> u.range().toString()).toList());
+    fields.put("units", plan.units().stream().map(ReadUnit::describe).toList());
     if (resumed > 0) {
       fields.put("resumedAfter", resumed);
     }

@@ -1,7 +1,6 @@
 package dev.pubsubclickhouse.backfill;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.google.cloud.bigquery.storage.v1.AvroRows;
 import com.google.cloud.bigquery.storage.v1.AvroSchema;
 import com.google.cloud.bigquery.storage.v1.BigQueryReadGrpc;
@@ -12,31 +11,20 @@ import com.google.cloud.bigquery.storage.v1.ReadRowsResponse;
 import com.google.cloud.bigquery.storage.v1.ReadSession;
 import com.google.cloud.bigquery.storage.v1.ReadStream;
 import com.google.protobuf.ByteString;
+import dev.pubsubclickhouse.backfill.local.AvroPayloads;
 import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.math.BigDecimal;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.time.LocalDate;
-import java.time.LocalTime;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
-import org.apache.avro.generic.GenericData;
-import org.apache.avro.generic.GenericDatumWriter;
-import org.apache.avro.io.BinaryEncoder;
-import org.apache.avro.io.EncoderFactory;
 
 /**
  * BigQuery's Storage Read API (the {@code BigQueryRead} gRPC service of the client library's own
@@ -65,7 +53,7 @@ final class FakeBigQueryRead implements AutoCloseable {
   private final List<Runnable> readHooks = new CopyOnWriteArrayList<>();
   private final AtomicInteger readCount = new AtomicInteger();
 
-  FakeBigQueryRead(FakeBigQuery bigQuery) throws IOException {
+  FakeBigQueryRead(FakeBigQuery bigQuery) throws java.io.IOException {
     this.bigQuery = bigQuery;
     this.server =
         NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
@@ -168,7 +156,7 @@ final class FakeBigQueryRead implements AutoCloseable {
       }
       String name =
           "projects/" + path[1] + "/locations/us/sessions/s" + sessionCount.incrementAndGet();
-      Schema schema = avroSchema(table.fields);
+      Schema schema = AvroPayloads.schema(table.fields);
       sessions.put(name, new Session(schema, streams));
       ReadSession.Builder session =
           asked.toBuilder()
@@ -216,124 +204,13 @@ final class FakeBigQueryRead implements AutoCloseable {
                 .setRowCount(block.size())
                 .setAvroRows(
                     AvroRows.newBuilder()
-                        .setSerializedBinaryRows(encode(session.schema(), block))
+                        .setSerializedBinaryRows(
+                            ByteString.copyFrom(AvroPayloads.encode(session.schema(), block)))
                         .setRowCount(block.size()))
                 .build());
         sent += block.size();
       }
       answer.onCompleted();
     }
-  }
-
-  /** BigQuery's Avro schema of a table, as its Storage Read API documents the mapping. */
-  static Schema avroSchema(ArrayNode fields) {
-    return record("__root__", fields);
-  }
-
-  private static Schema record(String name, ArrayNode fields) {
-    List<Schema.Field> avroFields = new ArrayList<>();
-    for (JsonNode field : fields) {
-      Schema type = valueSchema(field);
-      String mode = field.path("mode").asText("NULLABLE");
-      if ("REPEATED".equals(mode)) {
-        type = Schema.createArray(type);
-      } else if ("NULLABLE".equals(mode)) {
-        type = Schema.createUnion(Schema.create(Schema.Type.NULL), type);
-      }
-      avroFields.add(new Schema.Field(field.path("name").asText(), type));
-    }
-    return Schema.createRecord(name, null, "fake", false, avroFields);
-  }
-
-  private static Schema valueSchema(JsonNode field) {
-    String type = field.path("type").asText();
-    return switch (type) {
-      case "INTEGER", "INT64" -> Schema.create(Schema.Type.LONG);
-      case "FLOAT", "FLOAT64" -> Schema.create(Schema.Type.DOUBLE);
-      case "BOOLEAN", "BOOL" -> Schema.create(Schema.Type.BOOLEAN);
-      case "NUMERIC" -> LogicalTypes.decimal(38, 9).addToSchema(Schema.create(Schema.Type.BYTES));
-      case "BIGNUMERIC" ->
-          LogicalTypes.decimal(77, 38).addToSchema(Schema.create(Schema.Type.BYTES));
-      case "BYTES" -> Schema.create(Schema.Type.BYTES);
-      case "DATE" -> LogicalTypes.date().addToSchema(Schema.create(Schema.Type.INT));
-      case "TIME" -> LogicalTypes.timeMicros().addToSchema(Schema.create(Schema.Type.LONG));
-      case "TIMESTAMP" ->
-          LogicalTypes.timestampMicros().addToSchema(Schema.create(Schema.Type.LONG));
-      case "DATETIME" -> {
-        Schema datetime = Schema.create(Schema.Type.STRING);
-        datetime.addProp("logicalType", "datetime");
-        yield datetime;
-      }
-      case "RECORD", "STRUCT" ->
-          record("__" + field.path("name").asText(), (ArrayNode) field.path("fields"));
-      default -> {
-        // STRING, JSON, GEOGRAPHY: text, JSON and GEOGRAPHY with their sqlType.
-        Schema text = Schema.create(Schema.Type.STRING);
-        if (!"STRING".equals(type)) {
-          text.addProp("sqlType", type);
-        }
-        yield text;
-      }
-    };
-  }
-
-  private static ByteString encode(Schema schema, List<JsonNode> rows) {
-    try {
-      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-      BinaryEncoder out = EncoderFactory.get().binaryEncoder(bytes, null);
-      GenericDatumWriter<Object> writer = new GenericDatumWriter<>(schema);
-      for (JsonNode row : rows) {
-        writer.write(value(schema, row), out);
-      }
-      out.flush();
-      return ByteString.copyFrom(bytes.toByteArray());
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  /** A tabledata.list row ({@code {"f":[{"v":...}]}}) as the Avro record of {@code schema}. */
-  private static GenericData.Record value(Schema schema, JsonNode row) {
-    GenericData.Record record = new GenericData.Record(schema);
-    JsonNode cells = row.path("f");
-    for (Schema.Field field : schema.getFields()) {
-      record.put(field.pos(), cell(field.schema(), cells.path(field.pos()).path("v")));
-    }
-    return record;
-  }
-
-  private static Object cell(Schema type, JsonNode value) {
-    if (type.getType() == Schema.Type.UNION) {
-      return value.isNull() || value.isMissingNode() ? null : cell(type.getTypes().get(1), value);
-    }
-    if (type.getType() == Schema.Type.ARRAY) {
-      List<Object> elements = new ArrayList<>();
-      if (value.isArray()) {
-        for (JsonNode element : value) {
-          elements.add(cell(type.getElementType(), element.path("v")));
-        }
-      }
-      return elements;
-    }
-    if (type.getType() == Schema.Type.RECORD) {
-      return value(type, value);
-    }
-    String text = value.asText();
-    String logical = type.getLogicalType() == null ? null : type.getLogicalType().getName();
-    return switch (type.getType()) {
-      case LONG ->
-          "time-micros".equals(logical)
-              ? LocalTime.parse(text).toNanoOfDay() / 1_000L
-              : Long.parseLong(text);
-      case INT -> (int) LocalDate.parse(text).toEpochDay();
-      case DOUBLE -> Double.parseDouble(text);
-      case BOOLEAN -> Boolean.parseBoolean(text);
-      case BYTES ->
-          type.getLogicalType() instanceof LogicalTypes.Decimal decimal
-              ? ByteBuffer.wrap(
-                  new BigDecimal(text).setScale(decimal.getScale()).unscaledValue().toByteArray())
-              : ByteBuffer.wrap(Base64.getDecoder().decode(text));
-      default -> text;
-    };
   }
 }

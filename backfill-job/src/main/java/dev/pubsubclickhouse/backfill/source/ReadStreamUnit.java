@@ -49,6 +49,11 @@ public final class ReadStreamUnit implements ReadUnit {
   }
 
   @Override
+  public String describe() {
+    return stream;
+  }
+
+  @Override
   public long knownRows() {
     return -1;
   }

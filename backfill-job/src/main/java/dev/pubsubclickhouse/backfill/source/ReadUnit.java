@@ -20,6 +20,11 @@ public interface ReadUnit {
   /** Rows in the unit when known, else -1. */
   long knownRows();
 
+  /** For the log: the rows of a range, or the stream. */
+  default String describe() {
+    return range().toString();
+  }
+
   /** Reads from position {@code from} to the unit's end into {@code pages}. */
   void read(long from, PageSink pages) throws Exception;
 }

@@ -40,10 +40,14 @@ public final class TableDefinition {
           .append(nullStruct(field).map(d -> " DEFAULT " + d).orElse(""))
           .append(i + 1 < fields.size() ? ",\n" : "\n");
     }
-    return sql.append(")\nENGINE = MergeTree\nORDER BY ")
+    sql.append(")\nENGINE = MergeTree\nORDER BY ")
         .append(orderBy.orElseGet(() -> defaultOrderBy(fields)))
-        .append('\n')
-        .toString();
+        .append('\n');
+    if (orderBy.isPresent()) {
+      // BigQuery fields are NULLABLE unless declared REQUIRED; the user's key may name them.
+      sql.append("SETTINGS allow_nullable_key = 1\n");
+    }
+    return sql.toString();
   }
 
   /** The table as ClickHouse would describe it once created: for the dry run's column plan. */

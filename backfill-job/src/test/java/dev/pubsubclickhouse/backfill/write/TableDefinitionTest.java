@@ -64,6 +64,6 @@ class TableDefinitionTest {
             "CREATE TABLE IF NOT EXISTS `db`.`t`\n(\n    `at` Nullable(DateTime64(6, 'UTC'))\n)\n"
                 + "ENGINE = MergeTree\nORDER BY tuple()\n");
     assertThat(TableDefinition.createStatement(table, Schema.of(optionalTime), Optional.of("(at)")))
-        .endsWith("ORDER BY (at)\n");
+        .endsWith("ORDER BY (at)\nSETTINGS allow_nullable_key = 1\n");
   }
 }
