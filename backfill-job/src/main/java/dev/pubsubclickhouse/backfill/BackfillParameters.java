@@ -5,6 +5,7 @@ import dev.pubsubclickhouse.core.config.Parameter;
 import dev.pubsubclickhouse.core.config.SecretManagerAccess;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Every parameter of the backfill job. Flags carry the Dataflow "BigQuery to ClickHouse" template's
@@ -190,8 +191,8 @@ public final class BackfillParameters {
           "Number of tasks sharing the rows; set by Cloud Run Jobs (`--tasks`).");
 
   /** Further flag names of a parameter: {@code --where} for ROW_RESTRICTION. */
-  public static final java.util.Map<Parameter, List<String>> ALIASES =
-      java.util.Map.of(ROW_RESTRICTION, List.of("where"));
+  public static final Map<Parameter, List<String>> ALIASES =
+      Map.of(ROW_RESTRICTION, List.of("where"));
 
   /** The template's ClickHouse options, then ours, in the order --help shows them. */
   public static final List<Parameter> ALL = all();

@@ -21,6 +21,7 @@ import dev.pubsubclickhouse.backfill.source.SourceResolver;
 import dev.pubsubclickhouse.backfill.source.SourceResolver.QuerySpec;
 import dev.pubsubclickhouse.backfill.source.SourceResolver.TableFacts;
 import dev.pubsubclickhouse.backfill.source.StorageReads;
+import dev.pubsubclickhouse.backfill.source.TableRange;
 import dev.pubsubclickhouse.backfill.source.TableSpec;
 import dev.pubsubclickhouse.core.encode.JsonPayloads;
 import java.time.Clock;
@@ -99,7 +100,7 @@ final class ExecutionPlanner {
             ? new ClientPageReader(bigQuery, source.schema())
             : new RestPageReader(bigQuery.getOptions(), source.schema(), retry);
     ReadUnit unit =
-        new dev.pubsubclickhouse.backfill.source.TableRange(
+        new TableRange(
             reader, source.table(), range, config.read().pageRows(), source.fingerprint());
     return new TaskPlan(
         source.description(),
