@@ -37,6 +37,7 @@ public final class MessageEncoder {
   public static final String ORDERING_KEY = "_pubsub_ordering_key";
   public static final String SUBSCRIPTION = "_pubsub_subscription";
   public static final String DELIVERY_ATTEMPT = "_pubsub_delivery_attempt";
+  public static final String ROW_INDEX = "_pubsub_row_index";
   public static final String INGESTED_AT = "_ingested_at";
 
   private final PayloadDecompressor decompressor;
@@ -68,7 +69,7 @@ public final class MessageEncoder {
     String ingestedAt = clock.instant().toString();
     for (int i = 0; i < rows.size(); i++) {
       ObjectNode row = (ObjectNode) rows.get(i);
-      addMetadata(row, message, table.columns(), ingestedAt);
+      addMetadata(row, i, message, table.columns(), ingestedAt);
       try {
         table.encoder().encode(row, out);
         rowStarts[++accepted] = out.size();
@@ -131,7 +132,7 @@ public final class MessageEncoder {
   }
 
   private static void addMetadata(
-      ObjectNode row, PushMessage message, Set<String> columns, String ingestedAt) {
+      ObjectNode row, int index, PushMessage message, Set<String> columns, String ingestedAt) {
     // An absent id or publish time (an unwrapped push without metadata) is left to the column's
     // DEFAULT: an empty id would make every such message the same one to a ReplacingMergeTree.
     putText(row, columns, MESSAGE_ID, message.messageId());
@@ -141,6 +142,11 @@ public final class MessageEncoder {
     if (columns.contains(DELIVERY_ATTEMPT)) {
       // Pub/Sub sends it only when the subscription has a dead-letter policy: 0 means unknown.
       row.put(DELIVERY_ATTEMPT, message.deliveryAttempt() == null ? 0 : message.deliveryAttempt());
+    }
+    if (columns.contains(ROW_INDEX)) {
+      // The row's place in its message, the same on every delivery: with the message id and the
+      // subscription it keys a row, so that redelivered copies collapse (ReplacingMergeTree).
+      row.put(ROW_INDEX, index);
     }
     if (columns.contains(ATTRIBUTES)) {
       ObjectNode attributes = JsonNodeFactory.instance.objectNode();
