@@ -7,6 +7,7 @@ import dev.pubsubclickhouse.testing.FaultInjectingProxy;
 import dev.pubsubclickhouse.testing.FaultInjectingProxy.Fault;
 import dev.pubsubclickhouse.testing.LocalClickHouse;
 import dev.pubsubclickhouse.testing.ServiceProcess;
+import dev.pubsubclickhouse.testing.Sql;
 import dev.pubsubclickhouse.testing.TestDatabase;
 import java.nio.file.Files;
 import java.nio.file.Path;

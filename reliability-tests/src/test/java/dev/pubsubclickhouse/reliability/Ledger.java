@@ -2,6 +2,7 @@ package dev.pubsubclickhouse.reliability;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pubsubclickhouse.testing.Sql;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -43,7 +43,8 @@ public final class PubSubEmulatorExtension implements BeforeAllCallback, Paramet
   }
 
   /** Closing the class's store stops it. */
-  private static final class Running implements ExtensionContext.Store.CloseableResource {
+  private static final class Running
+      implements ExtensionContext.Store.CloseableResource, AutoCloseable {
     final PubSubEmulator emulator;
 
     Running(Class<?> testClass) {
