@@ -45,7 +45,7 @@ class DeadLettersThroughEmulatorIT {
   }
 
   private ServiceProcess service(String table, Map<String, String> settings) throws Exception {
-    database.execute(Events.targetTable(table));
+    Stored.createTarget(sql, table);
     Map<String, String> env = Services.writing(database.server(), database.name(), table);
     env.putAll(settings);
     return Services.start(table, env);

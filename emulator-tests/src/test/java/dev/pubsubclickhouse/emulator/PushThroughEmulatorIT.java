@@ -44,7 +44,7 @@ class PushThroughEmulatorIT {
 
   private ServiceProcess service(String name, String table, Map<String, String> settings)
       throws Exception {
-    database.execute(Events.targetTable(table));
+    Stored.createTarget(sql, table);
     Map<String, String> env = Services.writing(database.server(), database.name(), table);
     env.putAll(settings);
     return Services.start(name, env);

@@ -22,6 +22,16 @@ final class Stored {
     this.table = table;
   }
 
+  /**
+   * Creates a target table in the exactly-once layout with its merges stopped, so that every copy
+   * written stays countable ({@link #written()}) and only {@code FINAL} collapses them.
+   */
+  static Stored createTarget(Sql sql, String table) {
+    sql.query(Events.targetTable(table));
+    sql.query("SYSTEM STOP MERGES " + table);
+    return new Stored(sql, table);
+  }
+
   /** Every row as queries see it in the exactly-once layout ({@code FINAL}). */
   private List<Row> rowsFinal() {
     List<Row> rows = new ArrayList<>();
@@ -68,7 +78,7 @@ final class Stored {
     assertThat(unexpected).as(table + ": rows stored that were not published so").isEmpty();
   }
 
-  /** Rows as written, redelivered copies included. */
+  /** Rows as written, redelivered copies included (merges are stopped). */
   long written() {
     return sql.number("SELECT count() FROM " + table);
   }
