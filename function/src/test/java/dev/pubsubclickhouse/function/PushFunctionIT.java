@@ -287,6 +287,25 @@ class PushFunctionIT {
   }
 
   @Test
+  void theRowIndexIsEachRowsPlaceInItsMessage() throws Exception {
+    database.execute(
+        "CREATE TABLE indexed (message String, _pubsub_message_id String, _pubsub_row_index UInt32)"
+            + " ENGINE = MergeTree ORDER BY (_pubsub_message_id, _pubsub_row_index)");
+    try (RunningService service = RunningService.start(database, "indexed", Map.of())) {
+      assertThat(
+              service.push(
+                  "three", "[{\"message\":\"a\"},{\"message\":\"b\"},{\"message\":\"c\"}]"))
+          .isEqualTo(204);
+      assertThat(service.push("one", "{\"message\":\"d\"}")).isEqualTo(204);
+    }
+    assertThat(
+            database.query(
+                "SELECT _pubsub_message_id, _pubsub_row_index, message FROM indexed"
+                    + " ORDER BY _pubsub_message_id, _pubsub_row_index"))
+        .isEqualTo("one\t0\td\nthree\t0\ta\nthree\t1\tb\nthree\t2\tc");
+  }
+
+  @Test
   void schemaChangesNeedNoRestart() throws Exception {
     database.execute("CREATE TABLE evolving (a UInt32, b String) ENGINE = MergeTree ORDER BY a");
     try (RunningService service = RunningService.start(database, "evolving", Map.of())) {

@@ -6,6 +6,8 @@ import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.FaultInjectingProxy;
 import dev.pubsubclickhouse.testing.FaultInjectingProxy.Fault;
 import dev.pubsubclickhouse.testing.LocalClickHouse;
+import dev.pubsubclickhouse.testing.ServiceProcess;
+import dev.pubsubclickhouse.testing.Sql;
 import dev.pubsubclickhouse.testing.TestDatabase;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,8 +28,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * backoff, the last attempt dead-letters to a file) sends a fixed set of messages with unique ids
  * through the service jar while a fault is injected mid-run; afterwards every id is in the target
  * table, the dead-letter table or the dead-letter file. Duplicates (at-least-once) are counted, and
- * the ReplacingMergeTree recipe on {@code _pubsub_message_id} is shown to leave exactly one row per
- * message under FINAL.
+ * the exactly-once layout (ReplacingMergeTree keyed on subscription, message id and row index) is
+ * shown to leave exactly one row per message under FINAL.
  *
  * <p>Times are scaled down: the driver's request timeout (the ack deadline) is seconds, not
  * Pub/Sub's 10 to 600. {@code -Dreliability.messages} and {@code -Dreliability.rounds} (the soak
@@ -170,7 +172,7 @@ class FaultAccountingIT {
           .as("one _pubsub_message_id per id")
           .isEqualTo(account.targetIds());
       assertThat(account.deduplicatedFinal())
-          .as("ReplacingMergeTree ORDER BY _pubsub_message_id, FINAL: one row per message")
+          .as("the exactly-once layout, FINAL: one row per message")
           .isEqualTo(account.targetIds());
       assertThat(account.deadLettered())
           .as("the driver's dead-letter file matches its summary")

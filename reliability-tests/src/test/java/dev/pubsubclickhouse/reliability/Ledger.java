@@ -2,6 +2,7 @@ package dev.pubsubclickhouse.reliability;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pubsubclickhouse.testing.Sql;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -21,13 +22,15 @@ import java.util.TreeSet;
  */
 final class Ledger {
   static final String TARGET_COLUMNS =
-      "(id String, seq UInt32, body String, _pubsub_message_id String,"
-          + " _pubsub_delivery_attempt UInt32, _ingested_at DateTime64(3))";
+      "(id String, seq UInt32, body String, _pubsub_subscription String, _pubsub_message_id String,"
+          + " _pubsub_row_index UInt32, _pubsub_delivery_attempt UInt32, _ingested_at DateTime64(3))";
   static final String TARGET = TARGET_COLUMNS + " ENGINE = MergeTree ORDER BY id";
 
-  /** The exactly-once recipe of sql/logs.sql: one row per Pub/Sub message id under FINAL. */
+  /** The exactly-once layout of sql/logs_exactly_once.sql: one row per row published, FINAL. */
   static final String DEDUPLICATED =
-      TARGET_COLUMNS + " ENGINE = ReplacingMergeTree(_ingested_at) ORDER BY _pubsub_message_id";
+      TARGET_COLUMNS
+          + " ENGINE = ReplacingMergeTree(_ingested_at)"
+          + " ORDER BY (_pubsub_subscription, _pubsub_message_id, _pubsub_row_index)";
 
   static final String ERRORS =
       "(raw_message String, error_message String, stack_trace String, failed_at DateTime)"
@@ -117,8 +120,8 @@ final class Ledger {
   }
 
   /**
-   * Counts where each message is. Also copies the target table into the ReplacingMergeTree recipe
-   * and counts it with FINAL.
+   * Counts where each message is. Also copies the target table into the exactly-once layout and
+   * counts it with FINAL.
    */
   Account account(Sql sql, String target, String errors, Path deadLetterFile) throws IOException {
     Set<String> inTarget =

@@ -6,6 +6,8 @@ import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.FaultInjectingProxy;
 import dev.pubsubclickhouse.testing.FaultInjectingProxy.Fault;
 import dev.pubsubclickhouse.testing.LocalClickHouse;
+import dev.pubsubclickhouse.testing.ServiceProcess;
+import dev.pubsubclickhouse.testing.Sql;
 import dev.pubsubclickhouse.testing.TestDatabase;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -34,6 +34,7 @@ public final class MessageEncoder {
   public static final String ORDERING_KEY = "_pubsub_ordering_key";
   public static final String SUBSCRIPTION = "_pubsub_subscription";
   public static final String DELIVERY_ATTEMPT = "_pubsub_delivery_attempt";
+  public static final String ROW_INDEX = "_pubsub_row_index";
   public static final String INGESTED_AT = "_ingested_at";
 
   /** Row reasons named in one rejection; the rest are counted. */
@@ -83,7 +84,7 @@ public final class MessageEncoder {
     int rejected = 0;
     for (int i = 0; i < rows.size(); i++) {
       ObjectNode row = (ObjectNode) rows.get(i);
-      addMetadata(row, message, schema.columns(), ingestedAt);
+      addMetadata(row, i, message, schema.columns(), ingestedAt);
       try {
         schema.encoder().encode(row, out);
       } catch (RowRejectedException e) {
@@ -125,7 +126,7 @@ public final class MessageEncoder {
   }
 
   private static void addMetadata(
-      ObjectNode row, PushMessage message, Set<String> columns, String ingestedAt) {
+      ObjectNode row, int index, PushMessage message, Set<String> columns, String ingestedAt) {
     // An absent id or publish time (an unwrapped push without metadata) is left to the column's
     // DEFAULT: an empty id would make every such message the same one to a ReplacingMergeTree.
     putText(row, columns, MESSAGE_ID, message.messageId());
@@ -135,6 +136,11 @@ public final class MessageEncoder {
     if (columns.contains(DELIVERY_ATTEMPT)) {
       // Pub/Sub sends it only when the subscription has a dead-letter policy: 0 means unknown.
       row.put(DELIVERY_ATTEMPT, message.deliveryAttempt() == null ? 0 : message.deliveryAttempt());
+    }
+    if (columns.contains(ROW_INDEX)) {
+      // The row's place in its message, the same on every delivery: with the message id and the
+      // subscription it keys a row, so that redelivered copies collapse (ReplacingMergeTree).
+      row.put(ROW_INDEX, index);
     }
     if (columns.contains(ATTRIBUTES)) {
       ObjectNode attributes = JsonNodeFactory.instance.objectNode();

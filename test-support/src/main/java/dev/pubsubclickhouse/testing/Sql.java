@@ -1,4 +1,4 @@
-package dev.pubsubclickhouse.reliability;
+package dev.pubsubclickhouse.testing;
 
 import java.io.IOException;
 import java.net.URI;
@@ -14,7 +14,7 @@ import java.util.Base64;
  * Statements against a ClickHouse over its HTTP interface, independent of the service under test
  * (its client, its retries): what the tests use to set up tables and to count what arrived.
  */
-final class Sql {
+public final class Sql {
   private static final HttpClient HTTP =
       HttpClient.newBuilder()
           .version(HttpClient.Version.HTTP_1_1)
@@ -25,7 +25,7 @@ final class Sql {
   private final String authorization;
   private final String database;
 
-  Sql(String url, String user, String password, String database) {
+  public Sql(String url, String user, String password, String database) {
     this.url = url.endsWith("/") ? url : url + "/";
     this.authorization =
         "Basic "
@@ -34,12 +34,18 @@ final class Sql {
     this.database = database;
   }
 
-  String database() {
+  /** The test class's database on the shared test server. */
+  public static Sql of(TestDatabase database) {
+    ClickHouseServer server = database.server();
+    return new Sql(server.url(), server.user(), server.password(), database.name());
+  }
+
+  public String database() {
     return database;
   }
 
   /** Runs one statement; returns its TabSeparated result without the last newline. */
-  String query(String sql) {
+  public String query(String sql) {
     HttpRequest request =
         HttpRequest.newBuilder(
                 URI.create(
@@ -67,12 +73,12 @@ final class Sql {
     }
   }
 
-  long number(String sql) {
+  public long number(String sql) {
     return Long.parseLong(query(sql).trim());
   }
 
   /** Null when ClickHouse does not answer. */
-  Long numberOrNull(String sql) {
+  public Long numberOrNull(String sql) {
     try {
       return number(sql);
     } catch (RuntimeException e) {

@@ -1,6 +1,5 @@
-package dev.pubsubclickhouse.reliability;
+package dev.pubsubclickhouse.testing;
 
-import dev.pubsubclickhouse.testing.ServiceJava;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -24,7 +23,7 @@ import java.util.regex.Pattern;
  * fixed port, configured by environment variables, that can be stopped with SIGTERM, killed with
  * SIGKILL and started again on the same port. Every start appends to one log file.
  */
-final class ServiceProcess implements AutoCloseable {
+public final class ServiceProcess implements AutoCloseable {
   private static final HttpClient HTTP =
       HttpClient.newBuilder()
           .version(HttpClient.Version.HTTP_1_1)
@@ -37,7 +36,8 @@ final class ServiceProcess implements AutoCloseable {
   private final int port;
   private Process process;
 
-  ServiceProcess(Map<String, String> environment, List<String> jvmOptions, Path log, int port) {
+  public ServiceProcess(
+      Map<String, String> environment, List<String> jvmOptions, Path log, int port) {
     this.environment = new HashMap<>(environment);
     this.environment.put("PORT", Integer.toString(port));
     this.environment.putIfAbsent("SUMMARY_INTERVAL_SECONDS", "3600");
@@ -46,7 +46,7 @@ final class ServiceProcess implements AutoCloseable {
     this.port = port;
   }
 
-  static Path jar() {
+  public static Path jar() {
     Path jar = Path.of(System.getProperty("function.jar", "../function/target/function.jar"));
     if (!Files.isRegularFile(jar)) {
       throw new IllegalStateException("no " + jar + ": run mvn package -pl function first");
@@ -54,24 +54,24 @@ final class ServiceProcess implements AutoCloseable {
     return jar;
   }
 
-  URI url() {
+  public URI url() {
     return URI.create("http://127.0.0.1:" + port + "/");
   }
 
-  int port() {
+  public int port() {
     return port;
   }
 
-  Path log() {
+  public Path log() {
     return log;
   }
 
-  long pid() {
+  public long pid() {
     return process.pid();
   }
 
   /** Starts the jar expecting it to stop at start (a refused setting); returns its exit code. */
-  int startExpectingExit() throws Exception {
+  public int startExpectingExit() throws Exception {
     launch();
     if (!process.waitFor(90, TimeUnit.SECONDS)) {
       process.destroyForcibly();
@@ -81,7 +81,7 @@ final class ServiceProcess implements AutoCloseable {
   }
 
   /** Starts the jar and waits until /healthz answers 200. */
-  ServiceProcess start() throws Exception {
+  public ServiceProcess start() throws Exception {
     launch();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
     while (System.nanoTime() < deadline) {
@@ -116,14 +116,14 @@ final class ServiceProcess implements AutoCloseable {
   }
 
   /** The same service with some settings changed (a new process when started). */
-  ServiceProcess with(Map<String, String> changes) {
+  public ServiceProcess with(Map<String, String> changes) {
     Map<String, String> changed = new HashMap<>(environment);
     changed.putAll(changes);
     return new ServiceProcess(changed, jvmOptions, log, port);
   }
 
   /** SIGTERM, as Cloud Run sends it; waits for the exit. */
-  int terminate() throws InterruptedException {
+  public int terminate() throws InterruptedException {
     process.toHandle().destroy();
     if (!process.waitFor(15, TimeUnit.SECONDS)) {
       throw new IllegalStateException("the service did not exit within 15 s of SIGTERM");
@@ -132,29 +132,29 @@ final class ServiceProcess implements AutoCloseable {
   }
 
   /** SIGKILL: no shutdown hook, nothing answered. */
-  void kill() throws InterruptedException {
+  public void kill() throws InterruptedException {
     process.toHandle().destroyForcibly();
     process.waitFor(15, TimeUnit.SECONDS);
   }
 
-  boolean alive() {
+  public boolean alive() {
     return process != null && process.isAlive();
   }
 
-  HttpResponse<String> get(String path) throws IOException, InterruptedException {
+  public HttpResponse<String> get(String path) throws IOException, InterruptedException {
     return HTTP.send(
         HttpRequest.newBuilder(url().resolve(path)).timeout(Duration.ofSeconds(5)).GET().build(),
         HttpResponse.BodyHandlers.ofString());
   }
 
   /** A counter or gauge from /metrics, e.g. {@code pubsub_clickhouse_inserted_rows_total}. */
-  long metric(String name) throws IOException, InterruptedException {
+  public long metric(String name) throws IOException, InterruptedException {
     Matcher value =
         Pattern.compile("(?m)^" + Pattern.quote(name) + " (\\d+)$").matcher(get("/metrics").body());
     return value.find() ? Long.parseLong(value.group(1)) : -1;
   }
 
-  String output() {
+  public String output() {
     try {
       return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
     } catch (IOException e) {
@@ -162,7 +162,7 @@ final class ServiceProcess implements AutoCloseable {
     }
   }
 
-  void note(String line) throws IOException {
+  public void note(String line) throws IOException {
     Files.writeString(
         log, "### test: " + line + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
   }
