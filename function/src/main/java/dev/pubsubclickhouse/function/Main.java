@@ -6,9 +6,10 @@ import dev.pubsubclickhouse.function.observability.JsonLog;
 import java.util.Map;
 
 /**
- * {@code java -jar function.jar}: checks the configuration and ClickHouse, then serves {@link
- * PushFunction} through the Functions Framework ({@link PushServer}) on {@code $PORT}. A wrong
- * setting or an unusable table stops here with one line.
+ * {@code java -jar function.jar}: checks the configuration, then serves {@link PushFunction}
+ * through the Functions Framework ({@link PushServer}) on {@code $PORT} at once. A wrong setting
+ * stops here with one line (exit 2); ClickHouse or a table that does not answer yet does not: the
+ * service serves unready until they do ({@link PushService}).
  */
 public final class Main {
   /** Cloud Run allows 10 s between SIGTERM and SIGKILL. */

@@ -18,9 +18,10 @@ import java.util.Optional;
 
 /**
  * The HTTP edge, kept thin: {@code POST /} takes a Pub/Sub push request, {@code GET /healthz} says
- * whether ClickHouse answers (start-up probe), {@code GET /livez} whether the process serves
- * (liveness probe: a ClickHouse outage must not restart instances), {@code GET /metrics} serves
- * Prometheus text. Every outcome is an explicit status; nothing escapes as an accidental 500.
+ * whether messages can be written now (ClickHouse and the tables answer; else 503 and why), {@code
+ * GET /livez} whether the process serves (start-up and liveness probe: a ClickHouse outage must not
+ * restart instances), {@code GET /metrics} serves Prometheus text. Every outcome is an explicit
+ * status; nothing escapes as an accidental 500.
  */
 public final class PushFunction implements HttpFunction {
   private final PushService service;
@@ -44,8 +45,9 @@ public final class PushFunction implements HttpFunction {
         Optional<String> death = service.deathCause();
         respond(response, body, death.isEmpty() ? 200 : 503, death.orElse("alive"));
       } else if ("/healthz".equals(path)) {
-        boolean healthy = "GET".equals(method) && service.healthy();
-        respond(response, body, healthy ? 200 : 503, healthy ? "ok" : "ClickHouse does not answer");
+        Optional<String> unhealthy =
+            "GET".equals(method) ? service.unhealthyReason() : Optional.of("use GET");
+        respond(response, body, unhealthy.isEmpty() ? 200 : 503, unhealthy.orElse("ok"));
       } else if ("/metrics".equals(path) && "GET".equals(method)) {
         body.settle(response, false);
         response.setStatusCode(200);

@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -152,15 +153,128 @@ class MainIT {
   }
 
   @Test
-  void aMissingTableStopsStartWithOneLine() throws Exception {
-    Service service = launch(Map.of("CLICKHOUSE_TABLE", "absent"));
-    assertThat(service.process().waitFor(60, TimeUnit.SECONDS)).isTrue();
-    assertThat(service.process().exitValue()).isEqualTo(2);
-    assertThat(service.output().lines().filter(l -> l.startsWith("pubsub-clickhouse: ")))
-        .containsExactly(
-            "pubsub-clickhouse: table "
-                + database.name()
-                + ".absent does not exist or is not visible to this user");
+  void startedBeforeClickHouseAndItsTablesItServesUnreadyThenWritesWithoutARestart()
+      throws Exception {
+    LocalClickHouse server = LocalClickHouse.unstarted(directory.resolve("clickhouse"));
+    try {
+      Service service =
+          launch(
+              Map.of(
+                  "CLICKHOUSE_URL", server.url(),
+                  "CLICKHOUSE_USER", "default",
+                  "CLICKHOUSE_PASSWORD", "",
+                  "CLICKHOUSE_DATABASE", "default",
+                  "CLICKHOUSE_TABLE", "late",
+                  "CLICKHOUSE_DEAD_LETTER_TABLE", "late_dead_letters"));
+      String noClickHouse = "ClickHouse at " + server.url() + " does not answer: ";
+      HttpResponse<String> health = awaitHealth(service, body -> body.startsWith(noClickHouse));
+      assertThat(health.statusCode()).isEqualTo(503);
+      assertThat(get(service, "/livez").statusCode()).isEqualTo(200);
+      assertThat(push(service, "early", "{\"n\":1}").get()).isEqualTo(503);
+
+      server.start();
+      String noTable = "table default.late does not exist or is not visible to this user";
+      assertThat(awaitHealth(service, noTable::equals).statusCode()).isEqualTo(503);
+      assertThat(push(service, "early", "{\"n\":1}").get()).isEqualTo(503);
+
+      sql(
+          server,
+          "CREATE TABLE late (n UInt32, _pubsub_message_id String) ENGINE = MergeTree ORDER BY n");
+      String noDeadLetterTable =
+          "dead-letter table default.late_dead_letters does not exist (create it, or set"
+              + " CREATE_DEAD_LETTER_TABLE=true)";
+      assertThat(awaitHealth(service, noDeadLetterTable::equals).statusCode()).isEqualTo(503);
+
+      sql(
+          server,
+          "CREATE TABLE late_dead_letters (raw_message String, error_message String,"
+              + " stack_trace String, failed_at DateTime) ENGINE = MergeTree ORDER BY failed_at");
+      assertThat(awaitHealth(service, "ok"::equals).statusCode()).isEqualTo(200);
+      assertThat(push(service, "early", "{\"n\":7}").get()).isEqualTo(204);
+      assertThat(push(service, "unfit", "{\"n\":-1}").get()).isEqualTo(204);
+
+      assertThat(sql(server, "SELECT _pubsub_message_id, n FROM late FORMAT TSV"))
+          .isEqualTo("early\t7\n");
+      assertThat(sql(server, "SELECT error_message FROM late_dead_letters FORMAT TSVRaw"))
+          .startsWith("column 'n' (UInt32) rejects -1: out of range");
+      assertThat(service.process().isAlive()).isTrue();
+      List<String> reasons =
+          service
+              .output()
+              .lines()
+              .filter(line -> line.contains("\"message\":\"not ready;"))
+              .map(line -> line.replaceAll(".*\"reason\":\"([^\"]*)\".*", "$1"))
+              .toList();
+      // Each reason once, when it changed; in the order the missing parts appeared.
+      for (int i = 1; i < reasons.size(); i++) {
+        assertThat(reasons.get(i)).isNotEqualTo(reasons.get(i - 1));
+      }
+      assertThat(reasons.get(0)).startsWith(noClickHouse);
+      assertThat(reasons).contains(noTable, noDeadLetterTable);
+      assertThat(reasons.get(reasons.size() - 1)).isEqualTo(noDeadLetterTable);
+      assertThat(service.output().lines().filter(l -> l.contains("\"push service ready\"")))
+          .hasSize(1);
+    } finally {
+      server.stop();
+    }
+  }
+
+  @Test
+  void aWrongPasswordKeepsItUnreadyNamingTheRefusalNotThePassword() throws Exception {
+    Assumptions.assumeTrue(
+        database.server().url().startsWith("http://127.0.0.1"), "needs the local pipeline user");
+    database.execute("CREATE TABLE refused (n UInt8) ENGINE = MergeTree ORDER BY n");
+    String wrong = "wrong-" + LocalClickHouse.PIPELINE_PASSWORD;
+    Service service =
+        launch(
+            Map.of(
+                "CLICKHOUSE_TABLE",
+                "refused",
+                "CLICKHOUSE_USER",
+                LocalClickHouse.PIPELINE_USER,
+                "CLICKHOUSE_PASSWORD",
+                wrong));
+    HttpResponse<String> health =
+        awaitHealth(service, body -> body.startsWith("cannot use ClickHouse at "));
+    assertThat(health.statusCode()).isEqualTo(503);
+    assertThat(health.body()).contains("Authentication failed").doesNotContain(wrong);
+    assertThat(push(service, "refused", "{\"n\":1}").get()).isEqualTo(503);
+    assertThat(service.output())
+        .contains("Authentication failed")
+        .doesNotContain(LocalClickHouse.PIPELINE_PASSWORD);
+    assertThat(database.count("refused")).isZero();
+  }
+
+  /** Polls /healthz until its body passes {@code expected}; fails naming the last body. */
+  private static HttpResponse<String> awaitHealth(Service service, Predicate<String> expected)
+      throws Exception {
+    String last = "(not listening)";
+    for (int i = 0; i < 1200; i++) {
+      try {
+        HttpResponse<String> health = get(service, "/healthz");
+        last = health.body().strip();
+        if (expected.test(last)) {
+          return health;
+        }
+      } catch (java.io.IOException notYet) {
+        // not listening yet
+      }
+      assertThat(service.process().isAlive()).as("service exited: %s", service.output()).isTrue();
+      Thread.sleep(100);
+    }
+    throw new AssertionError("/healthz still says: " + last + "\n" + service.output());
+  }
+
+  /** Runs one statement over the server's HTTP interface; returns its output. */
+  private static String sql(LocalClickHouse server, String statement) throws Exception {
+    HttpResponse<String> answer =
+        HTTP.send(
+            HttpRequest.newBuilder(URI.create(server.url() + "/"))
+                .POST(HttpRequest.BodyPublishers.ofString(statement))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+    return answer.body();
   }
 
   @Test
@@ -231,20 +345,11 @@ class MainIT {
     Thread.sleep(1500);
     service.process().destroy();
     service.process().waitFor(10, TimeUnit.SECONDS);
-    // And with the wrong password: the start-up failure names the problem, not the password.
-    settings.put("CLICKHOUSE_PASSWORD", "wrong-" + LocalClickHouse.PIPELINE_PASSWORD);
-    Service refused = launch(settings);
-    refused.process().waitFor(60, TimeUnit.SECONDS);
-    assertThat(refused.process().exitValue()).isEqualTo(2);
-
     assertThat(service.output())
         .contains("\"message\":\"summary\"")
         .doesNotContain(LocalClickHouse.PIPELINE_PASSWORD);
     assertThat(metrics)
         .contains("pubsub_clickhouse_dead_lettered_total 1")
-        .doesNotContain(LocalClickHouse.PIPELINE_PASSWORD);
-    assertThat(refused.output())
-        .contains("Authentication failed")
         .doesNotContain(LocalClickHouse.PIPELINE_PASSWORD);
     assertThat(database.query("SELECT error_message, stack_trace FROM secret_errors"))
         .doesNotContain(LocalClickHouse.PIPELINE_PASSWORD);

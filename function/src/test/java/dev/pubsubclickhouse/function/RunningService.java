@@ -44,7 +44,19 @@ final class RunningService implements AutoCloseable {
     return start(env);
   }
 
+  /** The service from these environment variables, once its write path is open. */
   static RunningService start(Map<String, String> env) throws Exception {
+    RunningService running = startUnready(env);
+    if (!running.service.awaitReady(Duration.ofSeconds(60))) {
+      String reason = running.service.unhealthyReason().orElse("?");
+      running.close();
+      throw new AssertionError("the service did not become ready: " + reason);
+    }
+    return running;
+  }
+
+  /** The service serving at once, its write path opening when ClickHouse and the tables answer. */
+  static RunningService startUnready(Map<String, String> env) throws Exception {
     PushService service = PushService.start(PushConfig.read(env));
     PushService.install(service);
     PushServer server = PushServer.start(0);
@@ -99,6 +111,18 @@ final class RunningService implements AutoCloseable {
     return HTTP.send(
         HttpRequest.newBuilder(url.resolve(path)).timeout(Duration.ofSeconds(30)).GET().build(),
         HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** {@code GET /healthz} once the service has asked ClickHouse at least once. */
+  HttpResponse<String> healthOnceTried() throws Exception {
+    for (int i = 0; i < 600; i++) {
+      HttpResponse<String> health = get("/healthz");
+      if (!health.body().startsWith("starting:")) {
+        return health;
+      }
+      Thread.sleep(50);
+    }
+    throw new AssertionError("ClickHouse not tried within 30 s");
   }
 
   @Override
