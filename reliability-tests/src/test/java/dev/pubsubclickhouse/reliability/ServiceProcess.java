@@ -80,6 +80,33 @@ final class ServiceProcess implements AutoCloseable {
     return process.exitValue();
   }
 
+  /**
+   * Starts the jar expecting it to serve unready (ClickHouse refuses it); returns what /healthz
+   * answers once the service has asked ClickHouse.
+   */
+  String startExpectingUnready() throws Exception {
+    launch();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+    while (System.nanoTime() < deadline) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException("the service exited at start: " + output());
+      }
+      try {
+        HttpResponse<String> health = get("/healthz");
+        if (health.statusCode() == 200) {
+          throw new IllegalStateException("the service became ready: " + output());
+        }
+        if (!health.body().startsWith("starting:")) {
+          return health.body();
+        }
+      } catch (IOException notYet) {
+        // not listening yet
+      }
+      Thread.sleep(100);
+    }
+    throw new IllegalStateException("the service did not ask ClickHouse: " + output());
+  }
+
   /** Starts the jar and waits until /healthz answers 200. */
   ServiceProcess start() throws Exception {
     launch();
