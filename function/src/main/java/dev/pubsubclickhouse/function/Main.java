@@ -17,9 +17,28 @@ public final class Main {
 
   private Main() {}
 
+  /** What {@code --help} prints: the variables of the README's table, and nothing it ignores. */
+  static String help() {
+    return "The Pub/Sub push service: serves push requests on $PORT and writes their messages into"
+        + " ClickHouse.\n"
+        + "Usage: java -jar function.jar (configured by environment variables; it takes no"
+        + " arguments)\n\n"
+        + ParameterHelp.environmentText(PushParameters.ALL);
+  }
+
   public static void main(String[] args) throws Exception {
-    if (args.length > 0 && ("--help".equals(args[0]) || "-h".equals(args[0]))) {
-      System.out.print(ParameterHelp.text(PushParameters.ALL));
+    if (args.length == 1 && ("--help".equals(args[0]) || "-h".equals(args[0]))) {
+      System.out.print(help());
+      return;
+    }
+    if (args.length > 0) {
+      // Only a flag's name is shown: its value, or a bare argument, may be a password.
+      String shown = args[0].startsWith("--") ? args[0].split("=", 2)[0] : "an argument";
+      System.err.println(
+          "pubsub-clickhouse: the push service reads environment variables, not arguments; got "
+              + shown
+              + " (see --help)");
+      System.exit(2);
       return;
     }
     PushService service;

@@ -52,9 +52,14 @@ class MainIT {
     return launch(ServiceJava.ofTests(), settings);
   }
 
-  private Service launch(Path java, Map<String, String> settings) throws Exception {
+  private static Path jar() {
     Path jar = Path.of(System.getProperty("function.jar", "target/function.jar"));
     assertThat(jar).exists();
+    return jar;
+  }
+
+  private Service launch(Path java, Map<String, String> settings) throws Exception {
+    Path jar = jar();
     int port = LocalClickHouse.freePort();
     Path output = Files.createTempFile(directory, "service", ".log");
     ProcessBuilder builder =
@@ -275,6 +280,40 @@ class MainIT {
             HttpResponse.BodyHandlers.ofString());
     assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
     return answer.body();
+  }
+
+  @Test
+  void helpListsTheEnvironmentVariablesItReadsAndNoFlag() throws Exception {
+    Process help =
+        new ProcessBuilder(ServiceJava.ofTests().toString(), "-jar", jar().toString(), "--help")
+            .redirectErrorStream(true)
+            .start();
+    String text = new String(help.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(help.waitFor()).isZero();
+    assertThat(text).isEqualTo(Main.help());
+    for (var parameter : PushParameters.ALL) {
+      assertThat(text).contains("\n  " + parameter.env() + "\n");
+    }
+    assertThat(text.lines().filter(line -> line.strip().startsWith("--"))).isEmpty();
+    assertThat(text).doesNotContain("--clickHouse");
+  }
+
+  @Test
+  void anArgumentStopsStartNamingNoValue() throws Exception {
+    Process refused =
+        new ProcessBuilder(
+                ServiceJava.ofTests().toString(),
+                "-jar",
+                jar().toString(),
+                "--clickHousePassword=" + LocalClickHouse.PIPELINE_PASSWORD)
+            .redirectErrorStream(true)
+            .start();
+    String text = new String(refused.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(refused.waitFor()).isEqualTo(2);
+    assertThat(text)
+        .isEqualTo(
+            "pubsub-clickhouse: the push service reads environment variables, not arguments;"
+                + " got --clickHousePassword (see --help)\n");
   }
 
   @Test
