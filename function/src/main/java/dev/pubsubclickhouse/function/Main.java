@@ -41,6 +41,7 @@ public final class Main {
       System.exit(2);
       return;
     }
+    JsonLog.captureLibraryLogs();
     PushService service;
     try {
       PushConfig config = PushConfig.read(System.getenv());

@@ -8,6 +8,7 @@ import dev.pubsubclickhouse.function.envelope.PushMessage;
 import dev.pubsubclickhouse.function.ingest.PushOutcome;
 import dev.pubsubclickhouse.function.ingest.RequestMemoryBudget;
 import dev.pubsubclickhouse.function.observability.JsonLog;
+import dev.pubsubclickhouse.function.observability.RequestTrace;
 import java.io.IOException;
 import java.io.Writer;
 import java.util.HashMap;
@@ -37,6 +38,16 @@ public final class PushFunction implements HttpFunction {
 
   @Override
   public void service(HttpRequest request, HttpResponse response) throws IOException {
+    Optional<RequestTrace> trace =
+        RequestTrace.from(
+            request.getFirstHeader("traceparent").orElse(null),
+            request.getFirstHeader("X-Cloud-Trace-Context").orElse(null));
+    try (JsonLog.RequestScope scope = JsonLog.request(trace)) {
+      serve(request, response);
+    }
+  }
+
+  private void serve(HttpRequest request, HttpResponse response) throws IOException {
     RequestBody body = new RequestBody(request);
     try {
       String path = request.getPath();

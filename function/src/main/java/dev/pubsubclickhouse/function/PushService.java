@@ -12,6 +12,7 @@ import dev.pubsubclickhouse.function.ingest.RequestMemoryBudget;
 import dev.pubsubclickhouse.function.observability.JsonLog;
 import dev.pubsubclickhouse.function.observability.Metrics;
 import dev.pubsubclickhouse.function.sinks.DeadLetterTopic;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.ConnectException;
@@ -19,6 +20,7 @@ import java.net.NoRouteToHostException;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executors;
@@ -111,7 +113,14 @@ public final class PushService {
               ? DeadLetterTopic.open(
                   config.deadLetterTopic().get(), config.pubsubEndpoint().orElse(null))
               : null;
-      PushService service = new PushService(config, client, http, new Metrics(), topicSink);
+      JsonLog.neverPrint(config.clickHouse().password().reveal());
+      JsonLog.traceProject(config.googleProject().orElse(null));
+      List<MeterRegistry> exports =
+          config
+              .metricsExport()
+              .map(export -> List.<MeterRegistry>of(export.registry(config.googleProject())))
+              .orElse(List.of());
+      PushService service = new PushService(config, client, http, new Metrics(exports), topicSink);
       service.readiness.start();
       return service;
     } catch (RuntimeException | IOException e) {
@@ -268,6 +277,7 @@ public final class PushService {
     JsonLog.info(
         "push service stopped", Map.of("drained", drained, "unanswered", activeRequests.get()));
     client.close();
+    metrics.closeExports(); // last: a slow receiver may hold it until the process is killed
   }
 
   private void logSummary() {

@@ -2,6 +2,8 @@ package dev.pubsubclickhouse.function;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.LocalClickHouse;
 import dev.pubsubclickhouse.testing.ServiceJava;
@@ -151,7 +153,7 @@ class MainIT {
       assertThat(answer.get(60, TimeUnit.SECONDS)).isEqualTo(204);
     }
     assertThat(database.count("virtual")).isEqualTo(requests);
-    assertThat(get(service, "/metrics").body()).contains("pubsub_clickhouse_inserts_total 1\n");
+    assertThat(get(service, "/metrics").body()).contains("pubsub_clickhouse_inserts_total 1.0\n");
     assertThat(service.output()).contains("\"threads\":\"virtual\"");
     service.process().destroy();
     assertThat(service.process().waitFor(10, TimeUnit.SECONDS)).isTrue();
@@ -343,7 +345,7 @@ class MainIT {
     for (int i = 0; i < 20; i++) {
       answers.add(push(service, "d-" + i, "{\"n\":" + i + "}"));
     }
-    while (!get(service, "/metrics").body().contains("pubsub_clickhouse_waiting_requests 20\n")) {
+    while (!get(service, "/metrics").body().contains("pubsub_clickhouse_waiting_requests 20.0\n")) {
       Thread.sleep(20);
     }
     long start = System.nanoTime();
@@ -354,7 +356,18 @@ class MainIT {
       assertThat(answer.get(5, TimeUnit.SECONDS)).isEqualTo(204);
     }
     assertThat(database.count("drained")).isEqualTo(20);
+    // Every line, the libraries' too (Jetty's start), is one JSON object Cloud Logging reads.
+    List<JsonNode> lines = new ArrayList<>();
+    for (String line : service.output().lines().toList()) {
+      JsonNode json = new ObjectMapper().readTree(line);
+      assertThat(json.isObject()).as(line).isTrue();
+      assertThat(json.has("severity") && json.has("message") && json.has("time")).as(line).isTrue();
+      lines.add(json);
+    }
+    assertThat(lines)
+        .anyMatch(json -> json.path("logger").asText().startsWith("org.eclipse.jetty."));
     assertThat(service.output())
+        .doesNotContain("SLF4J")
         .contains("\"message\":\"push service stopped\"")
         .contains(
             Runtime.version().feature() >= 21
@@ -388,7 +401,7 @@ class MainIT {
         .contains("\"message\":\"summary\"")
         .doesNotContain(LocalClickHouse.PIPELINE_PASSWORD);
     assertThat(metrics)
-        .contains("pubsub_clickhouse_dead_lettered_total 1")
+        .contains("pubsub_clickhouse_dead_lettered_total 1.0\n")
         .doesNotContain(LocalClickHouse.PIPELINE_PASSWORD);
     assertThat(database.query("SELECT error_message, stack_trace FROM secret_errors"))
         .doesNotContain(LocalClickHouse.PIPELINE_PASSWORD);

@@ -174,11 +174,14 @@ final class ServiceProcess implements AutoCloseable {
         HttpResponse.BodyHandlers.ofString());
   }
 
-  /** A counter or gauge from /metrics, e.g. {@code pubsub_clickhouse_inserted_rows_total}. */
+  /**
+   * A counter or gauge from /metrics, e.g. {@code pubsub_clickhouse_inserted_rows_total}; the
+   * Prometheus text writes every value as a double ({@code 20.0}, {@code 1.23456789E8}).
+   */
   long metric(String name) throws IOException, InterruptedException {
     Matcher value =
-        Pattern.compile("(?m)^" + Pattern.quote(name) + " (\\d+)$").matcher(get("/metrics").body());
-    return value.find() ? Long.parseLong(value.group(1)) : -1;
+        Pattern.compile("(?m)^" + Pattern.quote(name) + " (\\S+)$").matcher(get("/metrics").body());
+    return value.find() ? (long) Double.parseDouble(value.group(1)) : -1;
   }
 
   String output() {
