@@ -90,10 +90,12 @@ class JsonLogTest {
   void slf4jRecordsOfLibrariesBecomeTheSameLinesWithTheirTraceAndStackTrace() throws Exception {
     JsonLog.captureLibraryLogs();
     try (JsonLog.RequestScope scope = JsonLog.request(Optional.of(TRACE))) {
-      LoggerFactory.getLogger("com.clickhouse.client.api.Client")
+      LoggerFactory.getLogger("org.apache.hc.client5.http.impl.classic.HttpRequestRetryExec")
           .warn("retrying {} after {} ms", "insert", 100, new java.io.IOException("reset"));
     }
     LoggerFactory.getLogger("org.eclipse.jetty.server.Server").debug("below INFO: dropped");
+    // client-v2's warning per failed request: the service reports those failures itself.
+    LoggerFactory.getLogger("com.clickhouse.client.api.Client").warn("Retrying.");
     java.util.logging.Logger.getLogger("io.grpc.internal.ManagedChannelImpl").info("from JUL");
 
     List<JsonNode> lines = lines();
@@ -101,7 +103,8 @@ class JsonLogTest {
     JsonNode slf4j = lines.get(0);
     assertThat(slf4j.get("severity").asText()).isEqualTo("WARNING");
     assertThat(slf4j.get("message").asText()).isEqualTo("retrying insert after 100 ms");
-    assertThat(slf4j.get("logger").asText()).isEqualTo("com.clickhouse.client.api.Client");
+    assertThat(slf4j.get("logger").asText())
+        .isEqualTo("org.apache.hc.client5.http.impl.classic.HttpRequestRetryExec");
     assertThat(slf4j.get("stack_trace").asText()).startsWith("java.io.IOException: reset\n\tat ");
     assertThat(slf4j.get("logging.googleapis.com/trace").asText())
         .isEqualTo("projects/my-project/traces/4bf92f3577b34da6a3ce929d0e0e4736");
