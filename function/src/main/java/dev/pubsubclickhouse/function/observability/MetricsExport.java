@@ -2,6 +2,7 @@ package dev.pubsubclickhouse.function.observability;
 
 import com.google.auth.oauth2.GoogleCredentials;
 import io.micrometer.core.instrument.Clock;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.registry.otlp.AggregationTemporality;
 import io.micrometer.registry.otlp.CompressionMode;
 import io.micrometer.registry.otlp.HistogramFlavor;
@@ -20,7 +21,8 @@ import java.util.function.Supplier;
  * The meters pushed over OTLP/HTTP (protobuf) by Micrometer's OTLP registry: to Google's Telemetry
  * API ({@code https://telemetry.googleapis.com/v1/metrics}), which stores them in Cloud Monitoring
  * as Prometheus time series with no sidecar, or to any OTLP receiver. Cumulative counts and
- * explicit-bucket histograms, as Cloud Monitoring's Prometheus mapping reads them.
+ * explicit-bucket histograms under the names {@code GET /metrics} shows, as Cloud Monitoring's
+ * Prometheus mapping reads them.
  *
  * @param endpoint the OTLP/HTTP metrics URL
  * @param interval time between two pushes
@@ -96,7 +98,14 @@ public record MetricsExport(
             return HistogramFlavor.EXPLICIT_BUCKET_HISTOGRAM;
           }
         };
-    return new OtlpMeterRegistry(config, Clock.SYSTEM);
+    OtlpMeterRegistry registry = new OtlpMeterRegistry(config, Clock.SYSTEM);
+    // The names /metrics shows, so that Cloud Monitoring's Prometheus series keep the names the
+    // dashboards and alerts query (a name that already ends in _total gets no second one).
+    registry
+        .config()
+        .namingConvention(
+            (name, type, baseUnit) -> type == Meter.Type.COUNTER ? name + "_total" : name);
+    return registry;
   }
 
   private Supplier<Map<String, String>> googleHeaders(Optional<String> project) {

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import okhttp3.mockwebserver.MockResponse;
@@ -76,7 +77,7 @@ class MetricsExportTest {
           .containsEntry("cloud.region", "europe-west1");
 
       Map<String, Metric> byName = metrics(pushed);
-      Metric received = byName.get("pubsub_clickhouse_messages_received");
+      Metric received = byName.get("pubsub_clickhouse_messages_received_total");
       assertThat(received.getSum().getIsMonotonic()).isTrue();
       assertThat(received.getSum().getAggregationTemporality())
           .isEqualTo(AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE);
@@ -97,11 +98,16 @@ class MetricsExportTest {
           .satisfies(gauge -> assertThat(gauge.getAsDouble()).isEqualTo(5.0));
       // Cloud Monitoring's Telemetry API refuses names outside [a-zA-Z][a-zA-Z0-9_:./]*.
       assertThat(byName.keySet()).allMatch(name -> name.matches("[a-zA-Z][a-zA-Z0-9_:./]*"));
-      assertThat(byName.keySet())
-          .containsAll(
-              metrics.snapshot().keySet().stream()
-                  .map(name -> Metrics.meterName(name.replaceAll("-count$", "")))
-                  .toList());
+      // Each meter under the name /metrics shows (a histogram's without its _bucket/_sum/_count).
+      Set<String> prometheusNames =
+          metrics
+              .prometheusText()
+              .lines()
+              .filter(line -> line.startsWith("# TYPE "))
+              .map(line -> line.split(" ")[2])
+              .filter(name -> !name.endsWith("_max"))
+              .collect(Collectors.toSet());
+      assertThat(byName.keySet()).containsAll(prometheusNames);
     } finally {
       registry.close();
     }
@@ -129,7 +135,7 @@ class MetricsExportTest {
     if (pushed == null) {
       return false;
     }
-    Metric received = metrics(pushed).get("pubsub_clickhouse_messages_received");
+    Metric received = metrics(pushed).get("pubsub_clickhouse_messages_received_total");
     return received != null && received.getSum().getDataPoints(0).getAsDouble() == 3.0;
   }
 }
