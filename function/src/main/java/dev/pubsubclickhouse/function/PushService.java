@@ -98,9 +98,16 @@ public final class PushService {
    * anything, so that the caller can listen at once.
    *
    * @throws IllegalStateException with one line naming a setting that cannot work (an unreadable CA
-   *     certificate, a dead-letter topic without credentials)
+   *     certificate, a dead-letter topic or a metrics export to Google without credentials)
    */
   public static PushService start(PushConfig config) {
+    JsonLog.neverPrint(config.clickHouse().password().reveal());
+    JsonLog.traceProject(config.googleProject().orElse(null));
+    List<MeterRegistry> exports =
+        config
+            .metricsExport()
+            .map(export -> List.<MeterRegistry>of(export.registry(config.googleProject())))
+            .orElse(List.of());
     Client client =
         ClickHouseClients.open(
             config.clickHouse(),
@@ -113,18 +120,12 @@ public final class PushService {
               ? DeadLetterTopic.open(
                   config.deadLetterTopic().get(), config.pubsubEndpoint().orElse(null))
               : null;
-      JsonLog.neverPrint(config.clickHouse().password().reveal());
-      JsonLog.traceProject(config.googleProject().orElse(null));
-      List<MeterRegistry> exports =
-          config
-              .metricsExport()
-              .map(export -> List.<MeterRegistry>of(export.registry(config.googleProject())))
-              .orElse(List.of());
       PushService service = new PushService(config, client, http, new Metrics(exports), topicSink);
       service.readiness.start();
       return service;
     } catch (RuntimeException | IOException e) {
       client.close();
+      exports.forEach(MeterRegistry::close);
       throw new IllegalStateException(failure(config, e), e);
     }
   }

@@ -54,13 +54,27 @@ class MainIT {
     return launch(ServiceJava.ofTests(), settings);
   }
 
+  private Service launch(
+      Map<String, String> settings, java.util.function.Consumer<Map<String, String>> environment)
+      throws Exception {
+    return launch(ServiceJava.ofTests(), settings, environment);
+  }
+
+  private Service launch(Path java, Map<String, String> settings) throws Exception {
+    return launch(java, settings, env -> {});
+  }
+
   private static Path jar() {
     Path jar = Path.of(System.getProperty("function.jar", "target/function.jar"));
     assertThat(jar).exists();
     return jar;
   }
 
-  private Service launch(Path java, Map<String, String> settings) throws Exception {
+  private Service launch(
+      Path java,
+      Map<String, String> settings,
+      java.util.function.Consumer<Map<String, String>> environment)
+      throws Exception {
     Path jar = jar();
     int port = LocalClickHouse.freePort();
     Path output = Files.createTempFile(directory, "service", ".log");
@@ -76,6 +90,7 @@ class MainIT {
     env.put("CLICKHOUSE_DATABASE", database.name());
     env.put("PORT", Integer.toString(port));
     env.putAll(settings);
+    environment.accept(env);
     Process process = builder.start();
     launched.add(process);
     return new Service(process, output, port);
@@ -331,6 +346,26 @@ class MainIT {
         .isEqualTo(
             "pubsub-clickhouse: the push service reads environment variables, not arguments;"
                 + " got --clickHousePassword (see --help)\n");
+  }
+
+  @Test
+  void aMetricsExportToGoogleWithoutCredentialsStopsStartWithOneLine() throws Exception {
+    Map<String, String> settings = new HashMap<>();
+    settings.put("CLICKHOUSE_TABLE", "t");
+    settings.put(
+        "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "https://telemetry.googleapis.com/v1/metrics");
+    // No credentials anywhere, and no probe of the metadata server (it is not on loopback).
+    settings.put("NO_GCE_CHECK", "true");
+    settings.put("HOME", directory.toString());
+    Service service = launch(settings, env -> env.remove("GOOGLE_APPLICATION_CREDENTIALS"));
+    assertThat(service.process().waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(service.process().exitValue()).isEqualTo(2);
+    assertThat(service.output().lines().toList())
+        .singleElement()
+        .asString()
+        .startsWith(
+            "pubsub-clickhouse: metrics export to telemetry.googleapis.com needs Google"
+                + " credentials: ");
   }
 
   @Test

@@ -113,12 +113,9 @@ public record MetricsExport(
     try {
       credentials = GoogleCredentials.getApplicationDefault().createScoped(CLOUD_PLATFORM_SCOPE);
     } catch (IOException e) {
+      String reason = String.valueOf(e.getMessage()).lines().findFirst().orElse("");
       throw new IllegalStateException(
-          "metrics export to "
-              + endpoint.getHost()
-              + " needs Google credentials: "
-              + e.getMessage(),
-          e);
+          "metrics export to " + endpoint.getHost() + " needs Google credentials: " + reason, e);
     }
     return () -> {
       Map<String, String> headers = new LinkedHashMap<>();
