@@ -97,6 +97,33 @@ public final class PushParameters {
   public static final Parameter SUMMARY_INTERVAL_SECONDS =
       Parameter.of("SUMMARY_INTERVAL_SECONDS", "60", "One summary log line per interval.");
   public static final Parameter PORT = Parameter.of("PORT", "8080", "HTTP port.");
+  public static final Parameter GOOGLE_CLOUD_PROJECT =
+      Parameter.of(
+          "GOOGLE_CLOUD_PROJECT",
+          null,
+          "Google Cloud project: a log line written while a request is served names the request's"
+              + " trace in it (logging.googleapis.com/trace), and metrics pushed to Google are"
+              + " billed to it.");
+  public static final Parameter OTEL_EXPORTER_OTLP_METRICS_ENDPOINT =
+      Parameter.of(
+          "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+          null,
+          "Push the metrics over OTLP/HTTP to this URL as well, e.g."
+              + " https://telemetry.googleapis.com/v1/metrics (Cloud Monitoring, no sidecar; called"
+              + " with the service account's credentials, which need roles/monitoring.metricWriter"
+              + " and roles/telemetry.metricsWriter); unset: GET /metrics only.");
+  public static final Parameter OTEL_METRIC_EXPORT_INTERVAL =
+      Parameter.of(
+          "OTEL_METRIC_EXPORT_INTERVAL",
+          "60000",
+          "Milliseconds between two pushes of the metrics over OTLP.");
+  public static final Parameter OTEL_RESOURCE_ATTRIBUTES =
+      Parameter.of(
+          "OTEL_RESOURCE_ATTRIBUTES",
+          null,
+          "Resource attributes of the metrics pushed over OTLP, k=v,k=v; Cloud Monitoring takes"
+              + " cloud.region as their location. Defaults: service.name=pubsub-clickhouse-push,"
+              + " service.instance.id a random id per process, gcp.project_id=GOOGLE_CLOUD_PROJECT.");
 
   public static final List<Parameter> ALL = all();
 
@@ -125,7 +152,11 @@ public final class PushParameters {
             PUSH_TOKEN_CERTS_URL,
             SUMMARY_INTERVAL_SECONDS,
             PORT,
-            SecretManagerAccess.ENDPOINT));
+            SecretManagerAccess.ENDPOINT,
+            GOOGLE_CLOUD_PROJECT,
+            OTEL_EXPORTER_OTLP_METRICS_ENDPOINT,
+            OTEL_METRIC_EXPORT_INTERVAL,
+            OTEL_RESOURCE_ATTRIBUTES));
     return List.copyOf(all);
   }
 }
