@@ -51,7 +51,10 @@ class CloudRunTest {
           "PUSH_UNWRAPPED",
           "PUSH_AUDIENCE",
           "PUSH_SERVICE_ACCOUNT",
-          "CREATE_DEAD_LETTER_TABLE");
+          "CREATE_DEAD_LETTER_TABLE",
+          "GOOGLE_CLOUD_PROJECT",
+          "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+          "OTEL_RESOURCE_ATTRIBUTES");
 
   private static final Set<String> JOB_SETTINGS =
       Set.of(
