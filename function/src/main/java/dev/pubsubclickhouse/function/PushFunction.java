@@ -42,8 +42,11 @@ public final class PushFunction implements HttpFunction {
         RequestTrace.from(
             request.getFirstHeader("traceparent").orElse(null),
             request.getFirstHeader("X-Cloud-Trace-Context").orElse(null));
+    service.requestStarted();
     try (JsonLog.RequestScope scope = JsonLog.request(trace)) {
       serve(request, response);
+    } finally {
+      service.requestEnded();
     }
   }
 
@@ -145,6 +148,7 @@ public final class PushFunction implements HttpFunction {
     body.settle(response, outcome == PushOutcome.TOO_LARGE);
     if (outcome.status() == 204) {
       response.setStatusCode(204);
+      response.getOutputStream().close(); // sends the answer now, not after this method returns
     } else {
       write(response, outcome.status(), outcome.name().toLowerCase(Locale.ROOT).replace('_', ' '));
     }

@@ -205,13 +205,20 @@ public final class PushService {
 
   /** Ingests one message and says how it ended; 503 before the write path opens and at shutdown. */
   public PushOutcome push(PushMessage message) {
+    WritePath path = writePath;
+    return accepting && path != null ? path.ingestor().ingest(message) : PushOutcome.UNAVAILABLE;
+  }
+
+  /**
+   * A request is being served, from its arrival until its answer is on the wire: shutdown waits for
+   * every one of them, so that no answer is cut off when the process exits.
+   */
+  void requestStarted() {
     activeRequests.incrementAndGet();
-    try {
-      WritePath path = writePath;
-      return accepting && path != null ? path.ingestor().ingest(message) : PushOutcome.UNAVAILABLE;
-    } finally {
-      activeRequests.decrementAndGet();
-    }
+  }
+
+  void requestEnded() {
+    activeRequests.decrementAndGet();
   }
 
   /** Empty while the service can write; else why it cannot (a stopped batch flusher). */
