@@ -6,9 +6,11 @@ import dev.pubsubclickhouse.core.config.ClickHouseConfig;
 import dev.pubsubclickhouse.core.config.ConfigReader;
 import dev.pubsubclickhouse.core.config.ConfigurationException;
 import dev.pubsubclickhouse.core.config.SecretManagerAccess;
+import dev.pubsubclickhouse.core.insert.InsertOptions;
 import dev.pubsubclickhouse.function.auth.PushAuthenticator;
 import dev.pubsubclickhouse.function.ingest.BatchPolicy;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -29,6 +31,7 @@ public record PushConfig(
     ConfigReader config = new ConfigReader(environment);
     ClickHouseConfig clickHouse =
         ClickHouseConfig.read(config, new SecretManagerAccess(environment));
+    refuseEarlyAcknowledgement(clickHouse.insertOptions());
     Optional<String> topic = config.optional(DEAD_LETTER_TOPIC);
     topic.ifPresent(
         name -> {
@@ -60,6 +63,39 @@ public record PushConfig(
         Duration.ofSeconds(config.longValue(SUMMARY_INTERVAL_SECONDS, 1, 86_400)),
         config.integer(PORT, 1, 65_535));
   }
+
+  /**
+   * A 2xx tells Pub/Sub to forget a message, so it waits until ClickHouse has the rows where they
+   * belong. With {@code insert_distributed_sync=0} a Distributed table answers once the rows are
+   * queued on the server that took the INSERT, before they are on their shards; {@code
+   * async_insert} without waiting answers before the rows are written; a fixed deduplication token
+   * makes every later INSERT a "duplicate". None of these can be configured.
+   */
+  private static void refuseEarlyAcknowledgement(InsertOptions options) {
+    if (!options.distributedSync()) {
+      throw new ConfigurationException(
+          INSERT_DISTRIBUTED_SYNC,
+          "false is refused: a Distributed table would answer once the rows are queued on the"
+              + " server that took the INSERT, before they are on their shards, and the messages"
+              + " would be acknowledged; leave it true");
+    }
+    for (String name : options.extraSettings().keySet()) {
+      String instead = DECIDE_WHEN_ROWS_ARE_WRITTEN.get(name.toLowerCase(Locale.ROOT));
+      if (instead != null) {
+        throw new ConfigurationException(
+            CLICKHOUSE_SETTINGS,
+            name + " is refused here: it decides when rows count as written; " + instead);
+      }
+    }
+  }
+
+  private static final Map<String, String> DECIDE_WHEN_ROWS_ARE_WRITTEN =
+      Map.of(
+          "insert_distributed_sync", "see INSERT_DISTRIBUTED_SYNC",
+          "distributed_foreground_insert", "see INSERT_DISTRIBUTED_SYNC",
+          "async_insert", "use ASYNC_INSERT",
+          "wait_for_async_insert", "use ASYNC_INSERT",
+          "insert_deduplication_token", "the service sets one per INSERT from the message ids");
 
   private static Optional<PushAuthenticator> authenticator(ConfigReader config) {
     Optional<String> audience = config.optional(PUSH_AUDIENCE);
