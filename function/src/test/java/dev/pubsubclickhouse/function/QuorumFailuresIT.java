@@ -77,6 +77,12 @@ class QuorumFailuresIT {
           .as("the first attempt and MAX_RETRIES=%d, each answered %d", MAX_RETRIES, 500)
           .hasSizeGreaterThanOrEqualTo(1 + MAX_RETRIES)
           .allSatisfy(insert -> assertThat(insert.status()).isEqualTo(500));
+      assertThat(rows(table, "during"))
+          .as(
+              failure.rowsWritten()
+                  ? "written once by the first attempt; the retries were dropped as duplicates"
+                  : "nothing written")
+          .isEqualTo(failure.rowsWritten() ? "during\t1\nduring\t2\nduring\t3" : "");
       String token = failed.get(0).deduplicationToken();
       assertThat(token).as("the INSERT carries a deduplication token").isNotBlank();
       assertThat(failed)
@@ -86,12 +92,6 @@ class QuorumFailuresIT {
                 assertThat(insert.deduplicationToken()).isEqualTo(token);
                 assertThat(insert.setting("insert_quorum")).isEqualTo("2");
               });
-      assertThat(rows(table, "during"))
-          .as(
-              failure.rowsWritten()
-                  ? "written once by the first attempt; the retries were dropped as duplicates"
-                  : "nothing written")
-          .isEqualTo(failure.rowsWritten() ? "during\t1\nduring\t2\nduring\t3" : "");
 
       proxy.heal();
       int seenDuring = proxy.inserts().size();
