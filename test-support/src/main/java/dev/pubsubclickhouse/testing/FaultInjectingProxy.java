@@ -43,15 +43,16 @@ import okio.Buffer;
  */
 public final class FaultInjectingProxy implements AutoCloseable {
   /**
-   * A ReplicatedMergeTree INSERT with {@code insert_quorum} that fails to get its quorum, answered
-   * as ClickHouse 26.7 answers it: its error code and name, HTTP status 500 and the server's own
-   * message (ReplicatedMergeTreeSink).
+   * An INSERT into a replicated table that cannot get its replicas, answered as ClickHouse 26.7
+   * answers it: its error code and name, HTTP status 500 and the server's own message
+   * (ReplicatedMergeTreeSink for the quorum, DistributedSink for a shard).
    */
-  public enum QuorumFailure {
+  public enum ReplicaFailure {
     /** Checked before anything is written: nothing is stored; a later retry can pass. */
     TOO_FEW_LIVE_REPLICAS(
         285,
         "TOO_FEW_LIVE_REPLICAS",
+        "DB::Exception",
         false,
         "Number of alive replicas (1) is less than requested quorum (2/2)."),
     /**
@@ -61,6 +62,7 @@ public final class FaultInjectingProxy implements AutoCloseable {
     REPLICA_BECAME_INACTIVE(
         319,
         "UNKNOWN_STATUS_OF_INSERT",
+        "DB::Exception",
         true,
         "Unknown quorum status. The data was inserted in the local replica, but we could not"
             + " verify the quorum. Reason: Replica became inactive while waiting for quorum"),
@@ -71,18 +73,42 @@ public final class FaultInjectingProxy implements AutoCloseable {
     QUORUM_TIMEOUT(
         319,
         "UNKNOWN_STATUS_OF_INSERT",
+        "DB::Exception",
         true,
         "Unknown quorum status. The data was inserted in the local replica but we could not verify"
-            + " quorum. Reason: Timeout while waiting for quorum");
+            + " quorum. Reason: Timeout while waiting for quorum"),
+    /**
+     * A Distributed table's INSERT with insert_distributed_sync=1 when no replica of one shard
+     * answers; the other shards may keep their part of the rows (here the INSERT is passed on
+     * first, standing for them).
+     */
+    ALL_REPLICAS_OF_A_SHARD_DOWN(
+        279,
+        "ALL_CONNECTION_TRIES_FAILED",
+        "DB::NetException",
+        true,
+        "All connection tries failed. Log: \n\n"
+            + "Code: 210. DB::NetException: Connection refused (10.0.0.12:9000). (NETWORK_ERROR)"
+            + " (version %1$s)\n"
+            + "Code: 210. DB::NetException: Connection refused (10.0.0.13:9000). (NETWORK_ERROR)"
+            + " (version %1$s)\n\n"
+            + ": Insertion status:\n"
+            + "Wrote 1 blocks and 212 rows on shard 0 replica 0, 10.0.0.10:9000 (average 1 ms per"
+            + " block)\n"
+            + "Wrote 0 blocks and 0 rows on shard 1 replica 0, 10.0.0.12:9000 (average 1 ms per"
+            + " block)\n");
 
     final int code;
     final String name;
+    final String exceptionClass;
     final boolean rowsWritten;
     final String message;
 
-    QuorumFailure(int code, String name, boolean rowsWritten, String message) {
+    ReplicaFailure(
+        int code, String name, String exceptionClass, boolean rowsWritten, String message) {
       this.code = code;
       this.name = name;
+      this.exceptionClass = exceptionClass;
       this.rowsWritten = rowsWritten;
       this.message = message;
     }
@@ -181,7 +207,7 @@ public final class FaultInjectingProxy implements AutoCloseable {
   private final URI target;
   private final AtomicReference<Fault> insertFault = new AtomicReference<>();
   private final AtomicReference<Fault> allFault = new AtomicReference<>();
-  private final AtomicReference<QuorumFailure> quorumFailure = new AtomicReference<>();
+  private final AtomicReference<ReplicaFailure> replicaFailure = new AtomicReference<>();
   private final AtomicInteger faulted = new AtomicInteger();
   private final AtomicReference<Duration> insertDelay = new AtomicReference<>(Duration.ZERO);
   private final Set<Mutation> mutations = EnumSet.noneOf(Mutation.class);
@@ -216,12 +242,12 @@ public final class FaultInjectingProxy implements AutoCloseable {
   }
 
   /**
-   * From now on every INSERT fails as an INSERT with {@code insert_quorum} into a
-   * ReplicatedMergeTree table does when the quorum cannot be had; where the real failure comes
-   * after the write, the INSERT is passed on first and its rows are stored.
+   * From now on every INSERT fails as an INSERT into a replicated table does when it cannot get its
+   * replicas; where the real failure comes after the write, the INSERT is passed on first and its
+   * rows are stored.
    */
-  public void failInserts(QuorumFailure failure) {
-    quorumFailure.set(failure);
+  public void failInserts(ReplicaFailure failure) {
+    replicaFailure.set(failure);
   }
 
   /** From now on every INSERT is changed as {@code mutation} says, on its way to ClickHouse. */
@@ -253,7 +279,7 @@ public final class FaultInjectingProxy implements AutoCloseable {
   public void heal() {
     insertFault.set(null);
     allFault.set(null);
-    quorumFailure.set(null);
+    replicaFailure.set(null);
     insertDelay.set(Duration.ZERO);
   }
 
@@ -286,15 +312,15 @@ public final class FaultInjectingProxy implements AutoCloseable {
         faulted.incrementAndGet();
         return answer(fault);
       }
-      QuorumFailure quorum = insert ? quorumFailure.get() : null;
-      if (quorum != null) {
+      ReplicaFailure replicas = insert ? replicaFailure.get() : null;
+      if (replicas != null) {
         faulted.incrementAndGet();
-        if (!quorum.rowsWritten) {
-          return serverError(quorum, null, request, url);
+        if (!replicas.rowsWritten) {
+          return serverError(replicas, null, request, url);
         }
         MockResponse written = forward(request, url);
         return written.getStatus().contains(" 200 ")
-            ? serverError(quorum, written, request, url)
+            ? serverError(replicas, written, request, url)
             : written;
       }
       Duration delay = insert ? insertDelay.get() : Duration.ZERO;
@@ -381,7 +407,7 @@ public final class FaultInjectingProxy implements AutoCloseable {
      * and its text in the server's format.
      */
     private MockResponse serverError(
-        QuorumFailure failure, MockResponse written, RecordedRequest request, HttpUrl url) {
+        ReplicaFailure failure, MockResponse written, RecordedRequest request, HttpUrl url) {
       MockResponse error = new MockResponse().setResponseCode(500);
       if (written != null) {
         written
@@ -407,7 +433,9 @@ public final class FaultInjectingProxy implements AutoCloseable {
       for (int i = 0; i < 16; i++) {
         tag.append((char) ('a' + ThreadLocalRandom.current().nextInt(26)));
       }
-      String text = failure.message.endsWith(".") ? failure.message : failure.message + ".";
+      String version = serverVersion(request);
+      String message = failure.message.formatted(version);
+      String text = message.endsWith(".") ? message : message + ".";
       return error
           .setHeader("Content-Type", "text/plain; charset=UTF-8")
           .setHeader("X-ClickHouse-Exception-Code", Integer.toString(failure.code))
@@ -415,12 +443,14 @@ public final class FaultInjectingProxy implements AutoCloseable {
           .setBody(
               "Code: "
                   + failure.code
-                  + ". DB::Exception: "
+                  + ". "
+                  + failure.exceptionClass
+                  + ": "
                   + text
                   + " ("
                   + failure.name
                   + ") (version "
-                  + serverVersion(request)
+                  + version
                   + ")\n");
     }
 

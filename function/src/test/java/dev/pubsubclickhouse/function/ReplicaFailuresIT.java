@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.FaultInjectingProxy;
 import dev.pubsubclickhouse.testing.FaultInjectingProxy.Insert;
-import dev.pubsubclickhouse.testing.FaultInjectingProxy.QuorumFailure;
+import dev.pubsubclickhouse.testing.FaultInjectingProxy.ReplicaFailure;
 import dev.pubsubclickhouse.testing.TestDatabase;
 import java.util.List;
 import java.util.Locale;
@@ -14,13 +14,16 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * A replicated table's quorum failures, each as ClickHouse answers it (code, HTTP status, headers
- * and text of ClickHouse 26.7, injected by the proxy in front of the real server), end to end:
+ * A replicated table's failures to get its replicas, each as ClickHouse answers it (code, HTTP
+ * status, headers and text of ClickHouse 26.7, injected by the proxy in front of the real server),
+ * end to end:
  *
  * <ul>
- *   <li>285 TOO_FEW_LIVE_REPLICAS: refused before anything is written;
+ *   <li>285 TOO_FEW_LIVE_REPLICAS (insert_quorum): refused before anything is written;
  *   <li>319 UNKNOWN_STATUS_OF_INSERT, "replica became inactive" and the quorum timeout: the rows
- *       are written on the replica that took the INSERT, and nobody knows whether they will stay.
+ *       are written on the replica that took the INSERT, and nobody knows whether they will stay;
+ *   <li>279 ALL_CONNECTION_TRIES_FAILED: no replica of one shard of a Distributed table answers,
+ *       and the other shards may have kept their rows.
  * </ul>
  *
  * Either way the message is not acknowledged (503, Pub/Sub keeps it), every retry of the INSERT —
@@ -30,22 +33,22 @@ import org.junit.jupiter.params.provider.EnumSource;
  * ReplicatedMergeTree does (ReplicatedMergeTree cannot run on this engine).
  */
 @ClickHouseTest
-class QuorumFailuresIT {
+class ReplicaFailuresIT {
   private static final String MESSAGE =
       "[{\"id\":\"%1$s\",\"n\":1},{\"id\":\"%1$s\",\"n\":2},{\"id\":\"%1$s\",\"n\":3}]";
   private static final int MAX_RETRIES = 2;
 
   private final TestDatabase database;
 
-  QuorumFailuresIT(TestDatabase database) {
+  ReplicaFailuresIT(TestDatabase database) {
     this.database = database;
   }
 
   @ParameterizedTest(name = "{0}")
-  @EnumSource(QuorumFailure.class)
-  void theMessageIsNotAcknowledgedAndEveryRetryCarriesTheSameToken(QuorumFailure failure)
+  @EnumSource(ReplicaFailure.class)
+  void theMessageIsNotAcknowledgedAndEveryRetryCarriesTheSameToken(ReplicaFailure failure)
       throws Exception {
-    String table = "quorum_" + failure.name().toLowerCase(Locale.ROOT);
+    String table = "replicas_" + failure.name().toLowerCase(Locale.ROOT);
     database.execute(
         "CREATE TABLE "
             + table
@@ -73,9 +76,12 @@ class QuorumFailuresIT {
           .as("not acknowledged: Pub/Sub keeps the message")
           .isEqualTo(503);
       List<Insert> failed = proxy.inserts().subList(seenBefore, proxy.inserts().size());
+      // 285 and 319 are retried by the service (MAX_RETRIES); 279 is answered 503 at its first
+      // failure today (ClickHouseFailures does not count it transient), and Pub/Sub retries it.
+      int attempts = failure == ReplicaFailure.ALL_REPLICAS_OF_A_SHARD_DOWN ? 1 : 1 + MAX_RETRIES;
       assertThat(failed)
-          .as("the first attempt and MAX_RETRIES=%d, each answered %d", MAX_RETRIES, 500)
-          .hasSizeGreaterThanOrEqualTo(1 + MAX_RETRIES)
+          .as("%d attempts or more, each answered 500", attempts)
+          .hasSizeGreaterThanOrEqualTo(attempts)
           .allSatisfy(insert -> assertThat(insert.status()).isEqualTo(500));
       assertThat(rows(table, "during"))
           .as(
