@@ -6,6 +6,7 @@ import dev.pubsubclickhouse.core.config.ClickHouseConfig;
 import dev.pubsubclickhouse.core.config.ConfigReader;
 import dev.pubsubclickhouse.core.config.ConfigurationException;
 import dev.pubsubclickhouse.core.config.SecretManagerAccess;
+import dev.pubsubclickhouse.core.insert.InsertOptions;
 import dev.pubsubclickhouse.function.auth.PushAuthenticator;
 import dev.pubsubclickhouse.function.ingest.BatchPolicy;
 import dev.pubsubclickhouse.function.observability.MetricsExport;
@@ -33,6 +34,7 @@ public record PushConfig(
     ConfigReader config = new ConfigReader(environment);
     ClickHouseConfig clickHouse =
         ClickHouseConfig.read(config, new SecretManagerAccess(environment));
+    refuseEarlyAcknowledgement(clickHouse.insertOptions());
     Optional<String> topic = config.optional(DEAD_LETTER_TOPIC);
     topic.ifPresent(
         name -> {
@@ -89,6 +91,23 @@ public record PushConfig(
                 config.keyValues(OTEL_RESOURCE_ATTRIBUTES),
                 config.optional(GOOGLE_CLOUD_PROJECT),
                 UUID.randomUUID().toString())));
+  }
+
+  /**
+   * A 2xx tells Pub/Sub to forget a message, so it waits until ClickHouse has the rows where they
+   * belong. With {@code insert_distributed_sync=0} a Distributed table answers once the rows are
+   * queued on the server that took the INSERT, before they are on their shards. (The settings that
+   * would do the same through CLICKHOUSE_SETTINGS are refused by core's InsertOptions, for the
+   * backfill job too.)
+   */
+  private static void refuseEarlyAcknowledgement(InsertOptions options) {
+    if (!options.distributedSync()) {
+      throw new ConfigurationException(
+          INSERT_DISTRIBUTED_SYNC,
+          "false is refused: a Distributed table would answer once the rows are queued on the"
+              + " server that took the INSERT, before they are on their shards, and the messages"
+              + " would be acknowledged; leave it true");
+    }
   }
 
   private static Optional<PushAuthenticator> authenticator(ConfigReader config) {

@@ -125,10 +125,31 @@ public final class PushParameters {
               + " cloud.region as their location. Defaults: service.name=pubsub-clickhouse-push,"
               + " service.instance.id a random id per process, gcp.project_id=GOOGLE_CLOUD_PROJECT.");
 
+  /** Refused when false: see {@link PushConfig}. */
+  public static final Parameter INSERT_DISTRIBUTED_SYNC =
+      ClickHouseParameters.INSERT_DISTRIBUTED_SYNC.withDescription(
+          "ClickHouse insert_distributed_sync (Distributed tables): a message is acknowledged once"
+              + " its rows are on their shards. false is refused at start: it would acknowledge"
+              + " rows only queued on the server that took the INSERT.");
+
+  /** Some settings are refused: see {@link PushConfig}. */
+  public static final Parameter CLICKHOUSE_SETTINGS =
+      ClickHouseParameters.SETTINGS.withDescription(
+          "Further ClickHouse settings for every INSERT: k=v,k=v. Refused at start, as they decide"
+              + " when rows count as written: insert_distributed_sync,"
+              + " distributed_foreground_insert, async_insert, wait_for_async_insert,"
+              + " insert_deduplication_token.");
+
   public static final List<Parameter> ALL = all();
 
   private static List<Parameter> all() {
-    List<Parameter> all = new ArrayList<>(ClickHouseParameters.ALL);
+    List<Parameter> all = new ArrayList<>();
+    for (Parameter shared : ClickHouseParameters.ALL) {
+      all.add(
+          shared == ClickHouseParameters.INSERT_DISTRIBUTED_SYNC
+              ? INSERT_DISTRIBUTED_SYNC
+              : shared == ClickHouseParameters.SETTINGS ? CLICKHOUSE_SETTINGS : shared);
+    }
     all.addAll(
         List.of(
             DEAD_LETTER_TOPIC,

@@ -6,6 +6,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -23,15 +24,17 @@ public final class LocalClickHouse {
 
   private final Path directory;
   private final int port;
+  private final Map<String, String> clusterEnvironment;
 
-  private LocalClickHouse(Path directory, int port) {
+  private LocalClickHouse(Path directory, int port, Map<String, String> clusterEnvironment) {
     this.directory = directory;
     this.port = port;
+    this.clusterEnvironment = Map.copyOf(clusterEnvironment);
   }
 
   /** Starts a server on a free port with its data in {@code directory}. */
   public static LocalClickHouse start(Path directory) {
-    LocalClickHouse server = new LocalClickHouse(directory, freePort());
+    LocalClickHouse server = new LocalClickHouse(directory, freePort(), Map.of());
     server.start();
     return server;
   }
@@ -41,7 +44,28 @@ public final class LocalClickHouse {
    * before anything listens there, as for a service deployed before its ClickHouse.
    */
   public static LocalClickHouse unstarted(Path directory) {
-    return new LocalClickHouse(directory, freePort());
+    return new LocalClickHouse(directory, freePort(), Map.of());
+  }
+
+  /**
+   * A server that also serves the native protocol on {@code tcpPort} and knows the cluster {@link
+   * LocalCluster#NAME} of the shards at {@code shardAddresses} ({@code host:port,...}); not
+   * started.
+   */
+  static LocalClickHouse shard(Path directory, int tcpPort, String shardAddresses) {
+    return new LocalClickHouse(
+        directory,
+        freePort(),
+        Map.of(
+            "CLICKHOUSE_LOCAL_TCP_PORT",
+            Integer.toString(tcpPort),
+            "CLICKHOUSE_LOCAL_CLUSTER",
+            shardAddresses));
+  }
+
+  /** Where its data, configuration and {@code server.log} are. */
+  public Path directory() {
+    return directory;
   }
 
   public String url() {
@@ -89,14 +113,11 @@ public final class LocalClickHouse {
   }
 
   private void run(String command, long timeoutSeconds) {
-    Result result =
-        execute(
-            List.of(command),
-            Map.of(
-                "CLICKHOUSE_LOCAL_PORT", Integer.toString(port),
-                "CLICKHOUSE_LOCAL_DIR", directory.toString(),
-                "CLICKHOUSE_LOCAL_OWNER_PID", Long.toString(ProcessHandle.current().pid())),
-            timeoutSeconds);
+    Map<String, String> environment = new HashMap<>(clusterEnvironment);
+    environment.put("CLICKHOUSE_LOCAL_PORT", Integer.toString(port));
+    environment.put("CLICKHOUSE_LOCAL_DIR", directory.toString());
+    environment.put("CLICKHOUSE_LOCAL_OWNER_PID", Long.toString(ProcessHandle.current().pid()));
+    Result result = execute(List.of(command), environment, timeoutSeconds);
     if (result.exitCode != 0) {
       throw new IllegalStateException(
           "scripts/clickhouse-local "

@@ -25,6 +25,11 @@ public record Parameter(
     return new Parameter(env, flag, value, description, secret);
   }
 
+  /** The same parameter described as one deployable uses it. */
+  public Parameter withDescription(String text) {
+    return new Parameter(env, flag, defaultValue, text, secret);
+  }
+
   public Parameter asSecret() {
     return new Parameter(env, flag, defaultValue, description, true);
   }

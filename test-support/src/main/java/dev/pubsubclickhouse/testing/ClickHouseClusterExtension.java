@@ -1,0 +1,102 @@
+package dev.pubsubclickhouse.testing;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ExtensionContext.Namespace;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolver;
+import org.junit.jupiter.api.extension.TestWatcher;
+
+/**
+ * Gives a test class a {@link LocalCluster} of its own (a constructor or method parameter), started
+ * once for the class under {@code target/test-clusters/<class>-<time>} and stopped when the class
+ * is done, whether its tests passed or not. When every test passed its directory is deleted; when
+ * one failed, the directory with every server's {@code server.log} is kept and its path printed.
+ */
+public final class ClickHouseClusterExtension
+    implements BeforeAllCallback, ParameterResolver, TestWatcher {
+  private static final Namespace NAMESPACE = Namespace.create(ClickHouseClusterExtension.class);
+
+  @Override
+  public void beforeAll(ExtensionContext context) {
+    running(context);
+  }
+
+  @Override
+  public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
+    return parameter.getParameter().getType() == LocalCluster.class;
+  }
+
+  @Override
+  public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
+    return running(context).cluster;
+  }
+
+  @Override
+  public void testFailed(ExtensionContext context, Throwable cause) {
+    running(context).failed = true;
+  }
+
+  /** The class's cluster, started on first use. */
+  private static Running running(ExtensionContext context) {
+    ExtensionContext classContext =
+        context.getTestMethod().isPresent() ? context.getParent().orElse(context) : context;
+    return classContext
+        .getStore(NAMESPACE)
+        .getOrComputeIfAbsent(Running.class, key -> start(classContext), Running.class);
+  }
+
+  private static Running start(ExtensionContext context) {
+    Class<?> testClass = context.getRequiredTestClass();
+    ClickHouseClusterTest settings = testClass.getAnnotation(ClickHouseClusterTest.class);
+    int shards = settings == null ? 2 : settings.shards();
+    Path directory =
+        LocalClickHouse.repositoryRoot()
+            .resolve("target/test-clusters")
+            .resolve(testClass.getSimpleName() + "-" + System.currentTimeMillis());
+    return new Running(LocalCluster.start(directory, shards));
+  }
+
+  /** The cluster of one test class; closing the class's store stops it. */
+  private static final class Running implements ExtensionContext.Store.CloseableResource {
+    final LocalCluster cluster;
+    volatile boolean failed;
+
+    Running(LocalCluster cluster) {
+      this.cluster = cluster;
+    }
+
+    @Override
+    public void close() {
+      try {
+        cluster.stop();
+      } finally {
+        if (failed) {
+          System.err.println(
+              "ClickHouse cluster logs kept in " + cluster.directory() + "/shard-*/server.log");
+        } else {
+          delete(cluster.directory());
+        }
+      }
+    }
+
+    private static void delete(Path directory) {
+      if (!Files.exists(directory)) {
+        return;
+      }
+      try (Stream<Path> paths = Files.walk(directory)) {
+        for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(path);
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+}
