@@ -58,7 +58,7 @@ locals {
     MAX_INSERT_BLOCK_SIZE    = var.max_insert_block_size == null ? null : tostring(var.max_insert_block_size)
     MAX_RETRIES              = var.max_retries == null ? null : tostring(var.max_retries)
     INSERT_DEDUPLICATE       = var.insert_deduplicate == null ? null : tostring(var.insert_deduplicate)
-    INSERT_QUORUM            = var.insert_quorum
+    INSERT_QUORUM            = var.insert_quorum == null ? null : tostring(var.insert_quorum)
     INSERT_DISTRIBUTED_SYNC  = var.insert_distributed_sync == null ? null : tostring(var.insert_distributed_sync)
     ASYNC_INSERT             = var.async_insert == null ? null : tostring(var.async_insert)
     CLICKHOUSE_SETTINGS      = var.clickhouse_settings

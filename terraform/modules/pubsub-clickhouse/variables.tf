@@ -426,9 +426,14 @@ variable "insert_deduplicate" {
 }
 
 variable "insert_quorum" {
-  type        = string
-  description = "INSERT_QUORUM: ClickHouse insert_quorum (a number or \"auto\"). Null: not set."
+  type        = number
+  description = "INSERT_QUORUM: ClickHouse insert_quorum, the replicas that must have each INSERT before it is answered (0-100). Null: not set."
   default     = null
+
+  validation {
+    condition     = var.insert_quorum == null || (try(var.insert_quorum >= 0 && var.insert_quorum <= 100 && floor(var.insert_quorum) == var.insert_quorum, false))
+    error_message = "insert_quorum is a whole number from 0 to 100 (the service reads no \"auto\")."
+  }
 }
 
 variable "insert_distributed_sync" {

@@ -28,6 +28,8 @@ public final class ClickHouseFailures {
           173, "CANNOT_ALLOCATE_MEMORY",
           225, "NO_ZOOKEEPER",
           279, "ALL_CONNECTION_TRIES_FAILED: a Distributed table's shard does not answer",
+          286,
+              "UNSATISFIED_QUORUM_FOR_PREVIOUS_WRITE: the last quorum INSERT is not yet on enough replicas",
           499, "S3_ERROR: the table's object storage failed",
           1000, "POCO_EXCEPTION: the server's network layer failed");
 

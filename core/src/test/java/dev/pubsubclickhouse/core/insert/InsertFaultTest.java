@@ -302,7 +302,7 @@ class InsertFaultTest {
   }
 
   @org.junit.jupiter.params.ParameterizedTest
-  @org.junit.jupiter.params.provider.ValueSource(ints = {173, 225, 279, 499, 1000})
+  @org.junit.jupiter.params.provider.ValueSource(ints = {173, 225, 279, 286, 499, 1000})
   void outagesOutsideClientV2sListAreRetriedToo(int code) throws Exception {
     clickHouse.enqueue(serverError(code, "AN_OUTAGE"));
     clickHouse.enqueue(ok());
