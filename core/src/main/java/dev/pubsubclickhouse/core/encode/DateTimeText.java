@@ -16,6 +16,9 @@ final class DateTimeText {
     1L, 10L, 100L, 1_000L, 10_000L, 100_000L, 1_000_000L, 10_000_000L, 100_000_000L, 1_000_000_000L
   };
 
+  /** A tick count beyond what an Int64 holds: below the minimum of every date-time type. */
+  static final long BEYOND_INT64 = Long.MIN_VALUE;
+
   private DateTimeText() {}
 
   static long powerOfTen(int exponent) {
@@ -31,8 +34,8 @@ final class DateTimeText {
   }
 
   /**
-   * The instant as a count of 10^-precision seconds since the epoch; digits beyond the precision
-   * are cut, as ClickHouse does.
+   * The instant as a count of 10^-precision seconds since the epoch, or {@link #BEYOND_INT64} when
+   * that count does not fit an Int64; digits beyond the precision are cut, as ClickHouse does.
    */
   static long ticks(String text, ZoneId zone, int precision) throws ValueRejectedException {
     int length = text.length();
@@ -84,7 +87,14 @@ final class DateTimeText {
     } else {
       epochSecond = epochDay * 86_400 + secondOfDay - offsetSeconds(text, position);
     }
-    return epochSecond * POWERS_OF_TEN[precision] + fraction;
+    long scale = POWERS_OF_TEN[precision];
+    long limit = Long.MAX_VALUE / scale;
+    if (epochSecond > limit || epochSecond < -limit) {
+      return BEYOND_INT64;
+    }
+    long ticks = epochSecond * scale + fraction;
+    // The fraction is never negative, so only a positive sum can wrap (to a negative one).
+    return epochSecond >= 0 && ticks < 0 ? BEYOND_INT64 : ticks;
   }
 
   private static long inZone(long epochDay, long secondOfDay, ZoneId zone) {

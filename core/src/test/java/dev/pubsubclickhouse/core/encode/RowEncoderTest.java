@@ -47,12 +47,12 @@ class RowEncoderTest {
         "DateTime|\"2026-01-15 25:00:00\"|column 'v' (DateTime) rejects \"2026-01-15 25:00:00\": time of day out of range",
         "DateTime|\"yesterday\"|column 'v' (DateTime) rejects \"yesterday\": not a date-time (ISO-8601, YYYY-MM-DD hh:mm:ss, or epoch seconds)",
         "DateTime|\"2026-01-15T12:34:56+25:00\"|column 'v' (DateTime) rejects \"2026-01-15T12:34:56+25:00\": time zone offset out of range",
-        "DateTime|-1|column 'v' (DateTime) rejects -1: out of range for DateTime [1970-01-01 00:00:00, 2106-02-07 06:28:15]",
+        "DateTime|-1|column 'v' (DateTime) rejects -1: out of range for DateTime [1970-01-01 00:00:00, 2106-02-07 06:28:15] (UTC)",
         "FixedString(2)|\"abc\"|column 'v' (FixedString(2)) rejects \"abc\": 3 bytes do not fit FixedString(2)",
         "UUID|\"not-a-uuid\"|column 'v' (UUID) rejects \"not-a-uuid\": not a UUID (8-4-4-4-12 hex digits)",
         "IPv4|\"1.2.3.256\"|column 'v' (IPv4) rejects \"1.2.3.256\": not an IPv4 address",
         "IPv6|\"example.com\"|column 'v' (IPv6) rejects \"example.com\": not an IPv6 address",
-        "Enum8('a' = 1)|\"b\"|column 'v' (Enum8('a' = 1)) rejects \"b\": not a number",
+        "Enum8('a' = 1)|\"b\"|column 'v' (Enum8('a' = 1)) rejects \"b\": not one of the enum's names or numbers",
         "Enum8('a' = 1)|2|column 'v' (Enum8('a' = 1)) rejects 2: not one of the enum's numbers",
         "Array(Int8)|[1, 300]|column 'v' (Array(Int8)) rejects an array of 2 elements [1,300]: element 1 (300): out of range [-128, 127]",
         "Array(Int8)|{}|column 'v' (Array(Int8)) rejects an object with 0 fields {}: expected an array, got an object",
@@ -141,5 +141,130 @@ class RowEncoderTest {
   void excerptsOfLongValuesAreBounded() {
     String message = rejection("UUID", "\"" + "x".repeat(10_000) + "\"");
     assertThat(message).contains("... (10000 chars)").hasSizeLessThan(200);
+  }
+
+  private static byte[] encoded(String type, String jsonValue) throws RowRejectedException {
+    RowBinaryOutput out = new RowBinaryOutput();
+    oneColumn(type).encode(json("{\"v\":" + jsonValue + "}"), out);
+    return out.toByteArray();
+  }
+
+  /** The value bytes of a one-column row: without the leading "not DEFAULT" flag byte. */
+  private static byte[] valueBytes(String type, String jsonValue) throws RowRejectedException {
+    byte[] row = encoded(type, jsonValue);
+    return java.util.Arrays.copyOfRange(row, 1, row.length);
+  }
+
+  private static byte[] littleEndian(long value, int width) {
+    byte[] bytes = new byte[width];
+    for (int i = 0; i < width; i++) {
+      bytes[i] = (byte) (value >>> (8 * i));
+    }
+    return bytes;
+  }
+
+  @ParameterizedTest(name = "{0} rejects {1}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        // seconds x 10^9 exceeds Int64: stored as 2015-06-13 00:25:26.290448384 before
+        "DateTime64(9, 'UTC')|\"2600-01-01 00:00:00\"|out of range for DateTime64(9) [1900-01-01 00:00:00.000000000, 2262-04-11 23:47:16.854775807] (UTC)",
+        "DateTime64(9, 'UTC')|\"2262-04-11 23:47:16.854775808\"|out of range for DateTime64(9) [1900-01-01 00:00:00.000000000, 2262-04-11 23:47:16.854775807] (UTC)",
+        "DateTime64(9, 'UTC')|\"2299-12-31 23:59:59\"|out of range for DateTime64(9) [1900-01-01 00:00:00.000000000, 2262-04-11 23:47:16.854775807] (UTC)",
+        "DateTime64(8, 'UTC')|\"2300-01-01 00:00:00\"|out of range for DateTime64(8) [1900-01-01 00:00:00.00000000, 2299-12-31 23:59:59.99999999] (UTC)",
+        // epoch seconds x 10^p beyond Int64: an ArithmeticException escaped the encoder before
+        "DateTime64(9, 'UTC')|99999999999|out of range for DateTime64(9) [1900-01-01 00:00:00.000000000, 2262-04-11 23:47:16.854775807] (UTC)",
+        "DateTime64(9, 'UTC')|\"-99999999999.5\"|out of range for DateTime64(9) [1900-01-01 00:00:00.000000000, 2262-04-11 23:47:16.854775807] (UTC)",
+        "DateTime64(3)|999999999999|out of range for DateTime64(3) [1900-01-01 00:00:00.000, 2299-12-31 23:59:59.999] (UTC)",
+        "DateTime64(0)|10413792000|out of range for DateTime64(0) [1900-01-01 00:00:00, 2299-12-31 23:59:59] (UTC)",
+        // numeric text beyond Int32 was wrapped to an enum number before ("4294967297" became 1)
+        "Enum8('a' = 1)|\"4294967297\"|not one of the enum's names or numbers",
+        "Enum16('a' = 1, 'b' = -1)|\"-4294967297\"|not one of the enum's names or numbers",
+        "Enum16('a' = 1)|\"18446744073709551617\"|not one of the enum's names or numbers",
+      })
+  void valuesBeyondTheirRangeRejectInsteadOfWrapping(String type, String value, String reason) {
+    assertThat(rejection(type, value)).endsWith(": " + reason);
+  }
+
+  @Test
+  void theLargestDateTime64OfNinePlacesIsTheLargestInt64() throws Exception {
+    assertThat(valueBytes("DateTime64(9, 'UTC')", "\"2262-04-11 23:47:16.854775807\""))
+        .containsExactly(littleEndian(Long.MAX_VALUE, 8));
+    assertThat(valueBytes("DateTime64(9, 'UTC')", "\"9223372036.854775807\""))
+        .containsExactly(littleEndian(Long.MAX_VALUE, 8));
+    assertThat(valueBytes("DateTime64(8, 'UTC')", "\"2299-12-31 23:59:59.99999999\""))
+        .containsExactly(littleEndian(1_041_379_199_999_999_999L, 8));
+  }
+
+  @ParameterizedTest(name = "{0} stores {1}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "Decimal(3, 3)|0|0",
+        "Decimal(3, 3)|\"0\"|0",
+        "Decimal(3, 3)|0.0|0",
+        "Decimal(3, 3)|-0|0",
+        "Decimal(3, 3)|0E+5|0",
+        "Decimal(3, 3)|0.999|999",
+        "Decimal(3, 3)|-0.999|-999",
+        "Decimal(9, 9)|\"0.000000001\"|1",
+        "Decimal(9, 9)|-0.0|0",
+      })
+  void aDecimalWithoutIntegerDigitsStoresZeroAndFractions(String type, String value, long unscaled)
+      throws Exception {
+    assertThat(valueBytes(type, value)).containsExactly(littleEndian(unscaled, 4));
+  }
+
+  @Test
+  void aDecimalWithoutIntegerDigitsRejectsOne() {
+    assertThat(rejection("Decimal(3, 3)", "1"))
+        .endsWith(": does not fit Decimal(3, 3): more than 0 integer digits");
+  }
+
+  @ParameterizedTest(name = "String rejects {0}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        // an otherwise ASCII string: the lone surrogate became a NUL byte before
+        "\"a\\ud800b\"|column 'v' (String) rejects \"a\\ud800b\": a lone UTF-16 surrogate \\ud800 at character 1 is not text",
+        "\"\\udc00\"|column 'v' (String) rejects \"\\udc00\": a lone UTF-16 surrogate \\udc00 at character 0 is not text",
+        // with other non-ASCII text: it became '?' before
+        "\"\u00e9\\ud83d\"|column 'v' (String) rejects \"\u00e9\\ud83d\": a lone UTF-16 surrogate \\ud83d at character 1 is not text",
+        "\"\\ude80\\ud83d\"|column 'v' (String) rejects \"\\ude80\\ud83d\": a lone UTF-16 surrogate \\ude80 at character 0 is not text",
+      })
+  void aLoneSurrogateIsNotText(String value, String message) {
+    assertThat(rejection("String", value)).isEqualTo(message);
+  }
+
+  @ParameterizedTest(name = "{0} rejects a lone surrogate")
+  @CsvSource({
+    "FixedString(8)",
+    "Array(String)",
+    "'Map(String, String)'",
+    "LowCardinality(String)",
+    "Nullable(String)"
+  })
+  void aLoneSurrogateIsNotTextInAnyStringType(String type) {
+    String value =
+        switch (type) {
+          case "Array(String)" -> "[\"ok\", \"a\\ud800\"]";
+          case "Map(String, String)" -> "{\"k\\ud800\": \"v\"}";
+          default -> "\"a\\ud800\"";
+        };
+    assertThat(rejection(type, value)).contains("a lone UTF-16 surrogate \\ud800 at character 1");
+  }
+
+  @Test
+  void aSurrogatePairIsText() throws Exception {
+    assertThat(valueBytes("String", "\"a\\ud83d\\ude80\""))
+        .containsExactly(5, 'a', 0xF0, 0x9F, 0x9A, 0x80);
+  }
+
+  @Test
+  void excerptsNeverSplitASurrogatePair() {
+    String value = "x".repeat(Excerpt.MAX_CHARS - 1) + "\ud83d\ude80".repeat(10);
+    String message = rejection("UUID", Rows.JSON.valueToTree(value).toString());
+    assertThat(RowBinaryOutput.utf8Length(message)).as(message).isNotNegative();
+    assertThat(message).contains("x\"... (83 chars)");
   }
 }
