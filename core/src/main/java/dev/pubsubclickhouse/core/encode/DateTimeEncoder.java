@@ -109,6 +109,9 @@ final class DateTimeEncoder implements ValueEncoder {
     if (seconds.precision() - seconds.scale() > MAX_EPOCH_DIGITS) {
       return DateTimeText.BEYOND_INT64;
     }
+    if (NumericValues.isBelowPlaces(seconds, precision)) {
+      return seconds.signum() < 0 ? -1 : 0;
+    }
     BigDecimal ticks = seconds.movePointRight(precision).setScale(0, RoundingMode.FLOOR);
     return ticks.compareTo(LONG_MIN) >= 0 && ticks.compareTo(LONG_MAX) <= 0
         ? ticks.longValue()

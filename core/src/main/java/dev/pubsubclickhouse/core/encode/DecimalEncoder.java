@@ -30,7 +30,10 @@ final class DecimalEncoder implements ValueEncoder {
     if (exact.signum() != 0 && exact.precision() - exact.scale() > precision - scale) {
       throw overflow();
     }
-    BigInteger unscaled = exact.setScale(scale, RoundingMode.DOWN).unscaledValue();
+    BigInteger unscaled =
+        NumericValues.isBelowPlaces(exact, scale)
+            ? BigInteger.ZERO
+            : exact.setScale(scale, RoundingMode.DOWN).unscaledValue();
     if (unscaled.abs().compareTo(limit) >= 0) {
       throw overflow();
     }

@@ -267,4 +267,110 @@ class RowEncoderTest {
     assertThat(RowBinaryOutput.utf8Length(message)).as(message).isNotNegative();
     assertThat(message).contains("x\"... (83 chars)");
   }
+
+  @ParameterizedTest(name = "{0} rejects {1}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        // BigDecimal reads digits of any script: these were stored as 12
+        "Int32|\"\u0661\u0662\"|not a number",
+        "Decimal(9, 2)|\"\u0661\u0662\"|not a number",
+        "DateTime|\"\u0661\u0662\"|not a date-time (ISO-8601, YYYY-MM-DD hh:mm:ss, or epoch seconds)",
+        // Double.valueOf's Java forms: stored as 8.0, 1.5, 1.5 and 1.5 before
+        "Float64|\"0x1p3\"|not a number",
+        "Float32|\"1.5f\"|not a number",
+        "Float64|\"1.5d\"|not a number",
+        "Float64|\" 1.5\"|not a number",
+        "Float64|\"Infinityx\"|not a number",
+        "Float64|\"\"|not a number",
+      })
+  void numericTextIsAsciiDecimalText(String type, String value, String reason) {
+    assertThat(rejection(type, value)).endsWith(": " + reason);
+  }
+
+  @ParameterizedTest(name = "Float64 reads {0}")
+  @CsvSource({
+    "'\"nan\"', NaN",
+    "'\"-NaN\"', NaN",
+    "'\"inf\"', Infinity",
+    "'\"+Infinity\"', Infinity",
+    "'\"-INF\"', -Infinity",
+    "'\"-infinity\"', -Infinity",
+    "'\"+1.5e3\"', 1500",
+    "'\".5\"', 0.5",
+    "'\"5.\"', 5",
+  })
+  void floatsReadNamesAndNumbersAsClickHouseDoes(String value, double expected) throws Exception {
+    assertThat(valueBytes("Float64", value))
+        .containsExactly(littleEndian(Double.doubleToRawLongBits(expected), 8));
+  }
+
+  /** Cutting 1e-999999999 to a few places once computed 10^999999999: hours for one value. */
+  @ParameterizedTest(name = "{0} reads {1} at once")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "Decimal(9, 2)|1e-999999999|0",
+        "Decimal(9, 2)|\"-1e-999999999\"|0",
+        "DateTime64(9, 'UTC')|1e-999999999|0",
+        "DateTime64(9, 'UTC')|-1e-999999999|-1",
+        "DateTime64(0, 'UTC')|\"-1e-999999999\"|-1",
+        "DateTime64(3, 'UTC')|1.5e-3|1",
+      })
+  void aTinyNumberIsCutWithoutComputingItsDigits(String type, String value, long unscaled) {
+    int width = type.startsWith("Decimal") ? 4 : 8;
+    byte[] bytes =
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+            java.time.Duration.ofSeconds(5), () -> valueBytes(type, value));
+    assertThat(bytes).containsExactly(littleEndian(unscaled, width));
+  }
+
+  @ParameterizedTest(name = "IPv6 reads {0}")
+  @CsvSource({
+    "::, 00000000000000000000000000000000",
+    "::1, 00000000000000000000000000000001",
+    "1::, 00010000000000000000000000000000",
+    "1::2, 00010000000000000000000000000002",
+    "2001:DB8::8a2e:370:7334, 20010db80000000000008a2e03707334",
+    "1:2:3:4:5:6:7:8, 00010002000300040005000600070008",
+    "1:2:3:4:5:6:7::, 00010002000300040005000600070000",
+    "::2:3:4:5:6:7:8, 00000002000300040005000600070008",
+    "::ffff:1.2.3.4, 00000000000000000000ffff01020304",
+    "::1.2.3.4, 00000000000000000000000001020304",
+    "1:2:3:4:5:6:1.2.3.4, 00010002000300040005000601020304",
+    "::ffff:01.002.3.4, 00000000000000000000ffff01020304",
+    "10.0.0.1, 00000000000000000000ffff0a000001",
+  })
+  void ipv6ReadsEveryTextForm(String text, String hex) throws Exception {
+    assertThat(valueBytes("IPv6", "\"" + text + "\""))
+        .containsExactly(java.util.HexFormat.of().parseHex(hex));
+  }
+
+  /**
+   * InetAddress parsed these before: it reads five hex digits, and text that is not a literal it
+   * looks up as a host name (the prefilter let digits of other scripts through).
+   */
+  @ParameterizedTest(name = "IPv6 rejects {0}")
+  @CsvSource({
+    "00000::1",
+    "\uff11::",
+    "\u0661::2",
+    "1::2::3",
+    ":1::",
+    "1:",
+    "1:::2",
+    "::1:2:3:4:5:6:7:8",
+    "1:2:3:4:5:6:7:8:9",
+    "1:2:3:4:5:6:7",
+    "1:2:3:4:5:6:7:1.2.3.4",
+    "::ffff:1.2.3",
+    "::1.2.3.4.5",
+    "::ab.1.2.3",
+    "fe80::1%eth0",
+    "g::1",
+    ":",
+  })
+  void ipv6RejectsWhatIsNotAnAddressWithoutLookingItUp(String text) {
+    assertThat(rejection("IPv6", "\"" + text + "\"")).endsWith(": not an IPv6 address");
+  }
 }
