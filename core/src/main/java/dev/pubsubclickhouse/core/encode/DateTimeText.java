@@ -5,6 +5,8 @@ import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.time.zone.ZoneRules;
+import java.util.List;
 
 /**
  * Reads the date-time texts the types accept: {@code 2026-01-15}, ISO-8601 {@code
@@ -97,12 +99,22 @@ final class DateTimeText {
     return epochSecond >= 0 && ticks < 0 ? BEYOND_INT64 : ticks;
   }
 
+  /**
+   * The instant of a local time in {@code zone}, read as ClickHouse reads it: a time that occurs
+   * twice (clocks set back) has the earlier offset, and a time that a clock change skips has the
+   * offset after the change ("02:30" on a night that goes from 02:00 to 03:00 is 01:30 of the old
+   * offset), where java.time would move it forward instead.
+   */
   private static long inZone(long epochDay, long secondOfDay, ZoneId zone) {
     if (zone == ZoneOffset.UTC) {
       return epochDay * 86_400 + secondOfDay;
     }
     LocalDateTime local = LocalDate.ofEpochDay(epochDay).atStartOfDay().plusSeconds(secondOfDay);
-    return local.atZone(zone).toEpochSecond();
+    ZoneRules rules = zone.getRules();
+    List<ZoneOffset> offsets = rules.getValidOffsets(local);
+    ZoneOffset offset =
+        offsets.isEmpty() ? rules.getTransition(local).getOffsetAfter() : offsets.get(0);
+    return local.toEpochSecond(offset);
   }
 
   private static int offsetSeconds(String text, int position) throws ValueRejectedException {

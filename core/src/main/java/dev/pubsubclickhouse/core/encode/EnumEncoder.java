@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.math.BigInteger;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -13,10 +14,10 @@ final class EnumEncoder implements ValueEncoder {
   private final Set<Integer> values = new HashSet<>();
   private final boolean wide;
 
-  EnumEncoder(String[] names, int[] numbers, boolean wide) {
-    for (int i = 0; i < names.length; i++) {
-      valuesByName.put(names[i], numbers[i]);
-      values.add(numbers[i]);
+  EnumEncoder(List<String> names, List<Integer> numbers, boolean wide) {
+    for (int i = 0; i < names.size(); i++) {
+      valuesByName.put(names.get(i), numbers.get(i));
+      values.add(numbers.get(i));
     }
     this.wide = wide;
   }

@@ -86,8 +86,8 @@ final class IpAddressEncoder implements ValueEncoder {
     while (i < length) {
       int start = i;
       int group = 0;
-      while (i < length && i - start < 5 && hexDigit(text.charAt(i)) >= 0) {
-        group = (group << 4) | hexDigit(text.charAt(i));
+      while (i < length && i - start < 5 && NumericValues.hexDigit(text.charAt(i)) >= 0) {
+        group = (group << 4) | NumericValues.hexDigit(text.charAt(i));
         i++;
       }
       if (i < length && text.charAt(i) == '.') {
@@ -145,19 +145,6 @@ final class IpAddressEncoder implements ValueEncoder {
     } catch (ValueRejectedException e) {
       throw notIpv6();
     }
-  }
-
-  private static int hexDigit(char c) {
-    if (c >= '0' && c <= '9') {
-      return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-      return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-      return c - 'A' + 10;
-    }
-    return -1;
   }
 
   /** ::ffff:a.b.c.d, the form ClickHouse gives an IPv4 address in an IPv6 column. */

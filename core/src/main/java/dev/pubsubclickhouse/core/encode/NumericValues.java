@@ -90,6 +90,20 @@ final class NumericValues {
     return c >= '0' && c <= '9';
   }
 
+  /** An ASCII hex digit's value, else -1 (Character.digit also reads other scripts' digits). */
+  static int hexDigit(char c) {
+    if (c >= '0' && c <= '9') {
+      return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+      return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+      return c - 'A' + 10;
+    }
+    return -1;
+  }
+
   /**
    * True when every digit of {@code value} lies below 10^-places, so that cutting it to {@code
    * places} decimal places leaves zero. Checked before any setScale, which for 1e-999999999 would

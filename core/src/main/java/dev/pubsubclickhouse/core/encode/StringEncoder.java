@@ -2,10 +2,7 @@ package dev.pubsubclickhouse.core.encode;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-/**
- * String: text as is, bytes as is, and any other JSON value as its compact JSON text. Also serves
- * JSON columns, which the INSERT reads as text (input_format_binary_read_json_as_string).
- */
+/** String: text as is, bytes as is, and any other JSON value as its compact JSON text. */
 final class StringEncoder implements ValueEncoder {
   @Override
   public void encode(JsonNode value, RowBinaryOutput out) throws ValueRejectedException {

@@ -1,7 +1,6 @@
 package dev.pubsubclickhouse.core.encode;
 
 import com.clickhouse.data.ClickHouseColumn;
-import com.clickhouse.data.ClickHouseEnum;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -51,7 +50,8 @@ final class ValueEncoders {
       case Decimal, Decimal32, Decimal64, Decimal128, Decimal256 ->
           new DecimalEncoder(column.getPrecision(), column.getScale());
       case Bool -> new BoolEncoder();
-      case String, JSON -> STRING;
+      case String -> STRING;
+      case JSON -> new JsonObjectEncoder();
       case FixedString -> new FixedStringEncoder(column.getPrecision());
       case Date -> new DateEncoder(false);
       case Date32 -> new DateEncoder(true);
@@ -71,10 +71,10 @@ final class ValueEncoders {
   }
 
   private static ValueEncoder enumEncoder(ClickHouseColumn column) {
-    ClickHouseEnum constants = column.getEnumConstants();
+    EnumDefinition definition = EnumDefinition.parse(column.getOriginalTypeName());
     return new EnumEncoder(
-        constants.getNames(),
-        constants.getValues(),
+        definition.names(),
+        definition.numbers(),
         column.getDataType() == com.clickhouse.data.ClickHouseDataType.Enum16);
   }
 

@@ -373,4 +373,65 @@ class RowEncoderTest {
   void ipv6RejectsWhatIsNotAnAddressWithoutLookingItUp(String text) {
     assertThat(rejection("IPv6", "\"" + text + "\"")).endsWith(": not an IPv6 address");
   }
+
+  /**
+   * A local time that a clock change skips has the offset after the change, as ClickHouse reads it;
+   * java.time moved it forward by the gap instead (an hour, or a day, later than ClickHouse).
+   */
+  @ParameterizedTest(name = "{0} reads {1} as {2}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        // 02:00 -> 03:00 CEST: 02:30 is 00:30 UTC (01:30 CET); it was 01:30 UTC before
+        "DateTime('Europe/Berlin')|2026-03-29 02:30:00|1774744200",
+        // the hour that occurs twice: the earlier offset (CEST), as before
+        "DateTime('Europe/Berlin')|2026-10-25 02:30:00|1792888200",
+        "DateTime('America/New_York')|2026-03-08 02:30:00|1772951400",
+        // Lord Howe's 30-minute change, 02:00 -> 02:30
+        "DateTime('Australia/Lord_Howe')|2026-10-04 02:15:00|1791040500",
+        // Kiritimati skipped 1994-12-31 whole (-10 -> +14): read at +14, a day before java.time
+        "DateTime('Pacific/Kiritimati')|1994-12-31 17:24:00|788844240",
+      })
+  void aSkippedLocalTimeIsReadAsClickHouseReadsIt(String type, String text, long epochSecond)
+      throws Exception {
+    assertThat(valueBytes(type, "\"" + text + "\"")).containsExactly(littleEndian(epochSecond, 4));
+  }
+
+  @Test
+  void aUuidIsAsciiHex() {
+    // Character.digit read the full-width digit one as 1: it was stored as 11f0c404-...
+    assertThat(rejection("UUID", "\"\uff11" + "1f0c404-5cb3-11e7-907b-a6006ad3dba0\""))
+        .endsWith(": not a UUID (8-4-4-4-12 hex digits)");
+  }
+
+  /** The encoder wrote any value as JSON text; ClickHouse then refused the whole INSERT. */
+  @ParameterizedTest(name = "JSON rejects {0}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "5|a number",
+        "true|a boolean",
+        "\"{\\\"a\\\": 1}\"|a string",
+        "[1, 2]|an array",
+      })
+  void aJsonColumnTakesAnObject(String value, String kind) {
+    assertThat(rejection("JSON", value)).endsWith(": a JSON column takes an object, got " + kind);
+  }
+
+  /**
+   * client-v2 read the type's 'tab\there' as "tabthere": the real name was refused, that one not.
+   */
+  @Test
+  void enumNamesAreReadWithClickHouseEscapes() throws Exception {
+    String type =
+        "Enum8('tab\\there' = 1, 'it\\'s' = 2, 'back\\\\slash' = 3, 'dbl''q' = 4, 'p)' = 5)";
+    assertThat(valueBytes(type, "\"tab\\there\"")).containsExactly(1);
+    assertThat(valueBytes(type, "\"it's\"")).containsExactly(2);
+    assertThat(valueBytes(type, "\"back\\\\slash\"")).containsExactly(3);
+    assertThat(valueBytes(type, "\"dbl'q\"")).containsExactly(4);
+    assertThat(valueBytes(type, "\"p)\"")).containsExactly(5);
+    assertThat(rejection(type, "\"tabthere\""))
+        .endsWith(": not one of the enum's names or numbers");
+    assertThat(valueBytes("Nullable(" + type + ")", "\"tab\\there\"")).containsExactly(0, 1);
+  }
 }
