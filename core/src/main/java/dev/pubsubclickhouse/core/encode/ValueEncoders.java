@@ -9,7 +9,6 @@ import java.util.List;
 /** The one place that maps ClickHouse types to encoders. */
 final class ValueEncoders {
   private static final ValueEncoder STRING = new StringEncoder();
-  private static final String UNNAMED_ELEMENT = "column0";
 
   private ValueEncoders() {}
 
@@ -78,15 +77,19 @@ final class ValueEncoders {
         column.getDataType() == com.clickhouse.data.ClickHouseDataType.Enum16);
   }
 
+  /**
+   * A tuple is named when every element has a name; client-v2 gives the elements of an unnamed
+   * tuple an empty one.
+   */
   private static ValueEncoder tupleEncoder(List<ClickHouseColumn> elements)
       throws UnsupportedTypeException {
     List<ValueEncoder> encoders = new ArrayList<>(elements.size());
     List<String> names = new ArrayList<>(elements.size());
-    boolean named = false;
+    boolean named = true;
     for (ClickHouseColumn element : elements) {
       encoders.add(forColumn(element));
       names.add(element.getColumnName());
-      named |= !UNNAMED_ELEMENT.equals(element.getColumnName());
+      named &= element.getColumnName() != null && !element.getColumnName().isEmpty();
     }
     return new TupleEncoder(encoders, named ? names : null);
   }

@@ -434,4 +434,15 @@ class RowEncoderTest {
         .endsWith(": not one of the enum's names or numbers");
     assertThat(valueBytes("Nullable(" + type + ")", "\"tab\\there\"")).containsExactly(0, 1);
   }
+
+  /**
+   * client-v2 names the elements of an unnamed tuple "", which the encoder took for names: an
+   * object was read by them, and {} was stored as (NULL).
+   */
+  @ParameterizedTest(name = "{0} rejects an object")
+  @CsvSource({"Tuple(Nullable(Int8))", "'Tuple(Nullable(Int8), Nullable(String))'"})
+  void anUnnamedTupleTakesOnlyAnArray(String type) {
+    assertThat(rejection(type, "{}")).endsWith(": expected an array, got an object");
+    assertThat(rejection(type, "{\"\": 1}")).endsWith(": expected an array, got an object");
+  }
 }
