@@ -587,6 +587,28 @@ public final class ValueGenerator {
           : NODES.textNode(
               ISO.format(Instant.ofEpochSecond(second).atOffset(ZoneOffset.UTC)) + "Z");
     }
+    if (chance(0.5)) {
+      // Epoch seconds at the limits, and beyond what ticks of 10^-9 s hold in an Int64.
+      String seconds =
+          pick(
+              "10413791999",
+              "10413792000",
+              "-2208988800",
+              "-2208988801",
+              "9223372036",
+              "9223372037",
+              "9300000000",
+              "-9300000000",
+              "99999999999",
+              "-99999999999.5",
+              "999999999999",
+              "1e12",
+              "9223372036.854775807",
+              "9223372036.854775808",
+              "1e-999999999",
+              "-1e-999999999");
+      return chance(0.7) ? raw(seconds) : NODES.textNode(seconds);
+    }
     String nanos = "999999999".substring(0, Math.max(1, type.precision()));
     return NODES.textNode(
         pick(
@@ -598,14 +620,6 @@ public final class ValueGenerator {
             "2262-04-11T23:47:16.854775807Z",
             "2262-04-11T23:47:16.854775808Z",
             "1677-09-21T00:12:43.145224192Z",
-            "10413791999",
-            "10413792000",
-            "-2208988800",
-            "-2208988800.5",
-            "99999999999",
-            "1e12",
-            "1e-999999999",
-            "-1e-999999999",
             "9999-12-31 23:59:59",
             "0000-01-01 00:00:00",
             "2600-01-01 00:00:00"));
