@@ -445,4 +445,17 @@ class RowEncoderTest {
     assertThat(rejection(type, "{}")).endsWith(": expected an array, got an object");
     assertThat(rejection(type, "{\"\": 1}")).endsWith(": expected an array, got an object");
   }
+
+  @ParameterizedTest(name = "{0} rejects {1}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "Date|1.5|not a whole number of days",
+        "Date|99999999999999999999|out of range for Date [1970-01-01, 2149-06-06]",
+        "Date32|-25568|out of range for Date32 [1900-01-01, 2299-12-31]",
+        "Date|true|expected a date string (YYYY-MM-DD) or a number of days, got a boolean",
+      })
+  void aDateIsTextOrAWholeNumberOfDaysInRange(String type, String value, String reason) {
+    assertThat(rejection(type, value)).endsWith(": " + reason);
+  }
 }
