@@ -69,7 +69,9 @@ record EnumDefinition(List<String> names, List<Integer> numbers) {
       if (position < text.length() && text.charAt(position) == '-') {
         position++;
       }
-      while (position < text.length() && Character.isDigit(text.charAt(position))) {
+      while (position < text.length()
+          && text.charAt(position) >= '0'
+          && text.charAt(position) <= '9') {
         position++;
       }
       try {
