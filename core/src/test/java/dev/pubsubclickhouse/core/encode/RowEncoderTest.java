@@ -411,11 +411,32 @@ class RowEncoderTest {
       value = {
         "5|a number",
         "true|a boolean",
-        "\"{\\\"a\\\": 1}\"|a string",
         "[1, 2]|an array",
+        "\"[1, 2]\"|a string that is not",
+        "\"x\"|a string that is not",
+        "\"{\\\"a\\\": 1} x\"|a string that is not",
       })
   void aJsonColumnTakesAnObject(String value, String kind) {
-    assertThat(rejection("JSON", value)).endsWith(": a JSON column takes an object, got " + kind);
+    assertThat(rejection("JSON", value))
+        .endsWith(": a JSON column takes an object or the JSON text of one, got " + kind);
+  }
+
+  /** BigQuery's JSON values arrive as text: the object it holds is sent, compact. */
+  @Test
+  void aJsonColumnTakesTheTextOfAnObject() throws Exception {
+    assertThat(valueBytes("JSON", "\"{\\\"a\\\": [1, 2.50], \\\"b\\\": null}\""))
+        .containsExactly(bytesOf("{\"a\":[1,2.50],\"b\":null}"));
+    assertThat(rejection("JSON", "\"{\\\"a\\\": \\\"\\\\ud800\\\"}\""))
+        .contains("a lone UTF-16 surrogate \\ud800");
+  }
+
+  /** A length-prefixed UTF-8 string of at most 127 bytes, as RowBinary writes it. */
+  private static byte[] bytesOf(String text) {
+    byte[] utf8 = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    byte[] out = new byte[utf8.length + 1];
+    out[0] = (byte) utf8.length;
+    System.arraycopy(utf8, 0, out, 1, utf8.length);
+    return out;
   }
 
   /**
