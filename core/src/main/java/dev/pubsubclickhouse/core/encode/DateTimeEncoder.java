@@ -3,25 +3,57 @@ package dev.pubsubclickhouse.core.encode;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.time.Instant;
 import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 
 /**
  * DateTime (UInt32 seconds) and DateTime64(p) (Int64 ticks of 10^-p s) from date-time text or epoch
- * seconds (a number, possibly with a fraction, or a numeric string).
+ * seconds (a number, possibly with a fraction, or a numeric string). The range is checked on the
+ * tick count itself, so that no value wraps: DateTime64 spans 1900-01-01 to 2299-12-31 (UTC), and
+ * with p = 9 only as far as an Int64 of nanoseconds reaches, 2262-04-11 23:47:16.854775807.
  */
 final class DateTimeEncoder implements ValueEncoder {
   private static final long DATETIME_MAX_SECOND = 4_294_967_295L; // 2106-02-07 06:28:15
   private static final long DATETIME64_MIN_SECOND = -2_208_988_800L; // 1900-01-01 00:00:00
   private static final long DATETIME64_MAX_SECOND = 10_413_791_999L; // 2299-12-31 23:59:59
 
+  /** Epoch seconds with more integer digits than this are beyond every range (and cheap to see). */
+  private static final int MAX_EPOCH_DIGITS = 12;
+
+  private static final BigDecimal LONG_MIN = BigDecimal.valueOf(Long.MIN_VALUE);
+  private static final BigDecimal LONG_MAX = BigDecimal.valueOf(Long.MAX_VALUE);
+
   private final ZoneId zone;
   private final int precision;
   private final boolean wide;
+  private final long minTicks;
+  private final long maxTicks;
+  private final String outOfRange;
 
   private DateTimeEncoder(ZoneId zone, int precision, boolean wide) {
     this.zone = zone;
     this.precision = precision;
     this.wide = wide;
+    long scale = DateTimeText.powerOfTen(precision);
+    if (wide) {
+      minTicks = DATETIME64_MIN_SECOND * scale;
+      // At p = 9 the end of 2299 is beyond an Int64 of nanoseconds; the Int64 is the limit.
+      maxTicks = precision == 9 ? Long.MAX_VALUE : (DATETIME64_MAX_SECOND + 1) * scale - 1;
+      outOfRange =
+          "out of range for DateTime64("
+              + precision
+              + ") ["
+              + format(minTicks)
+              + ", "
+              + format(maxTicks)
+              + "] (UTC)";
+    } else {
+      minTicks = 0;
+      maxTicks = DATETIME_MAX_SECOND;
+      outOfRange = "out of range for DateTime [1970-01-01 00:00:00, 2106-02-07 06:28:15] (UTC)";
+    }
   }
 
   static DateTimeEncoder dateTime(ZoneId zone) {
@@ -39,27 +71,28 @@ final class DateTimeEncoder implements ValueEncoder {
       String text = value.textValue();
       ticks = looksLikeDate(text) ? DateTimeText.ticks(text, zone, precision) : epochTicks(text);
     } else if (NumericValues.isLong(value)) {
-      ticks = epochTicks(BigDecimal.valueOf(value.longValue()));
+      ticks = epochTicks(value.longValue());
     } else if (value.isNumber()) {
       ticks = epochTicks(NumericValues.decimal(value));
     } else {
       throw new ValueRejectedException(
           "expected a date-time string or epoch seconds, got " + NumericValues.kind(value));
     }
-    long scale = DateTimeText.powerOfTen(precision);
-    long second = Math.floorDiv(ticks, scale);
+    // DateTimeText.BEYOND_INT64 is below every minimum, so it rejects here too.
+    if (ticks < minTicks || ticks > maxTicks) {
+      throw new ValueRejectedException(outOfRange);
+    }
     if (wide) {
-      if (second < DATETIME64_MIN_SECOND || second > DATETIME64_MAX_SECOND) {
-        throw new ValueRejectedException("out of range for DateTime64 [1900-01-01, 2299-12-31]");
-      }
       out.writeLongLE(ticks);
     } else {
-      if (second < 0 || second > DATETIME_MAX_SECOND) {
-        throw new ValueRejectedException(
-            "out of range for DateTime [1970-01-01 00:00:00, 2106-02-07 06:28:15]");
-      }
-      out.writeIntLE((int) second);
+      out.writeIntLE((int) ticks);
     }
+  }
+
+  private long epochTicks(long seconds) {
+    long scale = DateTimeText.powerOfTen(precision);
+    long limit = Long.MAX_VALUE / scale;
+    return seconds > limit || seconds < -limit ? DateTimeText.BEYOND_INT64 : seconds * scale;
   }
 
   private long epochTicks(String text) throws ValueRejectedException {
@@ -71,14 +104,35 @@ final class DateTimeEncoder implements ValueEncoder {
     }
   }
 
-  private long epochTicks(BigDecimal seconds) throws ValueRejectedException {
-    if (seconds.precision() - seconds.scale() > 12) {
-      throw new ValueRejectedException("epoch seconds out of range");
+  /** Digits beyond the precision are cut toward the past, as the instant's ticks are. */
+  private long epochTicks(BigDecimal seconds) {
+    if (seconds.precision() - seconds.scale() > MAX_EPOCH_DIGITS) {
+      return DateTimeText.BEYOND_INT64;
     }
-    return seconds.movePointRight(precision).setScale(0, RoundingMode.FLOOR).longValueExact();
+    if (NumericValues.isBelowPlaces(seconds, precision)) {
+      return seconds.signum() < 0 ? -1 : 0;
+    }
+    BigDecimal ticks = seconds.movePointRight(precision).setScale(0, RoundingMode.FLOOR);
+    return ticks.compareTo(LONG_MIN) >= 0 && ticks.compareTo(LONG_MAX) <= 0
+        ? ticks.longValue()
+        : DateTimeText.BEYOND_INT64;
   }
 
   private static boolean looksLikeDate(String text) {
     return text.length() >= 10 && text.charAt(4) == '-';
+  }
+
+  private String format(long ticks) {
+    long scale = DateTimeText.powerOfTen(precision);
+    Instant instant =
+        Instant.ofEpochSecond(
+            Math.floorDiv(ticks, scale), Math.floorMod(ticks, scale) * (1_000_000_000L / scale));
+    String whole =
+        DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss").withZone(ZoneOffset.UTC).format(instant);
+    if (precision == 0) {
+      return whole;
+    }
+    String fraction = Long.toString(scale + Math.floorMod(ticks, scale)).substring(1);
+    return whole + "." + fraction;
   }
 }

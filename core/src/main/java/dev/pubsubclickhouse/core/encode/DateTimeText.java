@@ -5,6 +5,8 @@ import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.time.zone.ZoneRules;
+import java.util.List;
 
 /**
  * Reads the date-time texts the types accept: {@code 2026-01-15}, ISO-8601 {@code
@@ -15,6 +17,9 @@ final class DateTimeText {
   private static final long[] POWERS_OF_TEN = {
     1L, 10L, 100L, 1_000L, 10_000L, 100_000L, 1_000_000L, 10_000_000L, 100_000_000L, 1_000_000_000L
   };
+
+  /** A tick count beyond what an Int64 holds: below the minimum of every date-time type. */
+  static final long BEYOND_INT64 = Long.MIN_VALUE;
 
   private DateTimeText() {}
 
@@ -31,8 +36,8 @@ final class DateTimeText {
   }
 
   /**
-   * The instant as a count of 10^-precision seconds since the epoch; digits beyond the precision
-   * are cut, as ClickHouse does.
+   * The instant as a count of 10^-precision seconds since the epoch, or {@link #BEYOND_INT64} when
+   * that count does not fit an Int64; digits beyond the precision are cut, as ClickHouse does.
    */
   static long ticks(String text, ZoneId zone, int precision) throws ValueRejectedException {
     int length = text.length();
@@ -84,15 +89,32 @@ final class DateTimeText {
     } else {
       epochSecond = epochDay * 86_400 + secondOfDay - offsetSeconds(text, position);
     }
-    return epochSecond * POWERS_OF_TEN[precision] + fraction;
+    long scale = POWERS_OF_TEN[precision];
+    long limit = Long.MAX_VALUE / scale;
+    if (epochSecond > limit || epochSecond < -limit) {
+      return BEYOND_INT64;
+    }
+    long ticks = epochSecond * scale + fraction;
+    // The fraction is never negative, so only a positive sum can wrap (to a negative one).
+    return epochSecond >= 0 && ticks < 0 ? BEYOND_INT64 : ticks;
   }
 
+  /**
+   * The instant of a local time in {@code zone}, read as ClickHouse reads it: a time that occurs
+   * twice (clocks set back) has the earlier offset, and a time that a clock change skips has the
+   * offset after the change ("02:30" on a night that goes from 02:00 to 03:00 is 01:30 of the old
+   * offset), where java.time would move it forward instead.
+   */
   private static long inZone(long epochDay, long secondOfDay, ZoneId zone) {
     if (zone == ZoneOffset.UTC) {
       return epochDay * 86_400 + secondOfDay;
     }
     LocalDateTime local = LocalDate.ofEpochDay(epochDay).atStartOfDay().plusSeconds(secondOfDay);
-    return local.atZone(zone).toEpochSecond();
+    ZoneRules rules = zone.getRules();
+    List<ZoneOffset> offsets = rules.getValidOffsets(local);
+    ZoneOffset offset =
+        offsets.isEmpty() ? rules.getTransition(local).getOffsetAfter() : offsets.get(0);
+    return local.toEpochSecond(offset);
   }
 
   private static int offsetSeconds(String text, int position) throws ValueRejectedException {

@@ -26,10 +26,14 @@ final class DecimalEncoder implements ValueEncoder {
   @Override
   public void encode(JsonNode value, RowBinaryOutput out) throws ValueRejectedException {
     BigDecimal exact = NumericValues.decimal(value);
-    if (exact.precision() - exact.scale() > precision - scale) {
+    // Zero has one integer digit to BigDecimal, and fits Decimal(P, P) all the same.
+    if (exact.signum() != 0 && exact.precision() - exact.scale() > precision - scale) {
       throw overflow();
     }
-    BigInteger unscaled = exact.setScale(scale, RoundingMode.DOWN).unscaledValue();
+    BigInteger unscaled =
+        NumericValues.isBelowPlaces(exact, scale)
+            ? BigInteger.ZERO
+            : exact.setScale(scale, RoundingMode.DOWN).unscaledValue();
     if (unscaled.abs().compareTo(limit) >= 0) {
       throw overflow();
     }

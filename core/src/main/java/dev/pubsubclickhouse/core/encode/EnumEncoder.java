@@ -1,8 +1,10 @@
 package dev.pubsubclickhouse.core.encode;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.math.BigInteger;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -12,10 +14,10 @@ final class EnumEncoder implements ValueEncoder {
   private final Set<Integer> values = new HashSet<>();
   private final boolean wide;
 
-  EnumEncoder(String[] names, int[] numbers, boolean wide) {
-    for (int i = 0; i < names.length; i++) {
-      valuesByName.put(names[i], numbers[i]);
-      values.add(numbers[i]);
+  EnumEncoder(List<String> names, List<Integer> numbers, boolean wide) {
+    for (int i = 0; i < names.size(); i++) {
+      valuesByName.put(names.get(i), numbers.get(i));
+      values.add(numbers.get(i));
     }
     this.wide = wide;
   }
@@ -25,14 +27,12 @@ final class EnumEncoder implements ValueEncoder {
     int number;
     if (value.isTextual()) {
       Integer byName = valuesByName.get(value.textValue());
-      if (byName != null) {
-        number = byName;
-      } else {
-        number = byNumber(NumericValues.integer(value).intValue(), true);
-      }
+      number = byName != null ? byName : byNumberText(value);
     } else if (NumericValues.isLong(value)) {
       long n = value.longValue();
       number = byNumber(n == (int) n ? (int) n : Integer.MIN_VALUE, false);
+    } else if (value.isNumber()) {
+      number = byNumber(asInt(NumericValues.integer(value)), false);
     } else {
       throw new ValueRejectedException(
           "expected an enum name or number, got " + NumericValues.kind(value));
@@ -44,11 +44,32 @@ final class EnumEncoder implements ValueEncoder {
     }
   }
 
+  /** The number a numeric text names; anything else, or beyond an int, is not one of ours. */
+  private int byNumberText(JsonNode value) throws ValueRejectedException {
+    BigInteger number;
+    try {
+      number = NumericValues.integer(value);
+    } catch (ValueRejectedException e) {
+      throw notNameOrNumber();
+    }
+    return byNumber(asInt(number), true);
+  }
+
+  private static int asInt(BigInteger number) {
+    return number.bitLength() < 32 ? number.intValue() : Integer.MIN_VALUE;
+  }
+
+  /** Integer.MIN_VALUE stands for a number beyond an int: no enum has it (Enum16 is 16 bits). */
   private int byNumber(int number, boolean fromText) throws ValueRejectedException {
     if (!values.contains(number)) {
-      throw new ValueRejectedException(
-          fromText ? "not one of the enum's names or numbers" : "not one of the enum's numbers");
+      throw fromText
+          ? notNameOrNumber()
+          : new ValueRejectedException("not one of the enum's numbers");
     }
     return number;
+  }
+
+  private static ValueRejectedException notNameOrNumber() {
+    return new ValueRejectedException("not one of the enum's names or numbers");
   }
 }

@@ -26,9 +26,13 @@ final class Excerpt {
 
   static String quote(String text) {
     StringBuilder quoted = new StringBuilder("\"");
-    int limit = Math.min(text.length(), MAX_CHARS);
+    int limit = cut(text);
     for (int i = 0; i < limit; i++) {
       char c = text.charAt(i);
+      if (isLoneSurrogate(text, i)) {
+        quoted.append(String.format("\\u%04x", (int) c));
+        continue;
+      }
       switch (c) {
         case '"' -> quoted.append("\\\"");
         case '\\' -> quoted.append("\\\\");
@@ -52,8 +56,41 @@ final class Excerpt {
   }
 
   private static String clip(String text) {
-    return text.length() <= MAX_CHARS
-        ? text
-        : text.substring(0, MAX_CHARS) + "... (" + text.length() + " chars)";
+    int limit = cut(text);
+    StringBuilder clipped = new StringBuilder(limit + 24);
+    for (int i = 0; i < limit; i++) {
+      if (isLoneSurrogate(text, i)) {
+        clipped.append(String.format("\\u%04x", (int) text.charAt(i)));
+      } else {
+        clipped.append(text.charAt(i));
+      }
+    }
+    if (limit < text.length()) {
+      clipped.append("... (").append(text.length()).append(" chars)");
+    }
+    return clipped.toString();
+  }
+
+  /** Where an excerpt ends: at most MAX_CHARS, never between the two halves of a pair. */
+  private static int cut(String text) {
+    if (text.length() <= MAX_CHARS) {
+      return text.length();
+    }
+    boolean splitsPair =
+        Character.isHighSurrogate(text.charAt(MAX_CHARS - 1))
+            && Character.isLowSurrogate(text.charAt(MAX_CHARS));
+    return splitsPair ? MAX_CHARS - 1 : MAX_CHARS;
+  }
+
+  /** A surrogate without its other half: it has no UTF-8 form, so it is shown escaped. */
+  private static boolean isLoneSurrogate(String text, int i) {
+    char c = text.charAt(i);
+    if (Character.isHighSurrogate(c)) {
+      return i + 1 >= text.length() || !Character.isLowSurrogate(text.charAt(i + 1));
+    }
+    if (Character.isLowSurrogate(c)) {
+      return i == 0 || !Character.isHighSurrogate(text.charAt(i - 1));
+    }
+    return false;
   }
 }

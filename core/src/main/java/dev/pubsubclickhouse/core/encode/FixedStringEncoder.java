@@ -15,7 +15,12 @@ final class FixedStringEncoder implements ValueEncoder {
   public void encode(JsonNode value, RowBinaryOutput out) throws ValueRejectedException {
     byte[] bytes;
     if (value.isTextual()) {
-      bytes = value.textValue().getBytes(StandardCharsets.UTF_8);
+      String text = value.textValue();
+      int utf8Length = RowBinaryOutput.utf8Length(text);
+      if (utf8Length < 0) {
+        throw StringEncoder.loneSurrogate(text, ~utf8Length);
+      }
+      bytes = text.getBytes(StandardCharsets.UTF_8);
     } else if (value.isBinary()) {
       bytes = StringEncoder.binary(value);
     } else {

@@ -1,11 +1,13 @@
 package dev.pubsubclickhouse.core.encode;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Locale;
 
 /**
- * Float32 and Float64 from a number or a numeric string ({@code Float.valueOf}/{@code
- * Double.valueOf} semantics, so "NaN" and "Infinity" are accepted as text). A finite number that
- * overflows the type rejects rather than becoming infinity.
+ * Float32 and Float64 from a number or a numeric string: decimal text, rounded to the nearest value
+ * of the type, or NaN and infinities by name ("NaN", "nan", "Infinity", "-inf", any case), as
+ * ClickHouse reads them. A finite number that overflows the type rejects rather than becoming
+ * infinity.
  */
 final class FloatEncoder implements ValueEncoder {
   private final boolean single;
@@ -44,22 +46,41 @@ final class FloatEncoder implements ValueEncoder {
     if (text.length() > 1000) {
       throw new ValueRejectedException("numeric string longer than 1000");
     }
-    try {
+    if (NumericValues.isDecimalText(text)) {
       if (single) {
         float f = Float.parseFloat(text);
-        if (Float.isInfinite(f) && !text.contains("Infinity")) {
+        if (Float.isInfinite(f)) {
           throw new ValueRejectedException("out of range for Float32");
         }
         out.writeIntLE(Float.floatToRawIntBits(f));
       } else {
         double d = Double.parseDouble(text);
-        if (Double.isInfinite(d) && !text.contains("Infinity")) {
+        if (Double.isInfinite(d)) {
           throw new ValueRejectedException("out of range for Float64");
         }
         out.writeLongLE(Double.doubleToRawLongBits(d));
       }
-    } catch (NumberFormatException e) {
-      throw new ValueRejectedException("not a number");
+      return;
     }
+    double special = special(text);
+    if (single) {
+      out.writeIntLE(Float.floatToRawIntBits((float) special));
+    } else {
+      out.writeLongLE(Double.doubleToRawLongBits(special));
+    }
+  }
+
+  /** NaN or an infinity by name, case-insensitive and signed, as ClickHouse reads them. */
+  private static double special(String text) throws ValueRejectedException {
+    boolean negative = text.startsWith("-");
+    String name =
+        negative || text.startsWith("+")
+            ? text.substring(1).toLowerCase(Locale.ROOT)
+            : text.toLowerCase(Locale.ROOT);
+    return switch (name) {
+      case "nan" -> Double.NaN;
+      case "inf", "infinity" -> negative ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
+      default -> throw new ValueRejectedException("not a number");
+    };
   }
 }

@@ -1,13 +1,11 @@
 package dev.pubsubclickhouse.core.encode;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.net.Inet4Address;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 
 /**
  * IPv4 (a UInt32, little-endian) and IPv6 (16 bytes in network order; an IPv4 address becomes its
- * IPv4-mapped form). Only literal addresses are read: a host name is never resolved.
+ * IPv4-mapped form). Only the literal text forms are read, with parsers of our own: nothing is ever
+ * looked up as a host name.
  */
 final class IpAddressEncoder implements ValueEncoder {
   private final boolean v6;
@@ -24,18 +22,19 @@ final class IpAddressEncoder implements ValueEncoder {
     }
     String text = value.textValue();
     if (!v6) {
-      out.writeIntLE(parseIpv4(text));
+      out.writeIntLE(parseIpv4(text, 0, text.length()));
       return;
     }
     out.writeBytes(text.indexOf(':') < 0 ? ipv4Mapped(parseIpv4InIpv6(text)) : parseIpv6(text));
   }
 
-  private static int parseIpv4(String text) throws ValueRejectedException {
+  /** Four dotted decimal parts of 0 to 255 (leading zeros allowed) in text[from, to). */
+  private static int parseIpv4(String text, int from, int to) throws ValueRejectedException {
     int result = 0;
     int parts = 0;
     int part = -1;
-    for (int i = 0; i <= text.length(); i++) {
-      char c = i < text.length() ? text.charAt(i) : '.';
+    for (int i = from; i <= to; i++) {
+      char c = i < to ? text.charAt(i) : '.';
       if (c == '.') {
         if (part < 0 || ++parts > 4) {
           throw notIpv4();
@@ -59,29 +58,91 @@ final class IpAddressEncoder implements ValueEncoder {
 
   private static int parseIpv4InIpv6(String text) throws ValueRejectedException {
     try {
-      return parseIpv4(text);
+      return parseIpv4(text, 0, text.length());
     } catch (ValueRejectedException e) {
       throw notIpv6();
     }
   }
 
+  /**
+   * RFC 4291 text: eight groups of one to four hex digits separated by ':', at most one "::"
+   * standing for one or more groups of zeros, and optionally a dotted IPv4 address as the last two.
+   */
   private static byte[] parseIpv6(String text) throws ValueRejectedException {
-    if (text.length() > 45) {
+    int length = text.length();
+    if (length < 2 || length > 45) {
       throw notIpv6();
     }
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      if (!(c == ':' || c == '.' || Character.digit(c, 16) >= 0)) {
+    int[] groups = new int[8];
+    int count = 0;
+    int gap = -1; // where "::" stands, as a group index
+    int i = 0;
+    if (text.startsWith("::")) {
+      gap = 0;
+      i = 2;
+    } else if (text.charAt(0) == ':') {
+      throw notIpv6();
+    }
+    while (i < length) {
+      int start = i;
+      int group = 0;
+      while (i < length && i - start < 5 && NumericValues.hexDigit(text.charAt(i)) >= 0) {
+        group = (group << 4) | NumericValues.hexDigit(text.charAt(i));
+        i++;
+      }
+      if (i < length && text.charAt(i) == '.') {
+        // The dotted IPv4 tail: it fills the last two groups and ends the text.
+        if (count > 6) {
+          throw notIpv6();
+        }
+        int v4 = parseIpv4InIpv6Tail(text, start, length);
+        groups[count++] = v4 >>> 16;
+        groups[count++] = v4 & 0xFFFF;
+        i = length;
+        break;
+      }
+      int digits = i - start;
+      if (digits == 0 || digits > 4 || count == 8) {
         throw notIpv6();
       }
-    }
-    try {
-      InetAddress parsed = InetAddress.getByName(text);
-      if (parsed instanceof Inet4Address) {
-        return ipv4Mapped(java.nio.ByteBuffer.wrap(parsed.getAddress()).getInt());
+      groups[count++] = group;
+      if (i == length) {
+        break;
       }
-      return parsed.getAddress();
-    } catch (UnknownHostException e) {
+      if (text.charAt(i) != ':') {
+        throw notIpv6();
+      }
+      i++;
+      if (i < length && text.charAt(i) == ':') {
+        if (gap >= 0) {
+          throw notIpv6();
+        }
+        gap = count;
+        i++;
+      } else if (i == length) {
+        throw notIpv6(); // a single ':' at the end
+      }
+    }
+    if (gap < 0 ? count != 8 : count > 7) {
+      throw notIpv6();
+    }
+    byte[] address = new byte[16];
+    int zeros = 8 - count;
+    for (int g = 0, target = 0; g < count; g++, target++) {
+      if (g == gap) {
+        target += zeros;
+      }
+      address[2 * target] = (byte) (groups[g] >>> 8);
+      address[2 * target + 1] = (byte) groups[g];
+    }
+    return address;
+  }
+
+  private static int parseIpv4InIpv6Tail(String text, int from, int to)
+      throws ValueRejectedException {
+    try {
+      return parseIpv4(text, from, to);
+    } catch (ValueRejectedException e) {
       throw notIpv6();
     }
   }

@@ -37,11 +37,80 @@ final class NumericValues {
       throw new ValueRejectedException(
           text.isEmpty() ? "empty string is not a number" : "numeric string longer than 1000");
     }
-    try {
-      return new BigDecimal(text);
-    } catch (NumberFormatException e) {
+    // BigDecimal also reads digits of other scripts ("١٢" is 12); a numeric string is ASCII.
+    if (!isDecimalText(text)) {
       throw new ValueRejectedException("not a number");
     }
+    return new BigDecimal(text);
+  }
+
+  /**
+   * True for ASCII decimal number text, the grammar of a JSON number plus a leading '+', leading
+   * zeros and a point without digits on one side: {@code [+-]digits[.digits][(e|E)[+-]digits]}.
+   */
+  static boolean isDecimalText(String text) {
+    int length = text.length();
+    int i = 0;
+    if (i < length && (text.charAt(i) == '+' || text.charAt(i) == '-')) {
+      i++;
+    }
+    int digits = 0;
+    while (i < length && isDigit(text.charAt(i))) {
+      i++;
+      digits++;
+    }
+    if (i < length && text.charAt(i) == '.') {
+      i++;
+      while (i < length && isDigit(text.charAt(i))) {
+        i++;
+        digits++;
+      }
+    }
+    if (digits == 0) {
+      return false;
+    }
+    if (i < length && (text.charAt(i) == 'e' || text.charAt(i) == 'E')) {
+      i++;
+      if (i < length && (text.charAt(i) == '+' || text.charAt(i) == '-')) {
+        i++;
+      }
+      int exponentDigits = 0;
+      while (i < length && isDigit(text.charAt(i))) {
+        i++;
+        exponentDigits++;
+      }
+      if (exponentDigits == 0) {
+        return false;
+      }
+    }
+    return i == length;
+  }
+
+  private static boolean isDigit(char c) {
+    return c >= '0' && c <= '9';
+  }
+
+  /** An ASCII hex digit's value, else -1 (Character.digit also reads other scripts' digits). */
+  static int hexDigit(char c) {
+    if (c >= '0' && c <= '9') {
+      return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+      return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+      return c - 'A' + 10;
+    }
+    return -1;
+  }
+
+  /**
+   * True when every digit of {@code value} lies below 10^-places, so that cutting it to {@code
+   * places} decimal places leaves zero. Checked before any setScale, which for 1e-999999999 would
+   * otherwise compute 10^999999999.
+   */
+  static boolean isBelowPlaces(BigDecimal value, int places) {
+    return value.precision() - value.scale() <= -places;
   }
 
   /** The exact integer value; a fraction other than zero rejects. */

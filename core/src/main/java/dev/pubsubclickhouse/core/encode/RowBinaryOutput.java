@@ -108,10 +108,30 @@ public final class RowBinaryOutput {
     bytes[size++] = (byte) value;
   }
 
-  /** A LEB128 length followed by the UTF-8 bytes of {@code value}, encoded in place. */
+  /**
+   * A LEB128 length followed by the UTF-8 bytes of {@code value}, encoded in place.
+   *
+   * @throws IllegalArgumentException when {@code value} holds a lone surrogate, which has no UTF-8
+   *     form; nothing is written then
+   */
   public void writeString(String value) {
-    int length = value.length();
+    int loneSurrogate = writeUtf8(value);
+    if (loneSurrogate >= 0) {
+      throw new IllegalArgumentException(
+          "a lone UTF-16 surrogate at character " + loneSurrogate + " is not text");
+    }
+  }
+
+  /**
+   * Writes {@code value} as {@link #writeString} does, or, when it holds a lone surrogate, writes
+   * nothing and returns that surrogate's index; -1 when written.
+   */
+  int writeUtf8(String value) {
     int utf8Length = utf8Length(value);
+    if (utf8Length < 0) {
+      return ~utf8Length;
+    }
+    int length = value.length();
     writeVarUInt(utf8Length);
     ensure(utf8Length);
     if (utf8Length == length) {
@@ -123,6 +143,7 @@ public final class RowBinaryOutput {
       System.arraycopy(encoded, 0, bytes, size, encoded.length);
       size += encoded.length;
     }
+    return -1;
   }
 
   /** A LEB128 length followed by the bytes. */
@@ -131,7 +152,10 @@ public final class RowBinaryOutput {
     writeBytes(value);
   }
 
-  /** Number of bytes in the UTF-8 form of {@code value}; lone surrogates count as '?'. */
+  /**
+   * Number of bytes in the UTF-8 form of {@code value}; or, when it holds a lone surrogate (which
+   * has none), the bitwise complement ({@code ~i}, negative) of the first one's index {@code i}.
+   */
   static int utf8Length(String value) {
     int length = value.length();
     int count = length;
@@ -140,15 +164,15 @@ public final class RowBinaryOutput {
       if (c >= 0x80) {
         if (c < 0x800) {
           count += 1;
+        } else if (!Character.isSurrogate(c)) {
+          count += 2;
         } else if (Character.isHighSurrogate(c)
             && i + 1 < length
             && Character.isLowSurrogate(value.charAt(i + 1))) {
           count += 2;
           i++;
-        } else if (Character.isSurrogate(c)) {
-          // String.getBytes replaces a lone surrogate with '?', one byte.
         } else {
-          count += 2;
+          return ~i;
         }
       }
     }

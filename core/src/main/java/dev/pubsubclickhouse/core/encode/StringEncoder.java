@@ -2,22 +2,38 @@ package dev.pubsubclickhouse.core.encode;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-/**
- * String: text as is, bytes as is, and any other JSON value as its compact JSON text. Also serves
- * JSON columns, which the INSERT reads as text (input_format_binary_read_json_as_string).
- */
+/** String: text as is, bytes as is, and any other JSON value as its compact JSON text. */
 final class StringEncoder implements ValueEncoder {
   @Override
   public void encode(JsonNode value, RowBinaryOutput out) throws ValueRejectedException {
     if (value.isTextual()) {
-      out.writeString(value.textValue());
+      writeText(value.textValue(), out);
     } else if (value.isNull()) {
       throw new ValueRejectedException("null, but the type is not Nullable");
     } else if (value.isBinary()) {
       out.writeLengthPrefixed(binary(value));
     } else {
-      out.writeString(value.toString());
+      writeText(value.toString(), out);
     }
+  }
+
+  /**
+   * Writes text as a length-prefixed UTF-8 string; a lone surrogate, which has no UTF-8, rejects.
+   */
+  static void writeText(String text, RowBinaryOutput out) throws ValueRejectedException {
+    int loneSurrogate = out.writeUtf8(text);
+    if (loneSurrogate >= 0) {
+      throw loneSurrogate(text, loneSurrogate);
+    }
+  }
+
+  static ValueRejectedException loneSurrogate(String text, int index) {
+    return new ValueRejectedException(
+        String.format(
+            java.util.Locale.ROOT,
+            "a lone UTF-16 surrogate \\u%04x at character %d is not text",
+            (int) text.charAt(index),
+            index));
   }
 
   static byte[] binary(JsonNode value) throws ValueRejectedException {

@@ -24,7 +24,7 @@ final class UuidEncoder implements ValueEncoder {
       if (i == 8 || i == 13 || i == 18 || i == 23) {
         continue;
       }
-      int digit = Character.digit(text.charAt(i), 16);
+      int digit = NumericValues.hexDigit(text.charAt(i));
       if (digit < 0) {
         throw new ValueRejectedException("not a UUID (8-4-4-4-12 hex digits)");
       }

@@ -1,7 +1,6 @@
 package dev.pubsubclickhouse.core.encode;
 
 import com.clickhouse.data.ClickHouseColumn;
-import com.clickhouse.data.ClickHouseEnum;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -10,7 +9,6 @@ import java.util.List;
 /** The one place that maps ClickHouse types to encoders. */
 final class ValueEncoders {
   private static final ValueEncoder STRING = new StringEncoder();
-  private static final String UNNAMED_ELEMENT = "column0";
 
   private ValueEncoders() {}
 
@@ -51,7 +49,8 @@ final class ValueEncoders {
       case Decimal, Decimal32, Decimal64, Decimal128, Decimal256 ->
           new DecimalEncoder(column.getPrecision(), column.getScale());
       case Bool -> new BoolEncoder();
-      case String, JSON -> STRING;
+      case String -> STRING;
+      case JSON -> new JsonObjectEncoder();
       case FixedString -> new FixedStringEncoder(column.getPrecision());
       case Date -> new DateEncoder(false);
       case Date32 -> new DateEncoder(true);
@@ -71,22 +70,26 @@ final class ValueEncoders {
   }
 
   private static ValueEncoder enumEncoder(ClickHouseColumn column) {
-    ClickHouseEnum constants = column.getEnumConstants();
+    EnumDefinition definition = EnumDefinition.parse(column.getOriginalTypeName());
     return new EnumEncoder(
-        constants.getNames(),
-        constants.getValues(),
+        definition.names(),
+        definition.numbers(),
         column.getDataType() == com.clickhouse.data.ClickHouseDataType.Enum16);
   }
 
+  /**
+   * A tuple is named when every element has a name; client-v2 gives the elements of an unnamed
+   * tuple an empty one.
+   */
   private static ValueEncoder tupleEncoder(List<ClickHouseColumn> elements)
       throws UnsupportedTypeException {
     List<ValueEncoder> encoders = new ArrayList<>(elements.size());
     List<String> names = new ArrayList<>(elements.size());
-    boolean named = false;
+    boolean named = true;
     for (ClickHouseColumn element : elements) {
       encoders.add(forColumn(element));
       names.add(element.getColumnName());
-      named |= !UNNAMED_ELEMENT.equals(element.getColumnName());
+      named &= element.getColumnName() != null && !element.getColumnName().isEmpty();
     }
     return new TupleEncoder(encoders, named ? names : null);
   }

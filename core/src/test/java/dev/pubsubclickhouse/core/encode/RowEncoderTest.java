@@ -47,12 +47,12 @@ class RowEncoderTest {
         "DateTime|\"2026-01-15 25:00:00\"|column 'v' (DateTime) rejects \"2026-01-15 25:00:00\": time of day out of range",
         "DateTime|\"yesterday\"|column 'v' (DateTime) rejects \"yesterday\": not a date-time (ISO-8601, YYYY-MM-DD hh:mm:ss, or epoch seconds)",
         "DateTime|\"2026-01-15T12:34:56+25:00\"|column 'v' (DateTime) rejects \"2026-01-15T12:34:56+25:00\": time zone offset out of range",
-        "DateTime|-1|column 'v' (DateTime) rejects -1: out of range for DateTime [1970-01-01 00:00:00, 2106-02-07 06:28:15]",
+        "DateTime|-1|column 'v' (DateTime) rejects -1: out of range for DateTime [1970-01-01 00:00:00, 2106-02-07 06:28:15] (UTC)",
         "FixedString(2)|\"abc\"|column 'v' (FixedString(2)) rejects \"abc\": 3 bytes do not fit FixedString(2)",
         "UUID|\"not-a-uuid\"|column 'v' (UUID) rejects \"not-a-uuid\": not a UUID (8-4-4-4-12 hex digits)",
         "IPv4|\"1.2.3.256\"|column 'v' (IPv4) rejects \"1.2.3.256\": not an IPv4 address",
         "IPv6|\"example.com\"|column 'v' (IPv6) rejects \"example.com\": not an IPv6 address",
-        "Enum8('a' = 1)|\"b\"|column 'v' (Enum8('a' = 1)) rejects \"b\": not a number",
+        "Enum8('a' = 1)|\"b\"|column 'v' (Enum8('a' = 1)) rejects \"b\": not one of the enum's names or numbers",
         "Enum8('a' = 1)|2|column 'v' (Enum8('a' = 1)) rejects 2: not one of the enum's numbers",
         "Array(Int8)|[1, 300]|column 'v' (Array(Int8)) rejects an array of 2 elements [1,300]: element 1 (300): out of range [-128, 127]",
         "Array(Int8)|{}|column 'v' (Array(Int8)) rejects an object with 0 fields {}: expected an array, got an object",
@@ -141,5 +141,342 @@ class RowEncoderTest {
   void excerptsOfLongValuesAreBounded() {
     String message = rejection("UUID", "\"" + "x".repeat(10_000) + "\"");
     assertThat(message).contains("... (10000 chars)").hasSizeLessThan(200);
+  }
+
+  private static byte[] encoded(String type, String jsonValue) throws RowRejectedException {
+    RowBinaryOutput out = new RowBinaryOutput();
+    oneColumn(type).encode(json("{\"v\":" + jsonValue + "}"), out);
+    return out.toByteArray();
+  }
+
+  /** The value bytes of a one-column row: without the leading "not DEFAULT" flag byte. */
+  private static byte[] valueBytes(String type, String jsonValue) throws RowRejectedException {
+    byte[] row = encoded(type, jsonValue);
+    return java.util.Arrays.copyOfRange(row, 1, row.length);
+  }
+
+  private static byte[] littleEndian(long value, int width) {
+    byte[] bytes = new byte[width];
+    for (int i = 0; i < width; i++) {
+      bytes[i] = (byte) (value >>> (8 * i));
+    }
+    return bytes;
+  }
+
+  @ParameterizedTest(name = "{0} rejects {1}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        // seconds x 10^9 exceeds Int64: stored as 2015-06-13 00:25:26.290448384 before
+        "DateTime64(9, 'UTC')|\"2600-01-01 00:00:00\"|out of range for DateTime64(9) [1900-01-01 00:00:00.000000000, 2262-04-11 23:47:16.854775807] (UTC)",
+        "DateTime64(9, 'UTC')|\"2262-04-11 23:47:16.854775808\"|out of range for DateTime64(9) [1900-01-01 00:00:00.000000000, 2262-04-11 23:47:16.854775807] (UTC)",
+        "DateTime64(9, 'UTC')|\"2299-12-31 23:59:59\"|out of range for DateTime64(9) [1900-01-01 00:00:00.000000000, 2262-04-11 23:47:16.854775807] (UTC)",
+        "DateTime64(8, 'UTC')|\"2300-01-01 00:00:00\"|out of range for DateTime64(8) [1900-01-01 00:00:00.00000000, 2299-12-31 23:59:59.99999999] (UTC)",
+        // epoch seconds x 10^p beyond Int64: an ArithmeticException escaped the encoder before
+        "DateTime64(9, 'UTC')|99999999999|out of range for DateTime64(9) [1900-01-01 00:00:00.000000000, 2262-04-11 23:47:16.854775807] (UTC)",
+        "DateTime64(9, 'UTC')|\"-99999999999.5\"|out of range for DateTime64(9) [1900-01-01 00:00:00.000000000, 2262-04-11 23:47:16.854775807] (UTC)",
+        "DateTime64(3)|999999999999|out of range for DateTime64(3) [1900-01-01 00:00:00.000, 2299-12-31 23:59:59.999] (UTC)",
+        "DateTime64(0)|10413792000|out of range for DateTime64(0) [1900-01-01 00:00:00, 2299-12-31 23:59:59] (UTC)",
+        // numeric text beyond Int32 was wrapped to an enum number before ("4294967297" became 1)
+        "Enum8('a' = 1)|\"4294967297\"|not one of the enum's names or numbers",
+        "Enum16('a' = 1, 'b' = -1)|\"-4294967297\"|not one of the enum's names or numbers",
+        "Enum16('a' = 1)|\"18446744073709551617\"|not one of the enum's names or numbers",
+      })
+  void valuesBeyondTheirRangeRejectInsteadOfWrapping(String type, String value, String reason) {
+    assertThat(rejection(type, value)).endsWith(": " + reason);
+  }
+
+  @Test
+  void theLargestDateTime64OfNinePlacesIsTheLargestInt64() throws Exception {
+    assertThat(valueBytes("DateTime64(9, 'UTC')", "\"2262-04-11 23:47:16.854775807\""))
+        .containsExactly(littleEndian(Long.MAX_VALUE, 8));
+    assertThat(valueBytes("DateTime64(9, 'UTC')", "\"9223372036.854775807\""))
+        .containsExactly(littleEndian(Long.MAX_VALUE, 8));
+    assertThat(valueBytes("DateTime64(8, 'UTC')", "\"2299-12-31 23:59:59.99999999\""))
+        .containsExactly(littleEndian(1_041_379_199_999_999_999L, 8));
+  }
+
+  @ParameterizedTest(name = "{0} stores {1}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "Decimal(3, 3)|0|0",
+        "Decimal(3, 3)|\"0\"|0",
+        "Decimal(3, 3)|0.0|0",
+        "Decimal(3, 3)|-0|0",
+        "Decimal(3, 3)|0E+5|0",
+        "Decimal(3, 3)|0.999|999",
+        "Decimal(3, 3)|-0.999|-999",
+        "Decimal(9, 9)|\"0.000000001\"|1",
+        "Decimal(9, 9)|-0.0|0",
+      })
+  void aDecimalWithoutIntegerDigitsStoresZeroAndFractions(String type, String value, long unscaled)
+      throws Exception {
+    assertThat(valueBytes(type, value)).containsExactly(littleEndian(unscaled, 4));
+  }
+
+  @Test
+  void aDecimalWithoutIntegerDigitsRejectsOne() {
+    assertThat(rejection("Decimal(3, 3)", "1"))
+        .endsWith(": does not fit Decimal(3, 3): more than 0 integer digits");
+  }
+
+  @ParameterizedTest(name = "String rejects {0}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        // an otherwise ASCII string: the lone surrogate became a NUL byte before
+        "\"a\\ud800b\"|column 'v' (String) rejects \"a\\ud800b\": a lone UTF-16 surrogate \\ud800 at character 1 is not text",
+        "\"\\udc00\"|column 'v' (String) rejects \"\\udc00\": a lone UTF-16 surrogate \\udc00 at character 0 is not text",
+        // with other non-ASCII text: it became '?' before
+        "\"\u00e9\\ud83d\"|column 'v' (String) rejects \"\u00e9\\ud83d\": a lone UTF-16 surrogate \\ud83d at character 1 is not text",
+        "\"\\ude80\\ud83d\"|column 'v' (String) rejects \"\\ude80\\ud83d\": a lone UTF-16 surrogate \\ude80 at character 0 is not text",
+      })
+  void aLoneSurrogateIsNotText(String value, String message) {
+    assertThat(rejection("String", value)).isEqualTo(message);
+  }
+
+  @ParameterizedTest(name = "{0} rejects a lone surrogate")
+  @CsvSource({
+    "FixedString(8)",
+    "Array(String)",
+    "'Map(String, String)'",
+    "LowCardinality(String)",
+    "Nullable(String)"
+  })
+  void aLoneSurrogateIsNotTextInAnyStringType(String type) {
+    String value =
+        switch (type) {
+          case "Array(String)" -> "[\"ok\", \"a\\ud800\"]";
+          case "Map(String, String)" -> "{\"k\\ud800\": \"v\"}";
+          default -> "\"a\\ud800\"";
+        };
+    assertThat(rejection(type, value)).contains("a lone UTF-16 surrogate \\ud800 at character 1");
+  }
+
+  @Test
+  void aSurrogatePairIsText() throws Exception {
+    assertThat(valueBytes("String", "\"a\\ud83d\\ude80\""))
+        .containsExactly(5, 'a', 0xF0, 0x9F, 0x9A, 0x80);
+  }
+
+  @Test
+  void excerptsNeverSplitASurrogatePair() {
+    String value = "x".repeat(Excerpt.MAX_CHARS - 1) + "\ud83d\ude80".repeat(10);
+    String message = rejection("UUID", Rows.JSON.valueToTree(value).toString());
+    assertThat(RowBinaryOutput.utf8Length(message)).as(message).isNotNegative();
+    assertThat(message).contains("x\"... (83 chars)");
+  }
+
+  @ParameterizedTest(name = "{0} rejects {1}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        // BigDecimal reads digits of any script: these were stored as 12
+        "Int32|\"\u0661\u0662\"|not a number",
+        "Decimal(9, 2)|\"\u0661\u0662\"|not a number",
+        "DateTime|\"\u0661\u0662\"|not a date-time (ISO-8601, YYYY-MM-DD hh:mm:ss, or epoch seconds)",
+        // Double.valueOf's Java forms: stored as 8.0, 1.5, 1.5 and 1.5 before
+        "Float64|\"0x1p3\"|not a number",
+        "Float32|\"1.5f\"|not a number",
+        "Float64|\"1.5d\"|not a number",
+        "Float64|\" 1.5\"|not a number",
+        "Float64|\"Infinityx\"|not a number",
+        "Float64|\"\"|not a number",
+      })
+  void numericTextIsAsciiDecimalText(String type, String value, String reason) {
+    assertThat(rejection(type, value)).endsWith(": " + reason);
+  }
+
+  @ParameterizedTest(name = "Float64 reads {0}")
+  @CsvSource({
+    "'\"nan\"', NaN",
+    "'\"-NaN\"', NaN",
+    "'\"inf\"', Infinity",
+    "'\"+Infinity\"', Infinity",
+    "'\"-INF\"', -Infinity",
+    "'\"-infinity\"', -Infinity",
+    "'\"+1.5e3\"', 1500",
+    "'\".5\"', 0.5",
+    "'\"5.\"', 5",
+  })
+  void floatsReadNamesAndNumbersAsClickHouseDoes(String value, double expected) throws Exception {
+    assertThat(valueBytes("Float64", value))
+        .containsExactly(littleEndian(Double.doubleToRawLongBits(expected), 8));
+  }
+
+  /** Cutting 1e-999999999 to a few places once computed 10^999999999: hours for one value. */
+  @ParameterizedTest(name = "{0} reads {1} at once")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "Decimal(9, 2)|1e-999999999|0",
+        "Decimal(9, 2)|\"-1e-999999999\"|0",
+        "DateTime64(9, 'UTC')|1e-999999999|0",
+        "DateTime64(9, 'UTC')|-1e-999999999|-1",
+        "DateTime64(0, 'UTC')|\"-1e-999999999\"|-1",
+        "DateTime64(3, 'UTC')|1.5e-3|1",
+      })
+  void aTinyNumberIsCutWithoutComputingItsDigits(String type, String value, long unscaled) {
+    int width = type.startsWith("Decimal") ? 4 : 8;
+    byte[] bytes =
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+            java.time.Duration.ofSeconds(5), () -> valueBytes(type, value));
+    assertThat(bytes).containsExactly(littleEndian(unscaled, width));
+  }
+
+  @ParameterizedTest(name = "IPv6 reads {0}")
+  @CsvSource({
+    "::, 00000000000000000000000000000000",
+    "::1, 00000000000000000000000000000001",
+    "1::, 00010000000000000000000000000000",
+    "1::2, 00010000000000000000000000000002",
+    "2001:DB8::8a2e:370:7334, 20010db80000000000008a2e03707334",
+    "1:2:3:4:5:6:7:8, 00010002000300040005000600070008",
+    "1:2:3:4:5:6:7::, 00010002000300040005000600070000",
+    "::2:3:4:5:6:7:8, 00000002000300040005000600070008",
+    "::ffff:1.2.3.4, 00000000000000000000ffff01020304",
+    "::1.2.3.4, 00000000000000000000000001020304",
+    "1:2:3:4:5:6:1.2.3.4, 00010002000300040005000601020304",
+    "::ffff:01.002.3.4, 00000000000000000000ffff01020304",
+    "10.0.0.1, 00000000000000000000ffff0a000001",
+  })
+  void ipv6ReadsEveryTextForm(String text, String hex) throws Exception {
+    assertThat(valueBytes("IPv6", "\"" + text + "\""))
+        .containsExactly(java.util.HexFormat.of().parseHex(hex));
+  }
+
+  /**
+   * InetAddress parsed these before: it reads five hex digits, and text that is not a literal it
+   * looks up as a host name (the prefilter let digits of other scripts through).
+   */
+  @ParameterizedTest(name = "IPv6 rejects {0}")
+  @CsvSource({
+    "00000::1",
+    "\uff11::",
+    "\u0661::2",
+    "1::2::3",
+    ":1::",
+    "1:",
+    "1:::2",
+    "::1:2:3:4:5:6:7:8",
+    "1:2:3:4:5:6:7:8:9",
+    "1:2:3:4:5:6:7",
+    "1:2:3:4:5:6:7:1.2.3.4",
+    "::ffff:1.2.3",
+    "::1.2.3.4.5",
+    "::ab.1.2.3",
+    "fe80::1%eth0",
+    "g::1",
+    ":",
+  })
+  void ipv6RejectsWhatIsNotAnAddressWithoutLookingItUp(String text) {
+    assertThat(rejection("IPv6", "\"" + text + "\"")).endsWith(": not an IPv6 address");
+  }
+
+  /**
+   * A local time that a clock change skips has the offset after the change, as ClickHouse reads it;
+   * java.time moved it forward by the gap instead (an hour, or a day, later than ClickHouse).
+   */
+  @ParameterizedTest(name = "{0} reads {1} as {2}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        // 02:00 -> 03:00 CEST: 02:30 is 00:30 UTC (01:30 CET); it was 01:30 UTC before
+        "DateTime('Europe/Berlin')|2026-03-29 02:30:00|1774744200",
+        // the hour that occurs twice: the earlier offset (CEST), as before
+        "DateTime('Europe/Berlin')|2026-10-25 02:30:00|1792888200",
+        "DateTime('America/New_York')|2026-03-08 02:30:00|1772951400",
+        // Lord Howe's 30-minute change, 02:00 -> 02:30
+        "DateTime('Australia/Lord_Howe')|2026-10-04 02:15:00|1791040500",
+        // Kiritimati skipped 1994-12-31 whole (-10 -> +14): read at +14, a day before java.time
+        "DateTime('Pacific/Kiritimati')|1994-12-31 17:24:00|788844240",
+      })
+  void aSkippedLocalTimeIsReadAsClickHouseReadsIt(String type, String text, long epochSecond)
+      throws Exception {
+    assertThat(valueBytes(type, "\"" + text + "\"")).containsExactly(littleEndian(epochSecond, 4));
+  }
+
+  @Test
+  void aUuidIsAsciiHex() {
+    // Character.digit read the full-width digit one as 1: it was stored as 11f0c404-...
+    assertThat(rejection("UUID", "\"\uff11" + "1f0c404-5cb3-11e7-907b-a6006ad3dba0\""))
+        .endsWith(": not a UUID (8-4-4-4-12 hex digits)");
+  }
+
+  /** The encoder wrote any value as JSON text; ClickHouse then refused the whole INSERT. */
+  @ParameterizedTest(name = "JSON rejects {0}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "5|a number",
+        "true|a boolean",
+        "[1, 2]|an array",
+        "\"[1, 2]\"|a string that is not",
+        "\"x\"|a string that is not",
+        "\"{\\\"a\\\": 1} x\"|a string that is not",
+      })
+  void aJsonColumnTakesAnObject(String value, String kind) {
+    assertThat(rejection("JSON", value))
+        .endsWith(": a JSON column takes an object or the JSON text of one, got " + kind);
+  }
+
+  /** BigQuery's JSON values arrive as text: the object it holds is sent, compact. */
+  @Test
+  void aJsonColumnTakesTheTextOfAnObject() throws Exception {
+    assertThat(valueBytes("JSON", "\"{\\\"a\\\": [1, 2.50], \\\"b\\\": null}\""))
+        .containsExactly(bytesOf("{\"a\":[1,2.50],\"b\":null}"));
+    assertThat(rejection("JSON", "\"{\\\"a\\\": \\\"\\\\ud800\\\"}\""))
+        .contains("a lone UTF-16 surrogate \\ud800");
+  }
+
+  /** A length-prefixed UTF-8 string of at most 127 bytes, as RowBinary writes it. */
+  private static byte[] bytesOf(String text) {
+    byte[] utf8 = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    byte[] out = new byte[utf8.length + 1];
+    out[0] = (byte) utf8.length;
+    System.arraycopy(utf8, 0, out, 1, utf8.length);
+    return out;
+  }
+
+  /**
+   * client-v2 read the type's 'tab\there' as "tabthere": the real name was refused, that one not.
+   */
+  @Test
+  void enumNamesAreReadWithClickHouseEscapes() throws Exception {
+    String type =
+        "Enum8('tab\\there' = 1, 'it\\'s' = 2, 'back\\\\slash' = 3, 'dbl''q' = 4, 'p)' = 5)";
+    assertThat(valueBytes(type, "\"tab\\there\"")).containsExactly(1);
+    assertThat(valueBytes(type, "\"it's\"")).containsExactly(2);
+    assertThat(valueBytes(type, "\"back\\\\slash\"")).containsExactly(3);
+    assertThat(valueBytes(type, "\"dbl'q\"")).containsExactly(4);
+    assertThat(valueBytes(type, "\"p)\"")).containsExactly(5);
+    assertThat(rejection(type, "\"tabthere\""))
+        .endsWith(": not one of the enum's names or numbers");
+    assertThat(valueBytes("Nullable(" + type + ")", "\"tab\\there\"")).containsExactly(0, 1);
+  }
+
+  /**
+   * client-v2 names the elements of an unnamed tuple "", which the encoder took for names: an
+   * object was read by them, and {} was stored as (NULL).
+   */
+  @ParameterizedTest(name = "{0} rejects an object")
+  @CsvSource({"Tuple(Nullable(Int8))", "'Tuple(Nullable(Int8), Nullable(String))'"})
+  void anUnnamedTupleTakesOnlyAnArray(String type) {
+    assertThat(rejection(type, "{}")).endsWith(": expected an array, got an object");
+    assertThat(rejection(type, "{\"\": 1}")).endsWith(": expected an array, got an object");
+  }
+
+  @ParameterizedTest(name = "{0} rejects {1}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "Date|1.5|not a whole number of days",
+        "Date|99999999999999999999|out of range for Date [1970-01-01, 2149-06-06]",
+        "Date32|-25568|out of range for Date32 [1900-01-01, 2299-12-31]",
+        "Date|true|expected a date string (YYYY-MM-DD) or a number of days, got a boolean",
+      })
+  void aDateIsTextOrAWholeNumberOfDaysInRange(String type, String value, String reason) {
+    assertThat(rejection(type, value)).endsWith(": " + reason);
   }
 }
