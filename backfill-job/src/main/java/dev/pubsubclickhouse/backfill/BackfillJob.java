@@ -76,7 +76,7 @@ public final class BackfillJob {
     log.info("backfill starting", startFields());
     Client client = ClickHouseClients.open(config.clickHouse(), "pubsub-clickhouse-backfill", 4);
     try {
-      BigQuery bigQuery = bigQuery(false);
+      BigQuery bigQuery = bigQuery();
       SourceResolver resolver = new SourceResolver(bigQuery, config.project(), retry);
       return config.dryRun() ? dryRun(client, resolver, bigQuery) : execute(client, resolver);
     } catch (FailedStart e) {
@@ -303,10 +303,9 @@ public final class BackfillJob {
               inserter));
     }
     if (config.deadLetterTable().isPresent()) {
-      // The dead-letter writer does not retry by itself: the client library does it.
-      BigQuery writer = bigQuery(true);
+      BigQuery writer = bigQuery();
       DeadLetterCheck.check(writer, config.deadLetterTable().get(), retry);
-      sinks.add(BigQueryDeadLetters.open(writer, config.deadLetterTable().get(), true));
+      sinks.add(BigQueryDeadLetters.open(writer, config.deadLetterTable().get(), true, retry));
     }
     return sinks;
   }
@@ -338,13 +337,12 @@ public final class BackfillJob {
     return Optional.of(PlanStore.open(client, plans, config.taskIndex(), clock));
   }
 
-  private BigQuery bigQuery(boolean libraryRetries) {
+  private BigQuery bigQuery() {
     return BigQueryClients.open(
         config.project(),
         config.queryLocation(),
         config.bigQueryEndpoint(),
-        config.credentialsWithEndpoint(),
-        libraryRetries);
+        config.credentialsWithEndpoint());
   }
 
   private List<String> plannedDeadLetters() {

@@ -102,9 +102,9 @@ public final class BackfillParameters {
               "BIGQUERY_MAX_ATTEMPTS",
               "8",
               "Attempts of every BigQuery call (job insert and polling, table metadata, page and"
-                  + " stream reads) through transient failures (5xx, 429, rateLimitExceeded,"
-                  + " connection resets), with exponential backoff from 200 ms or the server's"
-                  + " Retry-After.")
+                  + " stream reads, dead-letter inserts) through transient failures (5xx, 429,"
+                  + " rateLimitExceeded, connection resets), with exponential backoff from 200 ms"
+                  + " or the server's Retry-After.")
           .withFlag("bigQueryMaxAttempts");
   public static final Parameter ROW_RESTRICTION =
       Parameter.of(

@@ -931,6 +931,50 @@ abstract class BackfillSuite {
                 + "\t[]\t(NULL,NULL)\t\\N");
   }
 
+  /** tabledata.insertAll of the dead-letter table answers 503 twice: retried, kept once. */
+  @Test
+  void aTransientFailureOfTheDeadLetterTableIsRetried() {
+    FakeBigQuery.Table source = bigQuery.table("ds", "dl_retry", fields("id INTEGER"));
+    source.rows.add(row("1"));
+    source.rows.add(row("300"));
+    db.execute("CREATE TABLE dl_retry (id UInt8) ENGINE = MergeTree ORDER BY id");
+    bigQuery.failNext("/insertAll", 503, 2);
+    Map<String, String> env = environment();
+    env.remove("OUTPUT_DEADLETTER_TABLE");
+
+    JobRun run =
+        JobRun.of(
+            env, "--inputTableSpec=" + PROJECT + ":ds.dl_retry", "--clickHouseTable=dl_retry");
+
+    assertThat(run.exitCode()).as(run.output()).isZero();
+    assertThat(bigQuery.unusedFaults()).isEmpty();
+    assertThat(bigQuery.insertedRows()).hasSize(1);
+    assertThat(bigQuery.insertedRows().get(0).path("json").path("payloadString").asText())
+        .isEqualTo("{\"id\":300}");
+    assertThat(db.query("SELECT groupArray(id) FROM dl_retry")).isEqualTo("[1]");
+  }
+
+  /** A dead-letter table that keeps failing stops the task, naming the step. */
+  @Test
+  void aDeadLetterTableThatKeepsFailingStopsTheTaskNamingTheStep() {
+    FakeBigQuery.Table source = bigQuery.table("ds", "dl_down", fields("id INTEGER"));
+    source.rows.add(row("300"));
+    db.execute("CREATE TABLE dl_down (id UInt8) ENGINE = MergeTree ORDER BY id");
+    bigQuery.failNext("/insertAll", 503, 100);
+    Map<String, String> env = environment();
+    env.remove("OUTPUT_DEADLETTER_TABLE");
+
+    JobRun run =
+        JobRun.of(env, "--inputTableSpec=" + PROJECT + ":ds.dl_down", "--clickHouseTable=dl_down");
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.out())
+        .contains(
+            "BigQuery tabledata.insertAll (test-project:backfill_dead_letters.dl_down_error_records)"
+                + " failed after 4 attempts: HTTP 503");
+    assertThat(bigQuery.requestsTo("/insertAll")).hasSize(4);
+  }
+
   private static final ArrayNode DEAD_LETTER_FIELDS =
       fields(
           "timestamp TIMESTAMP REQUIRED",
