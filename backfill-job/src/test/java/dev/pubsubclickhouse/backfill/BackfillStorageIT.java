@@ -64,4 +64,42 @@ class BackfillStorageIT extends BackfillSuite {
     assertThat(db.query("SELECT count(), uniqExact(id), min(id), max(id) FROM resumed_stream"))
         .isEqualTo("30\t30\t0\t29");
   }
+
+  /**
+   * An execution fails part way, and its read session expires before the next one: a new session
+   * would split the table anew and write again what the first wrote, so the new execution stops
+   * with one line saying so, and writes nothing.
+   */
+  @Test
+  void aNewExecutionAfterAFailedOneWhoseSessionExpiredStopsWithOneLine() {
+    idTables("expired", 100, "");
+    storage.sessionLifetime(java.time.Duration.ofMinutes(5));
+    failReadsAfter(40);
+    String[] args = {
+      "--inputTableSpec=" + FakeBigQuery.PROJECT + ":ds.expired",
+      "--clickHouseTable=expired",
+      "--pageRows=20"
+    };
+    Map<String, String> env = environment();
+    env.put("CLOUD_RUN_EXECUTION", "expired-1");
+    JobRun failed = JobRun.of(env, args);
+    assertThat(failed.exitCode()).as(failed.output()).isEqualTo(1);
+    String before = db.query("SELECT groupArray(id) FROM (SELECT id FROM expired ORDER BY id)");
+
+    env.put("CLOUD_RUN_EXECUTION", "expired-2");
+    JobRun second = JobRun.of(env, args);
+
+    assertThat(second.exitCode()).isEqualTo(1);
+    String session = storage.createdSessions().get(0).getName();
+    assertThat(second.out())
+        .contains(
+            "backfill failed before reading: execution expired-1 wrote only part of"
+                + " test-project:ds.expired into "
+                + db.name()
+                + ".expired, and its read session expires at ")
+        .contains("WHERE JSONExtractString(value, 'session') = '" + session + "'\"");
+    assertThat(storage.createdSessions()).hasSize(1);
+    assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM expired ORDER BY id)"))
+        .isEqualTo(before);
+  }
 }
