@@ -1006,6 +1006,56 @@ abstract class BackfillSuite {
   }
 
   /**
+   * A recovery whose rows landed but whose checkpoint record did not (the task died between the
+   * two) sends the same rows with the same deduplication tokens when it is retried: a deduplicating
+   * table keeps each once.
+   */
+  @Test
+  void aRecoveryRetriedAfterItsRowsLandedSendsTheSameTokens() {
+    FakeBigQuery.Table source =
+        bigQuery.table("ds", "recover_again", fields("id INTEGER", "level INTEGER"));
+    StringBuilder oracle = new StringBuilder();
+    for (int i = 0; i < 20; i++) {
+      int level = i == 4 || i == 12 ? 300 + i : i;
+      source.rows.add(row(Integer.toString(i), Integer.toString(level)));
+      oracle.append(i).append('\t').append(level).append('\n');
+    }
+    db.execute(
+        "CREATE TABLE recover_again (id UInt32, level Int8) ENGINE = MergeTree ORDER BY id"
+            + " SETTINGS non_replicated_deduplication_window = 100");
+    Map<String, String> env = environment();
+    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "recover_again_errors");
+    env.put("CREATE_DEAD_LETTER_TABLE", "true");
+    String[] args = {
+      "--inputTableSpec=" + PROJECT + ":ds.recover_again",
+      "--clickHouseTable=recover_again",
+      "--pageRows=10",
+      "--checkpointTable=recover_again_checkpoints"
+    };
+    env.put("CLOUD_RUN_EXECUTION", "recover-again-1");
+    JobRun first = JobRun.of(env, args);
+    assertThat(first.exitCode()).as(first.output()).isZero();
+    db.execute("ALTER TABLE recover_again MODIFY COLUMN level Int16");
+    db.execute(
+        "ALTER TABLE recover_again_checkpoints ADD CONSTRAINT no_recovery CHECK kind != 'recovery'");
+
+    env.put("CLOUD_RUN_EXECUTION", "recover-again-2");
+    JobRun interrupted = JobRun.of(env, args);
+    assertThat(interrupted.exitCode()).as(interrupted.output()).isEqualTo(1);
+    assertThat(db.query("SELECT id, level FROM recover_again WHERE id IN (4, 12)"))
+        .as("the first page's recovered row landed before its record failed, and the task stopped")
+        .isEqualTo("4\t304");
+    db.execute("ALTER TABLE recover_again_checkpoints DROP CONSTRAINT no_recovery");
+    JobRun retried = JobRun.of(env, args);
+
+    assertThat(retried.exitCode()).as(retried.output()).isZero();
+    assertThat(retried.out()).contains("\"recovered\":2");
+    assertThat(db.query("SELECT id, level FROM recover_again ORDER BY id") + "\n")
+        .isEqualTo(oracle.toString());
+    assertThat(db.count("recover_again_errors")).isEqualTo(2);
+  }
+
+  /**
    * A second execution of the same unchanged table into the same unchanged target, with its rows
    * already written by the first (two tasks each): no row is written twice, though the table does
    * not deduplicate.
