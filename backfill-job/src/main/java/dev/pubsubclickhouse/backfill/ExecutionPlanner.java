@@ -250,31 +250,26 @@ final class ExecutionPlanner {
       Optional<TableFacts> table)
       throws Exception {
     List<String> warnings = new ArrayList<>();
-    String settledOrigin = origin;
+    boolean streaming = table.isPresent() && table.get().streaming();
     if (table.isPresent() && plans.isPresent() && checkpoints.isPresent()) {
       Optional<PlanStore.Settled> earlier =
           plans.get().latestOfOthers(READ_SESSION, config.executionId(), origin, target());
-      if (earlier.isPresent() && !table.get().streaming()) {
+      if (earlier.isPresent() && !streaming) {
         return readOn(
             (ObjectNode) JsonPayloads.mapper().readTree(earlier.get().value()),
             earlier.get().execution(),
             origin);
       }
-      if (table.get().streaming()) {
-        // Its last-modified time may not show the rows in its streaming buffer: it is never taken
-        // as unchanged, and this execution's rows are its own.
-        settledOrigin = null;
-        earlier.ifPresent(
-            e ->
-                warnings.add(
-                    TableSpec.format(readTable)
-                        + " has rows in its streaming buffer, so it cannot be known unchanged since"
-                        + " execution "
-                        + e.execution()
-                        + " wrote it into "
-                        + target()
-                        + ": this execution reads all of it again (for new rows only, use"
-                        + " ROW_RESTRICTION)"));
+      if (earlier.isPresent()) {
+        warnings.add(
+            TableSpec.format(readTable)
+                + " has rows in its streaming buffer, so it cannot be known unchanged since"
+                + " execution "
+                + earlier.get().execution()
+                + " wrote it into "
+                + target()
+                + ": this execution reads all of it again (for new rows only, use"
+                + " ROW_RESTRICTION)");
       }
     }
     StorageReads.Session created =
@@ -284,11 +279,10 @@ final class ExecutionPlanner {
             snapshot,
             restriction,
             config.taskCount() * config.read().streamsPerTask());
-    return sessionJson(
-        created,
-        snapshot,
-        settledOrigin == null ? STORAGE + "session:" + created.name() : settledOrigin,
-        warnings);
+    // A table with rows in its streaming buffer may have changed though its last-modified time
+    // did not: it is never taken as unchanged, so this session's rows are its own.
+    String sessionOrigin = streaming ? STORAGE + "session:" + created.name() : origin;
+    return sessionJson(created, snapshot, sessionOrigin, warnings);
   }
 
   /**
@@ -318,7 +312,9 @@ final class ExecutionPlanner {
               + " into "
               + target()
               + ", and its read session "
-              + expires.map(t -> "expires at " + t).orElse("has no expiry time")
+              + expires
+                  .map(t -> (t.isBefore(clock.instant()) ? "expired at " : "expires at ") + t)
+                  .orElse("has no expiry time")
               + ", too soon to read the rest from it; a new session would split the table anew"
               + " and write again what it wrote. Read the rest with ROW_RESTRICTION, or remove"
               + " its rows from the target (or let a ReplacingMergeTree collapse them) and then"

@@ -102,4 +102,41 @@ class BackfillStorageIT extends BackfillSuite {
     assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM expired ORDER BY id)"))
         .isEqualTo(before);
   }
+
+  /**
+   * Rows streamed into a table may not change its last-modified time or row count: a table with a
+   * streaming buffer is never taken as unchanged, so a new execution reads it again (with a
+   * warning) and the streamed rows are not skipped.
+   */
+  @Test
+  void aTableWithAStreamingBufferIsReadAgainNotTakenAsUnchanged() {
+    idTables("streamed", 20, "");
+    String[] args = {
+      "--inputTableSpec=" + FakeBigQuery.PROJECT + ":ds.streamed", "--clickHouseTable=streamed"
+    };
+    Map<String, String> env = environment();
+    env.put("CLOUD_RUN_EXECUTION", "streamed-1");
+    JobRun first = JobRun.of(env, args);
+    assertThat(first.exitCode()).as(first.output()).isZero();
+    FakeBigQuery.Table table = bigQuery.table("ds", "streamed");
+    long lastModified = table.lastModified;
+    for (int i = 20; i < 25; i++) {
+      table.stream(FakeBigQuery.row(Integer.toString(i)));
+    }
+    assertThat(table.lastModified).isEqualTo(lastModified);
+
+    env.put("CLOUD_RUN_EXECUTION", "streamed-2");
+    JobRun second = JobRun.of(env, args);
+
+    assertThat(second.exitCode()).as(second.output()).isZero();
+    assertThat(second.out())
+        .contains(
+            "test-project:ds.streamed has rows in its streaming buffer, so it cannot be known"
+                + " unchanged since execution streamed-1 wrote it into "
+                + db.name()
+                + ".streamed: this execution reads all of it again");
+    assertThat(storage.createdSessions()).hasSize(2);
+    assertThat(db.query("SELECT uniqExact(id), min(id), max(id) FROM streamed"))
+        .isEqualTo("25\t0\t24");
+  }
 }
