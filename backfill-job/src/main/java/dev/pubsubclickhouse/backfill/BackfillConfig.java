@@ -27,6 +27,8 @@ import java.util.UUID;
  * @param project the project that runs jobs and is billed for reads
  * @param deadLetterTable the BigQuery table for rows that cannot be written, if any
  * @param checkpointTable the ClickHouse table that records written pages, if any
+ * @param retryDeadLetters try the rows earlier runs dead-lettered again even when the target's
+ *     definition has not changed since
  * @param read how rows are read
  * @param tableCreation whether and how the ClickHouse table is made from the BigQuery schema
  * @param executionId identifies one execution of the job (all of its tasks and their retries)
@@ -45,6 +47,7 @@ public record BackfillConfig(
     Optional<TableId> deadLetterTable,
     ClickHouseConfig clickHouse,
     Optional<TableName> checkpointTable,
+    boolean retryDeadLetters,
     ReadOptions read,
     TableCreation tableCreation,
     boolean dryRun,
@@ -163,6 +166,12 @@ public record BackfillConfig(
             .optional(CHECKPOINT_TABLE)
             .filter(name -> !NONE.equalsIgnoreCase(name))
             .map(name -> tableName(CHECKPOINT_TABLE, name, clickHouse.table().database()));
+    boolean retryDeadLetters = config.bool(RETRY_DEAD_LETTERS);
+    if (retryDeadLetters && checkpoints.isEmpty()) {
+      throw new ConfigurationException(
+          RETRY_DEAD_LETTERS,
+          "needs the checkpoint table, which keeps the rows to retry (CHECKPOINT_TABLE is none)");
+    }
 
     PageReaderKind reader = pageReader(config, endpoint.isPresent());
     Optional<String> rowRestriction = config.optional(ROW_RESTRICTION);
@@ -212,6 +221,7 @@ public record BackfillConfig(
         deadLetter,
         clickHouse,
         checkpoints,
+        retryDeadLetters,
         read,
         new TableCreation(config.bool(CREATE_TABLE), config.optional(ORDER_BY)),
         config.bool(DRY_RUN),

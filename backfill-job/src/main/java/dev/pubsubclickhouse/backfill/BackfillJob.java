@@ -24,6 +24,7 @@ import dev.pubsubclickhouse.backfill.write.ColumnPlan;
 import dev.pubsubclickhouse.backfill.write.PageEncoder;
 import dev.pubsubclickhouse.backfill.write.PageWriter;
 import dev.pubsubclickhouse.backfill.write.TableDefinition;
+import dev.pubsubclickhouse.backfill.write.TargetVersion;
 import dev.pubsubclickhouse.core.config.ClickHouseParameters;
 import dev.pubsubclickhouse.core.config.ConfigurationException;
 import dev.pubsubclickhouse.core.insert.ClickHouseClients;
@@ -46,6 +47,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * One task of a backfill execution: connect, plan (the execution's pinned snapshot and this task's
@@ -76,7 +79,7 @@ public final class BackfillJob {
     log.info("backfill starting", startFields());
     Client client = ClickHouseClients.open(config.clickHouse(), "pubsub-clickhouse-backfill", 4);
     try {
-      BigQuery bigQuery = bigQuery(false);
+      BigQuery bigQuery = bigQuery();
       SourceResolver resolver = new SourceResolver(bigQuery, config.project(), retry);
       return config.dryRun() ? dryRun(client, resolver, bigQuery) : execute(client, resolver);
     } catch (FailedStart e) {
@@ -160,7 +163,14 @@ public final class BackfillJob {
           start(
               () ->
                   new ExecutionPlanner(
-                          config, resolver, resolver.bigQuery(), plans, storage, retry, clock)
+                          config,
+                          resolver,
+                          resolver.bigQuery(),
+                          plans,
+                          checkpoints,
+                          storage,
+                          retry,
+                          clock)
                       .plan());
       TableSchema target =
           existing.isPresent() ? existing.get() : start(() -> createTarget(client, plan.schema()));
@@ -173,7 +183,8 @@ public final class BackfillJob {
           plan,
           table,
           new PageHandoff(table, inserter, sinks, new JobWriteEvents(log), clock, log),
-          checkpoints);
+          checkpoints,
+          () -> TargetVersion.of(client, config.clickHouse().table()));
     } finally {
       if (storage != null) {
         storage.close();
@@ -181,13 +192,29 @@ public final class BackfillJob {
     }
   }
 
-  /** Reads this task's units from where an earlier attempt left them, and writes them. */
+  /**
+   * Writes the rows earlier runs of the same source refused, when the target may take them now,
+   * then reads this task's units from where an earlier attempt (or execution) left them, and writes
+   * them.
+   */
   private int write(
-      TaskPlan plan, TargetTable table, PageHandoff handoff, Optional<Checkpoints> checkpoints)
+      TaskPlan plan,
+      TargetTable table,
+      PageHandoff handoff,
+      Optional<Checkpoints> checkpoints,
+      Supplier<String> targetVersion)
       throws InterruptedException {
+    for (String warning : plan.warnings()) {
+      log.warning(warning, Map.of());
+    }
+    Set<String> finished =
+        checkpoints.isPresent() && plan.readSessionOf().isPresent()
+            ? start(() -> checkpoints.get().finishedUnits(plan.origin()))
+            : Set.of();
+    List<ReadUnit> units = plan.units().stream().filter(u -> !finished.contains(u.key())).toList();
     Map<ReadUnit, Long> from = new HashMap<>();
     long resumed = 0;
-    for (ReadUnit unit : plan.units()) {
+    for (ReadUnit unit : units) {
       long position =
           checkpoints.isEmpty()
               ? unit.range().start()
@@ -195,25 +222,81 @@ public final class BackfillJob {
       from.put(unit, position);
       resumed += position - unit.range().start();
     }
-    log.info("reading", taskFields(plan, resumed));
+    if (plan.readSessionOf().isPresent() && units.isEmpty()) {
+      log.info(
+          "nothing to read: "
+              + plan.description()
+              + " is unchanged since execution "
+              + plan.readSessionOf().get()
+              + " wrote it into "
+              + config.clickHouse().table()
+              + " (every stream of its read session is done)",
+          Map.of("task", config.taskIndex(), "tasks", config.taskCount()));
+    } else {
+      log.info("reading", taskFields(plan, units, resumed, finished.size()));
+    }
 
     Progress progress = new Progress(plan.taskRows(), log, bar);
     progress.skipped(resumed);
     progress.start(config.progressInterval().toSeconds());
     Exception failure = null;
     try (progress) {
+      if (checkpoints.isPresent()) {
+        recoverRefusedRows(plan, handoff, table, checkpoints.get(), progress, targetVersion);
+      }
       new TaskRun(
               config.read().prefetchPages(),
               new PageEncoder(table.current().encoder()),
-              new PageCompletion(handoff, checkpoints, progress),
+              new PageCompletion(handoff, checkpoints, progress, plan.origin(), targetVersion),
               progress)
-          .run(plan.units(), from);
+          .run(units, from);
     } catch (InterruptedException e) {
       throw e;
     } catch (Exception e) {
       failure = e;
     }
     return summary(progress, failure);
+  }
+
+  private void recoverRefusedRows(
+      TaskPlan plan,
+      PageHandoff handoff,
+      TargetTable table,
+      Checkpoints checkpoints,
+      Progress progress,
+      Supplier<String> targetVersion)
+      throws Exception {
+    RefusedRowsRecovery.Result recovery =
+        new RefusedRowsRecovery(
+                checkpoints,
+                handoff,
+                new PageEncoder(table.current().encoder()),
+                progress,
+                plan.origin(),
+                targetVersion,
+                config.retryDeadLetters())
+            .run();
+    if (!recovery.any()) {
+      return;
+    }
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("pages", recovery.pages());
+    fields.put("recovered", recovery.recovered());
+    fields.put("stillRefused", recovery.stillRefused());
+    fields.put("leftInDeadLetters", recovery.leftAlone());
+    log.info(
+        recovery.pages() > 0
+            ? "rows earlier runs refused were tried again: "
+                + recovery.recovered()
+                + " written, "
+                + recovery.stillRefused()
+                + " refused again"
+            : recovery.leftAlone()
+                + " rows earlier runs dead-lettered stay there: "
+                + config.clickHouse().table()
+                + " has not changed since it refused them (RETRY_DEAD_LETTERS=true tries them"
+                + " anyway)",
+        fields);
   }
 
   /** The last line and the exit code. */
@@ -241,7 +324,8 @@ public final class BackfillJob {
     return 0;
   }
 
-  private Map<String, Object> taskFields(TaskPlan plan, long resumed) {
+  private Map<String, Object> taskFields(
+      TaskPlan plan, List<ReadUnit> units, long resumed, int finished) {
     Map<String, Object> fields = new LinkedHashMap<>();
     fields.put("source", plan.description());
     plan.snapshotTime().ifPresent(t -> fields.put("snapshotTime", t.toString()));
@@ -249,9 +333,13 @@ public final class BackfillJob {
     fields.put("task", config.taskIndex());
     fields.put("tasks", config.taskCount());
     fields.put("reader", config.read().reader().name().toLowerCase(java.util.Locale.ROOT));
-    fields.put("units", plan.units().stream().map(ReadUnit::describe).toList());
+    fields.put("units", units.stream().map(ReadUnit::describe).toList());
     if (resumed > 0) {
       fields.put("resumedAfter", resumed);
+    }
+    plan.readSessionOf().ifPresent(e -> fields.put("readSessionOf", e));
+    if (finished > 0) {
+      fields.put("unitsFinishedBefore", finished);
     }
     return fields;
   }
@@ -303,10 +391,9 @@ public final class BackfillJob {
               inserter));
     }
     if (config.deadLetterTable().isPresent()) {
-      // The dead-letter writer does not retry by itself: the client library does it.
-      BigQuery writer = bigQuery(true);
+      BigQuery writer = bigQuery();
       DeadLetterCheck.check(writer, config.deadLetterTable().get(), retry);
-      sinks.add(BigQueryDeadLetters.open(writer, config.deadLetterTable().get(), true));
+      sinks.add(BigQueryDeadLetters.open(writer, config.deadLetterTable().get(), true, retry));
     }
     return sinks;
   }
@@ -338,13 +425,12 @@ public final class BackfillJob {
     return Optional.of(PlanStore.open(client, plans, config.taskIndex(), clock));
   }
 
-  private BigQuery bigQuery(boolean libraryRetries) {
+  private BigQuery bigQuery() {
     return BigQueryClients.open(
         config.project(),
         config.queryLocation(),
         config.bigQueryEndpoint(),
-        config.credentialsWithEndpoint(),
-        libraryRetries);
+        config.credentialsWithEndpoint());
   }
 
   private List<String> plannedDeadLetters() {

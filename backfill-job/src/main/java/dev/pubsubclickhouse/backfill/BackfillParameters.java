@@ -102,9 +102,9 @@ public final class BackfillParameters {
               "BIGQUERY_MAX_ATTEMPTS",
               "8",
               "Attempts of every BigQuery call (job insert and polling, table metadata, page and"
-                  + " stream reads) through transient failures (5xx, 429, rateLimitExceeded,"
-                  + " connection resets), with exponential backoff from 200 ms or the server's"
-                  + " Retry-After.")
+                  + " stream reads, dead-letter inserts) through transient failures (5xx, 429,"
+                  + " rateLimitExceeded, connection resets), with exponential backoff from 200 ms"
+                  + " or the server's Retry-After.")
           .withFlag("bigQueryMaxAttempts");
   public static final Parameter ROW_RESTRICTION =
       Parameter.of(
@@ -149,10 +149,21 @@ public final class BackfillParameters {
               "CHECKPOINT_TABLE",
               "_backfill_checkpoints",
               "ClickHouse table (`table` or `db.table`, in CLICKHOUSE_DATABASE) recording written"
-                  + " pages so a retried task resumes; beside it `<name>_plans` pins each"
-                  + " execution's snapshot for all its tasks. Created when missing. `none` turns"
-                  + " both off (then several tasks need PAGE_READER=rest).")
+                  + " pages and the rows the target refused, so a retried task or a new execution"
+                  + " of the same unchanged source resumes and writes nothing twice; beside it"
+                  + " `<name>_plans` pins each execution's snapshot for all its tasks. Created when"
+                  + " missing. `none` turns both off (then a re-run writes every row again, and"
+                  + " several tasks need PAGE_READER=rest).")
           .withFlag("checkpointTable");
+  public static final Parameter RETRY_DEAD_LETTERS =
+      Parameter.of(
+              "RETRY_DEAD_LETTERS",
+              "false",
+              "Write again the rows earlier runs of the same source dead-lettered, even though the"
+                  + " target table's definition has not changed since (when it has, they are"
+                  + " retried anyway, as are rows no dead-letter sink kept). Needs the checkpoint"
+                  + " table.")
+          .withFlag("retryDeadLetters");
   public static final Parameter CREATE_TABLE =
       Parameter.of(
               "CREATE_TABLE",
@@ -229,6 +240,7 @@ public final class BackfillParameters {
             PAGE_ROWS,
             PREFETCH_PAGES,
             CHECKPOINT_TABLE,
+            RETRY_DEAD_LETTERS,
             CREATE_TABLE,
             ORDER_BY,
             DRY_RUN,

@@ -18,11 +18,17 @@ import java.util.concurrent.ConcurrentHashMap;
  * The one place this job hands an encoded page to the write path (core's {@link TableWriter}, the
  * push service's too): it inserts the page's rows, isolates and dead-letters the rows that cannot
  * be written, and says how many went where. Each read unit is a source of its own for the
- * deduplication tokens.
+ * deduplication tokens; rows an earlier run refused, written again, are a source of their own too
+ * (their unit's, marked as such), so their INSERTs never share a token with the unit's pages.
  */
 final class PageHandoff {
-  /** What became of one page's rows. */
-  record Outcome(long written, long rejected, long deadLettered) {}
+  /**
+   * What became of one page's rows.
+   *
+   * @param rejected rows not written: dead-lettered, or refused with no sink to keep them
+   * @param notWritten the indexes in the page of the rejected rows, ascending
+   */
+  record Outcome(long written, long rejected, long deadLettered, int[] notWritten) {}
 
   /** Rejected rows logged one by one when there is no dead-letter sink to keep them. */
   private static final int LOGGED_REJECTIONS = 20;
@@ -59,19 +65,54 @@ final class PageHandoff {
     PageWriter writer =
         writers.computeIfAbsent(
             unit.key(),
+            key -> pageWriter(key, new TableWriter(table, inserter, sinks, events, source(key))));
+    return outcome(writer.write(page), true);
+  }
+
+  /**
+   * Writes rows of unit {@code unitKey} that an earlier run refused. Rows refused again go to the
+   * dead-letter sinks only when {@code deadLetter} (when the dead letters do not hold them yet);
+   * else they are counted as refused, and stay where they are.
+   *
+   * @throws PageWriter.PageNotWrittenException as {@link #write}
+   */
+  Outcome writeRefused(String unitKey, EncodedPage page, boolean deadLetter)
+      throws PageWriter.PageNotWrittenException {
+    PageWriter writer =
+        writers.computeIfAbsent(
+            "refused\n" + deadLetter + "\n" + unitKey,
             key ->
-                new PageWriter(
-                    new TableWriter(table, inserter, sinks, events, "bigquery\n" + key),
-                    key,
-                    inserter.options().maxInsertBlockSize(),
-                    clock));
-    PageWriter.Result result = writer.write(page);
-    for (String refusal : result.refusals()) {
-      if (loggedRejections++ < LOGGED_REJECTIONS) {
-        log.warning("row rejected", Map.of("reason", refusal));
+                pageWriter(
+                    unitKey,
+                    new TableWriter(
+                        table,
+                        inserter,
+                        deadLetter ? sinks : List.of(),
+                        events,
+                        source(unitKey) + "\nrefused before")));
+    return outcome(writer.write(page), deadLetter);
+  }
+
+  private static String source(String unitKey) {
+    return "bigquery\n" + unitKey;
+  }
+
+  private PageWriter pageWriter(String unitKey, TableWriter writer) {
+    return new PageWriter(writer, unitKey, inserter.options().maxInsertBlockSize(), clock);
+  }
+
+  private Outcome outcome(PageWriter.Result result, boolean logRefusals) {
+    if (logRefusals) {
+      for (String refusal : result.refusals()) {
+        if (loggedRejections++ < LOGGED_REJECTIONS) {
+          log.warning("row rejected", Map.of("reason", refusal));
+        }
       }
     }
     return new Outcome(
-        result.written(), result.deadLettered() + result.refused(), result.deadLettered());
+        result.written(),
+        result.deadLettered() + result.refused(),
+        result.deadLettered(),
+        result.notWritten());
   }
 }

@@ -25,8 +25,8 @@ final class TaskRun {
 
   record EncodedUnitPage(ReadUnit unit, EncodedPage page) {}
 
-  /** One reader is done. */
-  private static final Object UNIT_END = new Object();
+  /** One reader is done: its unit was read to {@code end}. */
+  private record UnitEnd(ReadUnit unit, long end) {}
 
   private static final Object END = new Object();
 
@@ -75,6 +75,10 @@ final class TaskRun {
         if (item instanceof Failure failure) {
           throw rethrow(failure.cause());
         }
+        if (item instanceof UnitEnd end) {
+          completion.unitRead(end.unit(), end.end());
+          continue;
+        }
         EncodedUnitPage page = (EncodedUnitPage) item;
         completion.complete(page.unit(), page.page());
       }
@@ -86,13 +90,15 @@ final class TaskRun {
   /** Runs a reader; its end or failure travels down the pipeline after its pages. */
   private void read(ReadUnit unit, long from, BlockingQueue<Object> out) {
     try {
+      long[] end = {from};
       unit.read(
           from,
           page -> {
             progress.pageRead(page.rows().size());
+            end[0] = page.endIndex();
             out.put(new UnitPage(unit, page));
           });
-      out.put(UNIT_END);
+      out.put(new UnitEnd(unit, end[0]));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (Throwable t) {
@@ -104,14 +110,18 @@ final class TaskRun {
     }
   }
 
-  /** Encodes pages until every reader has ended, or passes the first failure on. */
+  /**
+   * Encodes pages until every reader has ended, or passes the first failure on. A reader's end
+   * follows its pages, so it reaches the writer after them.
+   */
   private void encode(BlockingQueue<Object> in, int readers, BlockingQueue<Object> out) {
     try {
       int ended = 0;
       while (ended < readers) {
         Object item = in.take();
-        if (item == UNIT_END) {
+        if (item instanceof UnitEnd) {
           ended++;
+          out.put(item);
           continue;
         }
         if (item instanceof Failure) {

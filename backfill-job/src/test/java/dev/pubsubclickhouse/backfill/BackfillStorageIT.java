@@ -64,4 +64,79 @@ class BackfillStorageIT extends BackfillSuite {
     assertThat(db.query("SELECT count(), uniqExact(id), min(id), max(id) FROM resumed_stream"))
         .isEqualTo("30\t30\t0\t29");
   }
+
+  /**
+   * An execution fails part way, and its read session expires before the next one: a new session
+   * would split the table anew and write again what the first wrote, so the new execution stops
+   * with one line saying so, and writes nothing.
+   */
+  @Test
+  void aNewExecutionAfterAFailedOneWhoseSessionExpiredStopsWithOneLine() {
+    idTables("expired", 100, "");
+    storage.sessionLifetime(java.time.Duration.ofMinutes(5));
+    failReadsAfter(40);
+    String[] args = {
+      "--inputTableSpec=" + FakeBigQuery.PROJECT + ":ds.expired",
+      "--clickHouseTable=expired",
+      "--pageRows=20"
+    };
+    Map<String, String> env = environment();
+    env.put("CLOUD_RUN_EXECUTION", "expired-1");
+    JobRun failed = JobRun.of(env, args);
+    assertThat(failed.exitCode()).as(failed.output()).isEqualTo(1);
+    String before = db.query("SELECT groupArray(id) FROM (SELECT id FROM expired ORDER BY id)");
+
+    env.put("CLOUD_RUN_EXECUTION", "expired-2");
+    JobRun second = JobRun.of(env, args);
+
+    assertThat(second.exitCode()).isEqualTo(1);
+    String session = storage.createdSessions().get(0).getName();
+    assertThat(second.out())
+        .contains(
+            "backfill failed before reading: execution expired-1 wrote only part of"
+                + " test-project:ds.expired into "
+                + db.name()
+                + ".expired, and its read session expires at ")
+        .contains("WHERE JSONExtractString(value, 'session') = '" + session + "'\"");
+    assertThat(storage.createdSessions()).hasSize(1);
+    assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM expired ORDER BY id)"))
+        .isEqualTo(before);
+  }
+
+  /**
+   * Rows streamed into a table may not change its last-modified time or row count: a table with a
+   * streaming buffer is never taken as unchanged, so a new execution reads it again (with a
+   * warning) and the streamed rows are not skipped.
+   */
+  @Test
+  void aTableWithAStreamingBufferIsReadAgainNotTakenAsUnchanged() {
+    idTables("streamed", 20, "");
+    String[] args = {
+      "--inputTableSpec=" + FakeBigQuery.PROJECT + ":ds.streamed", "--clickHouseTable=streamed"
+    };
+    Map<String, String> env = environment();
+    env.put("CLOUD_RUN_EXECUTION", "streamed-1");
+    JobRun first = JobRun.of(env, args);
+    assertThat(first.exitCode()).as(first.output()).isZero();
+    FakeBigQuery.Table table = bigQuery.table("ds", "streamed");
+    long lastModified = table.lastModified;
+    for (int i = 20; i < 25; i++) {
+      table.stream(FakeBigQuery.row(Integer.toString(i)));
+    }
+    assertThat(table.lastModified).isEqualTo(lastModified);
+
+    env.put("CLOUD_RUN_EXECUTION", "streamed-2");
+    JobRun second = JobRun.of(env, args);
+
+    assertThat(second.exitCode()).as(second.output()).isZero();
+    assertThat(second.out())
+        .contains(
+            "test-project:ds.streamed has rows in its streaming buffer, so it cannot be known"
+                + " unchanged since execution streamed-1 wrote it into "
+                + db.name()
+                + ".streamed: this execution reads all of it again");
+    assertThat(storage.createdSessions()).hasSize(2);
+    assertThat(db.query("SELECT uniqExact(id), min(id), max(id) FROM streamed"))
+        .isEqualTo("25\t0\t24");
+  }
 }

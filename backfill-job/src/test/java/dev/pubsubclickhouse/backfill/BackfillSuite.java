@@ -931,6 +931,272 @@ abstract class BackfillSuite {
                 + "\t[]\t(NULL,NULL)\t\\N");
   }
 
+  /**
+   * A run dead-letters rows the table refuses (a value too large for its column, a constraint); the
+   * user widens the column and drops the constraint, and runs again: the second execution writes
+   * exactly the rows refused before, once, and the dead letters are not written again; a third,
+   * plain re-run writes nothing. The table does not deduplicate: a row sent twice would stay twice.
+   */
+  @Test
+  void aRecoveryRunAfterTheTableIsFixedWritesTheRowsRefusedBeforeAndOnlyThose() {
+    FakeBigQuery.Table source =
+        bigQuery.table("ds", "recover", fields("id INTEGER", "level INTEGER"));
+    StringBuilder oracle = new StringBuilder();
+    for (int i = 0; i < 30; i++) {
+      int level = i == 3 ? 300 : i == 17 ? 1000 : i == 25 ? -200 : i;
+      source.rows.add(row(Integer.toString(i), Integer.toString(level)));
+      oracle.append(i).append('\t').append(level).append('\n');
+    }
+    db.execute(
+        "CREATE TABLE recover (id UInt32, level Int8, CONSTRAINT not_seven CHECK id != 7)"
+            + " ENGINE = MergeTree ORDER BY id");
+    Map<String, String> env = environment();
+    env.remove("OUTPUT_DEADLETTER_TABLE");
+    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "recover_errors");
+    env.put("CREATE_DEAD_LETTER_TABLE", "true");
+    String[] args = {
+      "--inputTableSpec=" + PROJECT + ":ds.recover", "--clickHouseTable=recover", "--pageRows=10"
+    };
+
+    env.put("CLOUD_RUN_EXECUTION", "recover-1");
+    JobRun first = JobRun.of(env, args);
+    assertThat(first.exitCode()).as(first.output()).isZero();
+    assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM recover ORDER BY id)"))
+        .isEqualTo("[0,1,2,4,5,6,8,9,10,11,12,13,14,15,16,18,19,20,21,22,23,24,26,27,28,29]");
+    assertThat(first.out()).contains("\"deadLettered\":4");
+
+    db.execute("ALTER TABLE recover MODIFY COLUMN level Int16");
+    db.execute("ALTER TABLE recover DROP CONSTRAINT not_seven");
+    // The recovery run has two tasks: each tries its share of the refused rows.
+    long recovered = 0;
+    for (int task = 0; task < 2; task++) {
+      env.put("CLOUD_RUN_EXECUTION", "recover-2");
+      env.put("CLOUD_RUN_TASK_COUNT", "2");
+      env.put("CLOUD_RUN_TASK_INDEX", Integer.toString(task));
+      JobRun recovery = JobRun.of(env, args);
+      assertThat(recovery.exitCode()).as(recovery.output()).isZero();
+      assertThat(recovery.out()).contains("\"deadLettered\":0");
+      Matcher count = Pattern.compile("\"recovered\":(\\d+),").matcher(recovery.out());
+      if (count.find()) {
+        recovered += Long.parseLong(count.group(1));
+      }
+    }
+
+    assertThat(recovered).isEqualTo(4);
+    assertThat(db.query("SELECT id, level FROM recover ORDER BY id") + "\n")
+        .isEqualTo(oracle.toString());
+    assertThat(
+            db.query(
+                "SELECT groupArray(raw_message) FROM"
+                    + " (SELECT * FROM recover_errors ORDER BY raw_message)"))
+        .as("each refused row is dead-lettered once, by the first run")
+        .isEqualTo(
+            "['{\"id\":17,\"level\":1000}','{\"id\":25,\"level\":-200}',"
+                + "'{\"id\":3,\"level\":300}','{\"id\":7,\"level\":7}']");
+    assertThat(bigQuery.insertedRows()).hasSize(4);
+
+    env.put("CLOUD_RUN_TASK_COUNT", "1");
+    env.put("CLOUD_RUN_TASK_INDEX", "0");
+    env.put("CLOUD_RUN_EXECUTION", "recover-3");
+    JobRun plain = JobRun.of(env, args);
+    assertThat(plain.exitCode()).as(plain.output()).isZero();
+    assertThat(db.query("SELECT id, level FROM recover ORDER BY id") + "\n")
+        .isEqualTo(oracle.toString());
+    assertThat(plain.out()).contains("\"written\":0");
+  }
+
+  /**
+   * A recovery whose rows landed but whose checkpoint record did not (the task died between the
+   * two) sends the same rows with the same deduplication tokens when it is retried: a deduplicating
+   * table keeps each once.
+   */
+  @Test
+  void aRecoveryRetriedAfterItsRowsLandedSendsTheSameTokens() {
+    FakeBigQuery.Table source =
+        bigQuery.table("ds", "recover_again", fields("id INTEGER", "level INTEGER"));
+    StringBuilder oracle = new StringBuilder();
+    for (int i = 0; i < 20; i++) {
+      int level = i == 4 || i == 12 ? 300 + i : i;
+      source.rows.add(row(Integer.toString(i), Integer.toString(level)));
+      oracle.append(i).append('\t').append(level).append('\n');
+    }
+    db.execute(
+        "CREATE TABLE recover_again (id UInt32, level Int8) ENGINE = MergeTree ORDER BY id"
+            + " SETTINGS non_replicated_deduplication_window = 100");
+    Map<String, String> env = environment();
+    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "recover_again_errors");
+    env.put("CREATE_DEAD_LETTER_TABLE", "true");
+    String[] args = {
+      "--inputTableSpec=" + PROJECT + ":ds.recover_again",
+      "--clickHouseTable=recover_again",
+      "--pageRows=10",
+      "--checkpointTable=recover_again_checkpoints"
+    };
+    env.put("CLOUD_RUN_EXECUTION", "recover-again-1");
+    JobRun first = JobRun.of(env, args);
+    assertThat(first.exitCode()).as(first.output()).isZero();
+    db.execute("ALTER TABLE recover_again MODIFY COLUMN level Int16");
+    db.execute(
+        "ALTER TABLE recover_again_checkpoints ADD CONSTRAINT no_recovery CHECK kind != 'recovery'");
+
+    env.put("CLOUD_RUN_EXECUTION", "recover-again-2");
+    JobRun interrupted = JobRun.of(env, args);
+    assertThat(interrupted.exitCode()).as(interrupted.output()).isEqualTo(1);
+    assertThat(db.query("SELECT id, level FROM recover_again WHERE id IN (4, 12)"))
+        .as("the first page's recovered row landed before its record failed, and the task stopped")
+        .isEqualTo("4\t304");
+    db.execute("ALTER TABLE recover_again_checkpoints DROP CONSTRAINT no_recovery");
+    JobRun retried = JobRun.of(env, args);
+
+    assertThat(retried.exitCode()).as(retried.output()).isZero();
+    assertThat(retried.out()).contains("\"recovered\":2");
+    assertThat(db.query("SELECT id, level FROM recover_again ORDER BY id") + "\n")
+        .isEqualTo(oracle.toString());
+    assertThat(db.count("recover_again_errors")).isEqualTo(2);
+  }
+
+  /**
+   * A second execution of the same unchanged table into the same unchanged target, with its rows
+   * already written by the first (two tasks each): no row is written twice, though the table does
+   * not deduplicate.
+   */
+  @Test
+  void aPlainReRunOfAnUnchangedTableWritesNothingTwice() {
+    idTables("rerun", 120, "");
+    for (String execution : List.of("rerun-1", "rerun-2")) {
+      for (int task = 0; task < 2; task++) {
+        Map<String, String> env = environment();
+        env.put("CLOUD_RUN_EXECUTION", execution);
+        env.put("CLOUD_RUN_TASK_COUNT", "2");
+        env.put("CLOUD_RUN_TASK_INDEX", Integer.toString(task));
+        JobRun run =
+            JobRun.of(
+                env,
+                "--inputTableSpec=" + PROJECT + ":ds.rerun",
+                "--clickHouseTable=rerun",
+                "--pageRows=25");
+        assertThat(run.exitCode()).as(run.output()).isZero();
+        if (execution.equals("rerun-2")) {
+          assertThat(run.out()).contains("\"written\":0");
+        }
+      }
+    }
+    assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM rerun ORDER BY id)"))
+        .isEqualTo(ids(0, 120));
+  }
+
+  /**
+   * The first execution fails part way for good (its retries used up); a new execution with the
+   * same parameters writes the rest, and nothing twice.
+   */
+  @Test
+  void aNewExecutionAfterAFailedOneWritesTheRestOnce() {
+    idTables("unfinished", 100, "");
+    failReadsAfter(40);
+    String[] args = {
+      "--inputTableSpec=" + PROJECT + ":ds.unfinished",
+      "--clickHouseTable=unfinished",
+      "--pageRows=20"
+    };
+    Map<String, String> env = environment();
+    env.put("CLOUD_RUN_EXECUTION", "unfinished-1");
+    JobRun failed = JobRun.of(env, args);
+    assertThat(failed.exitCode()).as(failed.output()).isEqualTo(1);
+    assertThat(db.count("unfinished")).isBetween(1L, 99L);
+
+    env.put("CLOUD_RUN_EXECUTION", "unfinished-2");
+    JobRun second = JobRun.of(env, args);
+
+    assertThat(second.exitCode()).as(second.output()).isZero();
+    assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM unfinished ORDER BY id)"))
+        .isEqualTo(ids(0, 100));
+  }
+
+  /**
+   * Rows refused while the job had no dead-letter sink were neither written nor kept (exit 1): the
+   * next run, now with a dead-letter table, keeps them there, without a change to the target.
+   */
+  @Test
+  void rowsRefusedWithNowhereToGoAreDeadLetteredByTheNextRunThatHasASink() {
+    FakeBigQuery.Table source = bigQuery.table("ds", "unkept", fields("id INTEGER"));
+    for (int i = 0; i < 12; i++) {
+      source.rows.add(row(Integer.toString(i == 5 ? -5 : i)));
+    }
+    db.execute("CREATE TABLE unkept (id UInt8) ENGINE = MergeTree ORDER BY id");
+    String[] args = {
+      "--inputTableSpec=" + PROJECT + ":ds.unkept", "--clickHouseTable=unkept", "--pageRows=5"
+    };
+    Map<String, String> env = environment();
+    env.put("CLOUD_RUN_EXECUTION", "unkept-1");
+    JobRun first = JobRun.of(env, args);
+    assertThat(first.exitCode()).as(first.output()).isEqualTo(1);
+
+    env.put("CLOUD_RUN_EXECUTION", "unkept-2");
+    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "unkept_errors");
+    env.put("CREATE_DEAD_LETTER_TABLE", "true");
+    JobRun second = JobRun.of(env, args);
+
+    assertThat(second.exitCode()).as(second.output()).isZero();
+    assertThat(db.query("SELECT raw_message, error_message FROM unkept_errors"))
+        .isEqualTo(
+            "{\"id\":-5}\tsource row 5: column \\'id\\' (UInt8) rejects -5: out of range [0, 255]");
+    assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM unkept ORDER BY id)"))
+        .isEqualTo("[0,1,2,3,4,6,7,8,9,10,11]");
+  }
+
+  /** "[from,...,to-1]" as ClickHouse prints groupArray. */
+  static String ids(int from, int to) {
+    StringBuilder ids = new StringBuilder("[");
+    for (int i = from; i < to; i++) {
+      ids.append(i == from ? "" : ",").append(i);
+    }
+    return ids.append(']').toString();
+  }
+
+  /** tabledata.insertAll of the dead-letter table answers 503 twice: retried, kept once. */
+  @Test
+  void aTransientFailureOfTheDeadLetterTableIsRetried() {
+    FakeBigQuery.Table source = bigQuery.table("ds", "dl_retry", fields("id INTEGER"));
+    source.rows.add(row("1"));
+    source.rows.add(row("300"));
+    db.execute("CREATE TABLE dl_retry (id UInt8) ENGINE = MergeTree ORDER BY id");
+    bigQuery.failNext("/insertAll", 503, 2);
+    Map<String, String> env = environment();
+    env.remove("OUTPUT_DEADLETTER_TABLE");
+
+    JobRun run =
+        JobRun.of(
+            env, "--inputTableSpec=" + PROJECT + ":ds.dl_retry", "--clickHouseTable=dl_retry");
+
+    assertThat(run.exitCode()).as(run.output()).isZero();
+    assertThat(bigQuery.unusedFaults()).isEmpty();
+    assertThat(bigQuery.insertedRows()).hasSize(1);
+    assertThat(bigQuery.insertedRows().get(0).path("json").path("payloadString").asText())
+        .isEqualTo("{\"id\":300}");
+    assertThat(db.query("SELECT groupArray(id) FROM dl_retry")).isEqualTo("[1]");
+  }
+
+  /** A dead-letter table that keeps failing stops the task, naming the step. */
+  @Test
+  void aDeadLetterTableThatKeepsFailingStopsTheTaskNamingTheStep() {
+    FakeBigQuery.Table source = bigQuery.table("ds", "dl_down", fields("id INTEGER"));
+    source.rows.add(row("300"));
+    db.execute("CREATE TABLE dl_down (id UInt8) ENGINE = MergeTree ORDER BY id");
+    bigQuery.failNext("/insertAll", 503, 100);
+    Map<String, String> env = environment();
+    env.remove("OUTPUT_DEADLETTER_TABLE");
+
+    JobRun run =
+        JobRun.of(env, "--inputTableSpec=" + PROJECT + ":ds.dl_down", "--clickHouseTable=dl_down");
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.out())
+        .contains(
+            "BigQuery tabledata.insertAll (test-project:backfill_dead_letters.dl_down_error_records)"
+                + " failed after 4 attempts: HTTP 503");
+    assertThat(bigQuery.requestsTo("/insertAll")).hasSize(4);
+  }
+
   private static final ArrayNode DEAD_LETTER_FIELDS =
       fields(
           "timestamp TIMESTAMP REQUIRED",

@@ -54,6 +54,10 @@ final class FakeBigQuery implements AutoCloseable {
     final List<JsonNode> rows = new CopyOnWriteArrayList<>();
     volatile long lastModified = 1_767_000_000_000L;
     String type = "TABLE";
+
+    /** Rows of {@link #rows} still in the streaming buffer: not in numRows. */
+    volatile int streamingRows;
+
     private final List<Change> changes = new ArrayList<>();
 
     private record Change(long at, int index, JsonNode before) {}
@@ -68,6 +72,15 @@ final class FakeBigQuery implements AutoCloseable {
       rows.add(row);
       changes.add(new Change(now, rows.size() - 1, null));
       lastModified = now;
+    }
+
+    /**
+     * Appends a row as a streaming insert: readable at once, in the streaming buffer, and (as
+     * BigQuery may) without a new last-modified time or row count.
+     */
+    synchronized void stream(JsonNode row) {
+      rows.add(row);
+      streamingRows++;
     }
 
     /** Changes row {@code index} now, as a DML UPDATE would. */
@@ -532,7 +545,13 @@ final class FakeBigQuery implements AutoCloseable {
         .put("datasetId", dataset)
         .put("tableId", tableId);
     resource.putObject("schema").set("fields", table.fields);
-    resource.put("numRows", Integer.toString(table.rows.size()));
+    resource.put("numRows", Integer.toString(table.rows.size() - table.streamingRows));
+    if (table.streamingRows > 0) {
+      resource
+          .putObject("streamingBuffer")
+          .put("estimatedRows", Integer.toString(table.streamingRows))
+          .put("oldestEntryTime", Long.toString(table.lastModified));
+    }
     resource.put("type", table.type);
     resource.put("creationTime", "1766000000000");
     resource.put("lastModifiedTime", Long.toString(table.lastModified));

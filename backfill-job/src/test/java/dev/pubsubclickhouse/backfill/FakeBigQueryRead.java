@@ -52,6 +52,7 @@ final class FakeBigQueryRead implements AutoCloseable {
   private volatile Status breakStatus = Status.UNAVAILABLE;
   private final List<Runnable> readHooks = new CopyOnWriteArrayList<>();
   private final AtomicInteger readCount = new AtomicInteger();
+  private volatile java.time.Duration sessionLifetime = java.time.Duration.ofHours(6);
 
   FakeBigQueryRead(FakeBigQuery bigQuery) throws java.io.IOException {
     this.bigQuery = bigQuery;
@@ -98,6 +99,11 @@ final class FakeBigQueryRead implements AutoCloseable {
     breakStatus = status;
     breakAfterRows = rows;
     breaks.set(times);
+  }
+
+  /** Sessions created from now on expire this long after they are made (BigQuery: 6 hours). */
+  void sessionLifetime(java.time.Duration lifetime) {
+    sessionLifetime = lifetime;
   }
 
   /** Runs {@code action} when the {@code nth} ReadRows request (1-based) arrives. */
@@ -162,7 +168,10 @@ final class FakeBigQueryRead implements AutoCloseable {
           asked.toBuilder()
               .setName(name)
               .setAvroSchema(AvroSchema.newBuilder().setSchema(schema.toString()))
-              .setEstimatedRowCount(rows.size());
+              .setEstimatedRowCount(rows.size())
+              .setExpireTime(
+                  com.google.protobuf.Timestamp.newBuilder()
+                      .setSeconds(java.time.Instant.now().plus(sessionLifetime).getEpochSecond()));
       for (int i = 0; i < streams.size(); i++) {
         session.addStreams(ReadStream.newBuilder().setName(name + "/streams/" + i));
       }

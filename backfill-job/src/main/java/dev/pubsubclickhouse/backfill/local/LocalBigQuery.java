@@ -25,6 +25,8 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -81,6 +83,13 @@ public final class LocalBigQuery implements AutoCloseable {
   private final Map<Integer, byte[]> seedPages = new ConcurrentHashMap<>();
   private final Map<Integer, ByteString> seedBlocks = new ConcurrentHashMap<>();
   private final AtomicInteger sessions = new AtomicInteger();
+
+  /** Names this server's read sessions apart from an earlier run's. */
+  private static final String STARTED = Long.toString(System.currentTimeMillis(), 36);
+
+  /** How long BigQuery serves a read session's streams. */
+  private static final Duration SESSION_LIFETIME = Duration.ofHours(6);
+
   private final AtomicLong deadLetters = new AtomicLong();
 
   /**
@@ -422,13 +431,22 @@ public final class LocalBigQuery implements AutoCloseable {
                   Math.min(
                       Math.max(1, request.getMaxStreamCount()),
                       (rows + BLOCK_ROWS - 1) / BLOCK_ROWS));
+      // Unique across restarts, as BigQuery's are: the job's checkpoints name streams by session.
       String name =
-          "projects/" + project + "/locations/local/sessions/s" + sessions.incrementAndGet();
+          "projects/"
+              + project
+              + "/locations/local/sessions/"
+              + STARTED
+              + "-"
+              + sessions.incrementAndGet();
       ReadSession.Builder session =
           asked.toBuilder()
               .setName(name)
               .setAvroSchema(AvroSchema.newBuilder().setSchema(avroSchema.toString()))
-              .setEstimatedRowCount(rows);
+              .setEstimatedRowCount(rows)
+              .setExpireTime(
+                  com.google.protobuf.Timestamp.newBuilder()
+                      .setSeconds(Instant.now().plus(SESSION_LIFETIME).getEpochSecond()));
       for (int i = 0; i < streams; i++) {
         session.addStreams(
             ReadStream.newBuilder().setName(name + "/streams/" + i + "-of-" + streams));

@@ -13,6 +13,7 @@ import dev.pubsubclickhouse.core.schema.TableName;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -31,6 +32,16 @@ public final class PlanStore {
   public interface Proposal {
     String make() throws Exception;
   }
+
+  /** A value and the execution that settled it. */
+  public record Settled(String execution, String value) {}
+
+  private static final String LATEST =
+      "SELECT execution, value FROM %s WHERE part = {part:String}"
+          + " AND execution != {execution:String}"
+          + " AND JSONExtractString(value, 'origin') = {origin:String}"
+          + " AND JSONExtractString(value, 'target') = {target:String}"
+          + " ORDER BY written_at DESC LIMIT 1";
 
   private static final String SELECT =
       "SELECT value FROM %s WHERE execution = {execution:String} AND part = {part:String}"
@@ -99,6 +110,22 @@ public final class PlanStore {
               + " Replicated table)");
     }
     return settled.get(0);
+  }
+
+  /**
+   * The newest value of {@code part} that another execution settled, among values that are JSON
+   * objects whose {@code origin} and {@code target} fields are these: what an earlier execution of
+   * the same source into the same target pinned.
+   */
+  public Optional<Settled> latestOfOthers(
+      String part, String execution, String origin, String target) {
+    List<GenericRecord> rows =
+        client.queryAll(
+            String.format(LATEST, table.quoted()),
+            Map.of("part", part, "execution", execution, "origin", origin, "target", target));
+    return rows.stream()
+        .findFirst()
+        .map(r -> new Settled(r.getString("execution"), r.getString("value")));
   }
 
   private List<String> read(String execution, String part) {

@@ -14,13 +14,21 @@ import java.util.Optional;
  * @param snapshotTime the time the rows are as of, when read as of a time
  * @param units this task's read units (a row range, or its read streams), each checkpointed
  * @param sourceRows rows in the whole snapshot when known, else -1
+ * @param origin what the units read, the same for every execution of the same unchanged source: the
+ *     checkpoints' key for the rows refused before
+ * @param readSessionOf the earlier execution whose read session this one reads on (the source is
+ *     unchanged since), if any
+ * @param warnings things worth a warning line from every task
  */
 public record TaskPlan(
     String description,
     Schema schema,
     Optional<Instant> snapshotTime,
     List<ReadUnit> units,
-    long sourceRows) {
+    long sourceRows,
+    String origin,
+    Optional<String> readSessionOf,
+    List<String> warnings) {
 
   /** Rows this task is to read when known, else -1. */
   public long taskRows() {

@@ -19,6 +19,7 @@ public final class Progress implements AutoCloseable {
   private final AtomicLong deadLettered = new AtomicLong();
   private final AtomicLong pages = new AtomicLong();
   private final AtomicLong skipped = new AtomicLong();
+  private final AtomicLong recovered = new AtomicLong();
   private final long total;
   private final long startNanos = System.nanoTime();
   private final JobLog log;
@@ -59,6 +60,12 @@ public final class Progress implements AutoCloseable {
     deadLettered.addAndGet(deadLetteredRows);
   }
 
+  /** Rows an earlier run read and the table refused, written now (they count as written too). */
+  public void recovered(long rows) {
+    written.addAndGet(rows);
+    recovered.addAndGet(rows);
+  }
+
   /** Rows counted as already done by an earlier run (resume). */
   public void skipped(long rows) {
     skipped.addAndGet(rows);
@@ -96,6 +103,9 @@ public final class Progress implements AutoCloseable {
     fields.put("written", written.get());
     fields.put("rejected", rejected.get());
     fields.put("deadLettered", deadLettered.get());
+    if (recovered.get() > 0) {
+      fields.put("recovered", recovered.get());
+    }
     if (skipped.get() > 0) {
       fields.put("skippedAsDone", skipped.get());
     }

@@ -48,9 +48,27 @@ public final class SourceResolver {
     }
   }
 
-  /** A table's metadata as the job needs it. */
+  /**
+   * A table's metadata as the job needs it.
+   *
+   * @param streaming rows are in its streaming buffer: its last-modified time may not say so
+   */
   public record TableFacts(
-      TableId table, Schema schema, long rows, boolean readableAsTable, Long lastModified) {}
+      TableId table,
+      Schema schema,
+      long rows,
+      boolean readableAsTable,
+      Long lastModified,
+      boolean streaming) {
+
+    /**
+     * Names the table's content as of its last modification: the same for every execution that
+     * reads it unchanged, and different once it changed.
+     */
+    public String version() {
+      return "table:" + TableSpec.format(table) + "@" + lastModified + "#" + rows;
+    }
+  }
 
   /** The job label holding the hash of the plan the job was made for. */
   private static final String PLAN_LABEL = "backfill-plan";
@@ -87,8 +105,10 @@ public final class SourceResolver {
     TableDefinition definition = table.getDefinition();
     boolean standard = definition instanceof StandardTableDefinition;
     long rows = standard ? rows(((StandardTableDefinition) definition).getNumRows()) : -1;
+    boolean streaming =
+        standard && ((StandardTableDefinition) definition).getStreamingBuffer() != null;
     return new TableFacts(
-        tableId, definition.getSchema(), rows, standard, table.getLastModifiedTime());
+        tableId, definition.getSchema(), rows, standard, table.getLastModifiedTime(), streaming);
   }
 
   /**

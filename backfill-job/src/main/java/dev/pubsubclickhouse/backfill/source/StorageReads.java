@@ -26,8 +26,17 @@ import java.util.Set;
  * ReadStreamUnit}.
  */
 public final class StorageReads implements AutoCloseable {
-  /** A created session: what every task of the execution needs to read its streams. */
-  public record Session(String name, List<String> streams, String avroSchema, long estimatedRows) {}
+  /**
+   * A created session: what every task of the execution needs to read its streams.
+   *
+   * @param expireTime when BigQuery stops serving its streams, when it says
+   */
+  public record Session(
+      String name,
+      List<String> streams,
+      String avroSchema,
+      long estimatedRows,
+      Optional<Instant> expireTime) {}
 
   private final BigQueryReadClient client;
   private final BigQueryRetry retry;
@@ -118,7 +127,12 @@ public final class StorageReads implements AutoCloseable {
         created.getName(),
         created.getStreamsList().stream().map(ReadStream::getName).toList(),
         created.getAvroSchema().getSchema(),
-        created.getEstimatedRowCount());
+        created.getEstimatedRowCount(),
+        created.hasExpireTime()
+            ? Optional.of(
+                Instant.ofEpochSecond(
+                    created.getExpireTime().getSeconds(), created.getExpireTime().getNanos()))
+            : Optional.empty());
   }
 
   @Override

@@ -12,6 +12,8 @@ import com.google.cloud.bigquery.StandardTableDefinition;
 import com.google.cloud.bigquery.Table;
 import com.google.cloud.bigquery.TableId;
 import com.google.cloud.bigquery.TableInfo;
+import dev.pubsubclickhouse.backfill.source.BigQueryRetry;
+import dev.pubsubclickhouse.backfill.source.SourceException;
 import dev.pubsubclickhouse.backfill.source.TableSpec;
 import dev.pubsubclickhouse.core.write.DeadLetter;
 import dev.pubsubclickhouse.core.write.DeadLetterSink;
@@ -24,8 +26,9 @@ import java.util.Map;
 /**
  * Dead letters into a BigQuery table (outputDeadletterTable) with the Dataflow templates'
  * dead-letter columns: timestamp, payloadString, payloadBytes, errorMessage, stacktrace. Created
- * when missing. Rows carry their identity as insert id, so BigQuery drops the copies a retried page
- * sends again.
+ * when missing. Every call goes through the job's {@link BigQueryRetry} policy, as every other call
+ * to BigQuery: a 503 or a reset connection is retried with backoff. Rows carry their identity as
+ * insert id, so BigQuery drops the copies a retried request or a retried page sends again.
  */
 public final class BigQueryDeadLetters implements DeadLetterSink {
   /** The templates' dead-letter schema, less the Pub/Sub attributes a table row does not have. */
@@ -47,10 +50,12 @@ public final class BigQueryDeadLetters implements DeadLetterSink {
 
   private final BigQuery bigQuery;
   private final TableId table;
+  private final BigQueryRetry retry;
 
-  private BigQueryDeadLetters(BigQuery bigQuery, TableId table) {
+  private BigQueryDeadLetters(BigQuery bigQuery, TableId table, BigQueryRetry retry) {
     this.bigQuery = bigQuery;
     this.table = table;
+    this.retry = retry;
   }
 
   /**
@@ -58,28 +63,44 @@ public final class BigQueryDeadLetters implements DeadLetterSink {
    *
    * @throws IllegalStateException naming the table and the problem
    */
-  public static BigQueryDeadLetters open(BigQuery bigQuery, TableId table, boolean create) {
+  public static BigQueryDeadLetters open(
+      BigQuery bigQuery, TableId table, boolean create, BigQueryRetry retry)
+      throws InterruptedException {
+    String name = TableSpec.format(table);
     try {
-      Table existing = bigQuery.getTable(table);
+      Table existing = retry.call("tables.get", name, () -> bigQuery.getTable(table));
       if (existing == null) {
         if (!create) {
-          throw new IllegalStateException(
-              "dead-letter table " + TableSpec.format(table) + " does not exist");
+          throw new IllegalStateException("dead-letter table " + name + " does not exist");
         }
-        bigQuery.create(TableInfo.of(table, StandardTableDefinition.of(SCHEMA)));
+        retry.call(
+            "tables.insert",
+            name,
+            () -> {
+              try {
+                return bigQuery.create(TableInfo.of(table, StandardTableDefinition.of(SCHEMA)));
+              } catch (BigQueryException e) {
+                if (e.getCode() != 409) {
+                  throw e;
+                }
+                // Another task created it at the same moment, or our own earlier attempt did.
+                return null;
+              }
+            });
       }
-    } catch (BigQueryException e) {
-      if (e.getCode() != 409) {
-        throw new IllegalStateException(
-            "cannot use dead-letter table " + TableSpec.format(table) + ": " + firstLine(e), e);
-      }
-      // Another task created it at the same moment.
+    } catch (SourceException e) {
+      throw new IllegalStateException(
+          "cannot use dead-letter table " + name + ": " + e.getMessage(), e);
     }
-    return new BigQueryDeadLetters(bigQuery, table);
+    return new BigQueryDeadLetters(bigQuery, table, retry);
   }
 
+  /**
+   * @throws SourceException naming the request when BigQuery fails for good (after the retries)
+   * @throws IllegalStateException when BigQuery refuses rows
+   */
   @Override
-  public void write(List<DeadLetter> deadLetters) {
+  public void write(List<DeadLetter> deadLetters) throws InterruptedException {
     for (int from = 0; from < deadLetters.size(); from += ROWS_PER_REQUEST) {
       InsertAllRequest.Builder request = InsertAllRequest.newBuilder(table);
       for (DeadLetter deadLetter :
@@ -92,14 +113,10 @@ public final class BigQueryDeadLetters implements DeadLetterSink {
         content.put("stacktrace", origin(deadLetter));
         request.addRow(deadLetter.identity(), content);
       }
-      InsertAllResponse response;
-      try {
-        response = bigQuery.insertAll(request.build());
-      } catch (BigQueryException e) {
-        throw new IllegalStateException(
-            "cannot write to dead-letter table " + TableSpec.format(table) + ": " + firstLine(e),
-            e);
-      }
+      InsertAllRequest built = request.build();
+      InsertAllResponse response =
+          retry.call(
+              "tabledata.insertAll", TableSpec.format(table), () -> bigQuery.insertAll(built));
       if (response.hasErrors()) {
         Map.Entry<Long, List<BigQueryError>> first =
             response.getInsertErrors().entrySet().iterator().next();
@@ -127,11 +144,5 @@ public final class BigQueryDeadLetters implements DeadLetterSink {
             (key, value) ->
                 origin.append(origin.isEmpty() ? "" : " ").append(key).append('=').append(value));
     return origin.toString();
-  }
-
-  private static String firstLine(BigQueryException e) {
-    String message = e.getMessage() == null ? "HTTP " + e.getCode() : e.getMessage();
-    int newline = message.indexOf('\n');
-    return newline < 0 ? message : message.substring(0, newline);
   }
 }

@@ -9,11 +9,14 @@ import java.util.List;
  * rowStarts[i+1])}, or, when {@code rejections[i]} is set, a row the encoder refused (empty bytes).
  *
  * @param startIndex the source position of the page's first row
+ * @param positions each row's source position when the rows are not consecutive (rows refused
+ *     before, written again), else null: row {@code i} is at {@code startIndex + i}
  * @param rows the page's rows as read
  * @param encoder the encoder that made the bytes (so the writer can tell whether they still fit)
  */
 public record EncodedPage(
     long startIndex,
+    long[] positions,
     List<ObjectNode> rows,
     RowEncoder encoder,
     byte[] bytes,
@@ -24,7 +27,8 @@ public record EncodedPage(
     return rows.size();
   }
 
-  public long endIndex() {
-    return startIndex + rows.size();
+  /** The source position of row {@code index}. */
+  public long position(int index) {
+    return positions == null ? startIndex + index : positions[index];
   }
 }

@@ -17,7 +17,15 @@ public final class PageEncoder {
   }
 
   public EncodedPage encode(Page page) {
-    List<ObjectNode> rows = page.rows();
+    return encode(page.startIndex(), null, page.rows());
+  }
+
+  /** Rows at the given positions, e.g. rows refused by an earlier run. */
+  public EncodedPage encode(long[] positions, List<ObjectNode> rows) {
+    return encode(positions[0], positions, rows);
+  }
+
+  private EncodedPage encode(long startIndex, long[] positions, List<ObjectNode> rows) {
     int count = rows.size();
     // Sized like the last page so a page of similar rows never grows the buffer.
     RowBinaryOutput out = new RowBinaryOutput(lastSize + lastSize / 8);
@@ -37,6 +45,7 @@ public final class PageEncoder {
       starts[i + 1] = out.size();
     }
     lastSize = Math.max(1024, out.size());
-    return new EncodedPage(page.startIndex(), rows, encoder, out.toByteArray(), starts, rejections);
+    return new EncodedPage(
+        startIndex, positions, rows, encoder, out.toByteArray(), starts, rejections);
   }
 }

@@ -18,8 +18,9 @@ import java.util.Map;
 /**
  * Writes encoded pages through core's {@link TableWriter}, each source row a record of its own: one
  * INSERT per page (or per maxInsertBlockSize rows), the rows ClickHouse refuses isolated and
- * dead-lettered there. A row's identity is the source's fingerprint and its position, so the same
- * rows of an unchanged source give the same deduplication tokens whichever task or run sends them.
+ * dead-lettered there. A row's identity is its position in the read unit (the writer's source names
+ * the unit), so the same rows of an unchanged source give the same deduplication tokens whichever
+ * task or run sends them.
  */
 public final class PageWriter {
   /**
@@ -27,8 +28,10 @@ public final class PageWriter {
    *
    * @param refused rows that cannot be written and that no dead-letter sink keeps
    * @param refusals the reasons of the first refused rows, for the log
+   * @param notWritten the indexes in the page of the rows dead-lettered or refused, ascending
    */
-  public record Result(long written, long deadLettered, long refused, List<String> refusals) {}
+  public record Result(
+      long written, long deadLettered, long refused, List<String> refusals, int[] notWritten) {}
 
   /** A page whose rows ClickHouse did not take for a reason that may pass. */
   public static final class PageNotWrittenException extends Exception {
@@ -61,6 +64,7 @@ public final class PageWriter {
     long deadLettered = 0;
     long refused = 0;
     List<String> refusals = new ArrayList<>(0);
+    List<Integer> notWritten = new ArrayList<>(0);
     for (int from = 0; from < page.rowsRead(); from += maxRowsPerInsert) {
       int to = Math.min(page.rowsRead(), from + maxRowsPerInsert);
       List<SourceRow> rows = new ArrayList<>(to - from);
@@ -72,9 +76,13 @@ public final class PageWriter {
       for (int i = 0; i < outcomes.size(); i++) {
         switch (outcomes.get(i)) {
           case WRITTEN -> written++;
-          case DEAD_LETTERED -> deadLettered++;
+          case DEAD_LETTERED -> {
+            deadLettered++;
+            notWritten.add(from + i);
+          }
           case REFUSED -> {
             refused++;
+            notWritten.add(from + i);
             if (refusals.size() < REFUSALS_KEPT) {
               refusals.add("source row " + rows.get(i).position() + ": " + rows.get(i).refusal);
             }
@@ -86,7 +94,12 @@ public final class PageWriter {
         }
       }
     }
-    return new Result(written, deadLettered, refused, refusals);
+    return new Result(
+        written,
+        deadLettered,
+        refused,
+        refusals,
+        notWritten.stream().mapToInt(Integer::intValue).toArray());
   }
 
   /** One source row as a record of its own. */
@@ -101,7 +114,7 @@ public final class PageWriter {
     }
 
     long position() {
-      return page.startIndex() + index;
+      return page.position(index);
     }
 
     @Override
