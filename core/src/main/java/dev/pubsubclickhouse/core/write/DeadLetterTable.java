@@ -78,12 +78,14 @@ public final class DeadLetterTable implements DeadLetterSink {
   private final InsertColumns columns;
   private final ClickHouseInserter inserter;
   private final Set<String> optionalColumns;
+  private final String tokenSource;
 
   private DeadLetterTable(
       TableName table,
       RowEncoder encoder,
       ClickHouseInserter inserter,
-      Set<String> optionalColumns) {
+      Set<String> optionalColumns,
+      String tokenSource) {
     this.table = table;
     this.encoder = encoder;
     this.columns =
@@ -91,6 +93,16 @@ public final class DeadLetterTable implements DeadLetterSink {
             encoder.columnNames(), encoder.columnTypes(), encoder.readsJsonAsString());
     this.inserter = inserter;
     this.optionalColumns = Set.copyOf(optionalColumns);
+    this.tokenSource = tokenSource;
+  }
+
+  /**
+   * The same sink with its deduplication tokens made from {@code source}: a writer that must never
+   * see its dead letter dropped as a copy of an earlier one (a replay writing a message's new dead
+   * letter before it deletes the old) names a source of its own.
+   */
+  public DeadLetterTable withTokenSource(String source) {
+    return new DeadLetterTable(table, encoder, inserter, optionalColumns, source);
   }
 
   /**
@@ -162,7 +174,11 @@ public final class DeadLetterTable implements DeadLetterSink {
       }
     }
     return new DeadLetterTable(
-        table, RowEncoder.forTable(new TableSchema(table, written)), inserter, optional);
+        table,
+        RowEncoder.forTable(new TableSchema(table, written)),
+        inserter,
+        optional,
+        "dead letters");
   }
 
   private static void checkType(
@@ -241,7 +257,7 @@ public final class DeadLetterTable implements DeadLetterSink {
         columns,
         out,
         DeduplicationTokens.of(
-            "dead letters", deadLetters.stream().map(DeadLetter::identity).toList()));
+            tokenSource, deadLetters.stream().map(DeadLetter::identity).toList()));
   }
 
   @Override
