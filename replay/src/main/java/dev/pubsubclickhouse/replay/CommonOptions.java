@@ -11,6 +11,12 @@ import picocli.CommandLine.TypeConversionException;
 /** The options both replay commands take: which dead letters, how fast, and whether for real. */
 public final class CommonOptions {
   @Option(
+      names = {"-h", "--help"},
+      usageHelp = true,
+      description = "Show this help.")
+  boolean help;
+
+  @Option(
       names = "--dryRun",
       description =
           "Say what would be replayed and what would still not fit; write, publish and acknowledge"

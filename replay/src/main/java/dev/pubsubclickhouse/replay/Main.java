@@ -45,7 +45,6 @@ public final class Main {
   /** The top command: says which subcommands there are. */
   @Command(
       name = "java -jar replay.jar",
-      mixinStandardHelpOptions = true,
       description = {
         "Replay dead letters once their cause is fixed:",
         "  table         from the ClickHouse dead-letter table into the target table",
@@ -55,6 +54,12 @@ public final class Main {
       })
   static final class Replay implements Runnable {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @CommandLine.Option(
+        names = {"-h", "--help"},
+        usageHelp = true,
+        description = "Show this help.")
+    boolean help;
 
     @Override
     public void run() {

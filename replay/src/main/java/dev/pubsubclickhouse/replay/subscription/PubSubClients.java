@@ -47,24 +47,14 @@ final class PubSubClients implements AutoCloseable {
 
   /**
    * @param endpoint an emulator's {@code host:port}, or null for Google's Pub/Sub
-   * @param callTimeout how long a pull, acknowledge or ack-deadline call may take, retries included
    */
-  static PubSubClients open(String endpoint, TopicName topic, Duration callTimeout)
-      throws IOException {
-    RetrySettings calls =
-        RetrySettings.newBuilder()
-            .setInitialRetryDelayDuration(Duration.ofMillis(100))
-            .setRetryDelayMultiplier(2)
-            .setMaxRetryDelayDuration(Duration.ofSeconds(2))
-            .setInitialRpcTimeoutDuration(callTimeout)
-            .setRpcTimeoutMultiplier(1)
-            .setMaxRpcTimeoutDuration(callTimeout)
-            .setTotalTimeoutDuration(callTimeout)
-            .build();
+  static PubSubClients open(String endpoint, TopicName topic) throws IOException {
     SubscriberStubSettings.Builder subscriber = SubscriberStubSettings.newBuilder();
-    subscriber.pullSettings().setRetrySettings(calls);
-    subscriber.acknowledgeSettings().setRetrySettings(calls);
-    subscriber.modifyAckDeadlineSettings().setRetrySettings(calls);
+    // A pull that cannot get through for 10 s stops the run before it took anything; an
+    // acknowledge or ack deadline is tried for longer, since a message waits on it.
+    subscriber.pullSettings().setRetrySettings(retries(Duration.ofSeconds(10)));
+    subscriber.acknowledgeSettings().setRetrySettings(retries(Duration.ofSeconds(30)));
+    subscriber.modifyAckDeadlineSettings().setRetrySettings(retries(Duration.ofSeconds(30)));
     Publisher.Builder publisher =
         Publisher.newBuilder(topic)
             .setEnableMessageOrdering(true)
@@ -88,6 +78,18 @@ final class PubSubClients implements AutoCloseable {
       }
       throw e;
     }
+  }
+
+  private static RetrySettings retries(Duration total) {
+    return RetrySettings.newBuilder()
+        .setInitialRetryDelayDuration(Duration.ofMillis(100))
+        .setRetryDelayMultiplier(2)
+        .setMaxRetryDelayDuration(Duration.ofSeconds(2))
+        .setInitialRpcTimeoutDuration(total)
+        .setRpcTimeoutMultiplier(1)
+        .setMaxRpcTimeoutDuration(total)
+        .setTotalTimeoutDuration(total)
+        .build();
   }
 
   @Override

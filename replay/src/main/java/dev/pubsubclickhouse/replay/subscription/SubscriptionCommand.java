@@ -18,7 +18,6 @@ import picocli.CommandLine.Option;
 /** {@code replay.jar subscription}: the Pub/Sub side. */
 @Command(
     name = "subscription",
-    mixinStandardHelpOptions = true,
     description = {
       "Replay dead letters from a dead-letter subscription to the source topic, with their data,"
           + " attributes and ordering key as published; each is acknowledged only once its copy"
@@ -124,7 +123,7 @@ public final class SubscriptionCommand implements Callable<Integer> {
     }
     PubSubClients clients;
     try {
-      clients = PubSubClients.open(endpoint(), to, Duration.ofSeconds(waitSeconds + 30L));
+      clients = PubSubClients.open(endpoint(), to);
     } catch (IOException | RuntimeException e) {
       err.println("replay: cannot reach Pub/Sub: " + SubscriptionReplay.describe(e));
       return ExitCode.FAILED;

@@ -48,6 +48,9 @@ final class SubscriptionReplay {
   /** The longest ack deadline Pub/Sub allows: how long a run holds what it pulled. */
   private static final int HOLD_SECONDS = 600;
 
+  /** The shortest time one pull is given. */
+  private static final Duration MIN_PULL = Duration.ofSeconds(1);
+
   /**
    * @param batchSize messages per pull
    * @param pullWait how long a pull waits for messages before the run ends
@@ -274,21 +277,37 @@ final class SubscriptionReplay {
     return ExitCode.FAILED;
   }
 
-  /** What is there, waiting up to the wait; empty when nothing came. */
-  private List<ReceivedMessage> pull() {
+  /**
+   * What is there; empty when pulls have brought nothing for the whole wait (a pull may come back
+   * empty or time out while messages are on their way).
+   */
+  private List<ReceivedMessage> pull() throws InterruptedException {
     PullRequest request =
         PullRequest.newBuilder()
             .setSubscription(subscription.toString())
             .setMaxMessages(settings.batchSize())
             .build();
-    try {
-      return clients
-          .subscriber
-          .pullCallable()
-          .call(request, GrpcCallContext.createDefault().withTimeoutDuration(settings.pullWait()))
-          .getReceivedMessagesList();
-    } catch (DeadlineExceededException nothingCame) {
-      return List.of();
+    long deadline = System.nanoTime() + settings.pullWait().toNanos();
+    while (true) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return List.of();
+      }
+      Duration timeout = Duration.ofNanos(Math.max(left, MIN_PULL.toNanos()));
+      try {
+        List<ReceivedMessage> received =
+            clients
+                .subscriber
+                .pullCallable()
+                .call(request, GrpcCallContext.createDefault().withTimeoutDuration(timeout))
+                .getReceivedMessagesList();
+        if (!received.isEmpty()) {
+          return received;
+        }
+      } catch (DeadlineExceededException nothingYet) {
+        // try again until the wait is over
+      }
+      Thread.sleep(Math.min(100, Math.max(0, (deadline - System.nanoTime()) / 1_000_000)));
     }
   }
 

@@ -39,7 +39,6 @@ import picocli.CommandLine.Option;
  */
 @Command(
     name = "table",
-    mixinStandardHelpOptions = true,
     description = {
       "Replay dead letters from the ClickHouse dead-letter table into the target table, once the"
           + " table or the data is fixed. Each replayed row leaves the dead-letter table; a message"
