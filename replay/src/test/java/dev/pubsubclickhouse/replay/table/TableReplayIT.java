@@ -46,8 +46,11 @@ class TableReplayIT {
   }
 
   private Run replay(String target, String deadLetters, String... flags) {
-    List<String> args = new ArrayList<>(List.of("table", "--maxPerSecond=0"));
+    List<String> args = new ArrayList<>(List.of("table"));
     args.addAll(List.of(flags));
+    if (args.stream().noneMatch(arg -> arg.startsWith("--maxPerSecond="))) {
+      args.add("--maxPerSecond=0");
+    }
     return Run.of(env(target, deadLetters), args.toArray(String[]::new));
   }
 
@@ -112,7 +115,8 @@ class TableReplayIT {
   }
 
   @Test
-  void aMessageThatStillDoesNotFitStaysOnceWithTheNewReasonAndNothingElseOfIt() {
+  void aMessageThatStillDoesNotFitStaysOnceWithTheNewReasonAndNothingElseOfIt()
+      throws InterruptedException {
     Letters.createTarget(sql, "still");
     Letters.createDeadLetterTable(sql, "still_dead");
     Letter fits = Letters.letter(21, OLD_REASON, T0);
@@ -150,7 +154,9 @@ class TableReplayIT {
     assertThat(Instant.parse(row.get("failed_at").replace(' ', 'T') + "Z"))
         .isAfterOrEqualTo(start.truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
 
-    // Again: replaced once more, never doubled, and the target unchanged.
+    // Again, a second later (a run leaves dead letters of its own start second to the next one):
+    // replaced once more, never doubled, and the target unchanged.
+    Thread.sleep(1_100);
     Run again = replay("still", "still_dead");
     assertThat(again.exitCode()).as(again.toString()).isEqualTo(3);
     assertThat(Letters.deadLetterRows(sql, "still_dead")).hasSize(1);
@@ -293,6 +299,28 @@ class TableReplayIT {
             "messageId=9000082 publishTime=2026-01-14T23:01:22.123Z"
                 + " subscription=projects/p/subscriptions/logs-push deliveryAttempt=3");
     assertThat(kept.get(0).get("error_message")).startsWith("payload is not valid JSON");
+  }
+
+  @Test
+  void aLimitStopsInOrderOfFailureAndARateIsKept() {
+    Letters.createTarget(sql, "limited");
+    Letters.createDeadLetterTable(sql, "limited_dead");
+    List<Letter> letters = letters(101, 5, T0);
+    Letters.insert(sql, "limited_dead", letters);
+
+    long start = System.nanoTime();
+    Run run = replay("limited", "limited_dead", "--limit=3", "--batchSize=1", "--maxPerSecond=4");
+    java.time.Duration took = java.time.Duration.ofNanos(System.nanoTime() - start);
+
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+    assertThat(run.out()).contains("replayed 3 dead letters");
+    assertThat(Letters.rowsFinal(sql, "limited"))
+        .containsExactlyInAnyOrderElementsOf(Letters.expectedRows(letters.subList(0, 3), true));
+    assertThat(Letters.deadLetterRows(sql, "limited_dead"))
+        .extracting(row -> row.get("message_id"))
+        .containsExactly("9000104", "9000105");
+    // Three messages at four a second: the first at once, two more a quarter second apart.
+    assertThat(took).isGreaterThanOrEqualTo(java.time.Duration.ofMillis(500));
   }
 
   @Test
