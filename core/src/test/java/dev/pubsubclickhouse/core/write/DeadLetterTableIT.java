@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 @ClickHouseTest
@@ -113,7 +114,7 @@ class DeadLetterTableIT {
                 "projects/p/subscriptions/s\n4711",
                 data,
                 data,
-                Map.of("source", "web", "trace", "t-1"),
+                new TreeMap<>(Map.of("source", "web", "trace", "t-1")),
                 origin,
                 "column 'a' rejects 1",
                 Instant.parse("2026-01-15T12:35:00Z"))));
