@@ -144,7 +144,9 @@ class DeadLetterTableIT {
                 data,
                 data,
                 Map.of(),
-                Map.of(DeadLetter.PUBLISH_TIME, "yesterday", DeadLetter.DELIVERY_ATTEMPT, "-1"),
+                new TreeMap<>(
+                    Map.of(
+                        DeadLetter.PUBLISH_TIME, "yesterday", DeadLetter.DELIVERY_ATTEMPT, "-1")),
                 "why",
                 Instant.parse("2026-01-15T12:35:00Z")),
             new DeadLetter(
@@ -160,7 +162,7 @@ class DeadLetterTableIT {
                 "SELECT stack_trace, message_id, publish_time, toJSONString(attributes),"
                     + " ordering_key, subscription, delivery_attempt FROM sparse ORDER BY failed_at"))
         .isEqualTo(
-            "publishTime=yesterday deliveryAttempt=-1\t\t\\N\t{}\t\t\t\\N\n"
+            "deliveryAttempt=-1 publishTime=yesterday\t\t\\N\t{}\t\t\t\\N\n"
                 + "sourceRow=7\t\t\\N\t{}\t\t\t\\N");
   }
 
