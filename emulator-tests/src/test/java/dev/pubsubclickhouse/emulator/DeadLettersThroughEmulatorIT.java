@@ -133,6 +133,7 @@ class DeadLettersThroughEmulatorIT {
         Map<String, String> original = new HashMap<>(message.attributes());
         String reason = original.remove("errorMessage");
         Instant failedAt = Instant.parse(original.remove("failedAt"));
+        assertThat(original.remove("deadLetterAdded")).isEqualTo("errorMessage,failedAt");
         assertThat(original).as("original attributes intact").isEqualTo(published.attributes());
         assertThat(failedAt).isBefore(Instant.now());
         if (published.text().startsWith("not json")) {

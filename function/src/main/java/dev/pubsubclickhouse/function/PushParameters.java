@@ -15,7 +15,8 @@ public final class PushParameters {
           "DEAD_LETTER_TOPIC",
           null,
           "Pub/Sub topic (projects/P/topics/T) for messages that cannot be written; original data"
-              + " and attributes plus errorMessage and failedAt.");
+              + " and attributes plus errorMessage, failedAt and deadLetterAdded (naming the"
+              + " two).");
   public static final Parameter PUBSUB_ENDPOINT =
       Parameter.of("PUBSUB_ENDPOINT", null, "Pub/Sub host:port override (emulator), plaintext.");
   public static final Parameter BATCH_MAX_ROWS =

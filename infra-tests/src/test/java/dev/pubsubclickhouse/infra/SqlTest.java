@@ -49,14 +49,39 @@ class SqlTest {
   }
 
   @Test
-  void theDeadLetterTableSqlCreatesIt() {
+  void theDeadLetterTableSqlCreatesItWithTheColumnsAReplayNeeds() {
     String sql = statements("sql/dead_letter_table.sql");
 
     assertThat(sql)
         .containsPattern(
             "CREATE TABLE IF NOT EXISTS realtime\\.logs_dead_letter\\s*\\(\\s*"
                 + "raw_message\\s+String,\\s*error_message\\s+String,\\s*stack_trace\\s+String,\\s*"
-                + "failed_at\\s+DateTime\\s*\\)\\s*ENGINE = MergeTree\\s+ORDER BY failed_at;");
+                + "failed_at\\s+DateTime,\\s*"
+                + "message_id\\s+String DEFAULT '',\\s*"
+                + "publish_time\\s+Nullable\\(DateTime64\\(3, 'UTC'\\)\\),\\s*"
+                + "attributes\\s+Map\\(String, String\\) DEFAULT map\\(\\),\\s*"
+                + "ordering_key\\s+String DEFAULT '',\\s*"
+                + "subscription\\s+String DEFAULT '',\\s*"
+                + "delivery_attempt\\s+Nullable\\(UInt32\\)\\s*\\)\\s*"
+                + "ENGINE = MergeTree\\s+ORDER BY failed_at;");
+  }
+
+  @Test
+  void aDeadLetterTableMadeBeforeTheOptionalColumnsGetsThemWhenTheSqlRunsAgain() {
+    String sql = statements("sql/dead_letter_table.sql");
+
+    for (String column :
+        List.of(
+            "message_id\\s+String DEFAULT ''",
+            "publish_time\\s+Nullable\\(DateTime64\\(3, 'UTC'\\)\\)",
+            "attributes\\s+Map\\(String, String\\) DEFAULT map\\(\\)",
+            "ordering_key\\s+String DEFAULT ''",
+            "subscription\\s+String DEFAULT ''",
+            "delivery_attempt\\s+Nullable\\(UInt32\\)")) {
+      assertThat(sql)
+          .containsPattern(
+              "ALTER TABLE realtime\\.logs_dead_letter[^;]*ADD COLUMN IF NOT EXISTS " + column);
+    }
   }
 
   /** CREATE statements outside comments. */
@@ -75,7 +100,11 @@ class SqlTest {
     return withoutComments(RepoFiles.read(relative));
   }
 
+  /** Without comments, whole-line or at the end of a line (no statement has "--" in a string). */
   private static String withoutComments(String sql) {
-    return sql.lines().filter(l -> !l.strip().startsWith("--")).collect(Collectors.joining("\n"));
+    return sql.lines()
+        .map(l -> l.replaceFirst("--.*$", ""))
+        .filter(l -> !l.isBlank())
+        .collect(Collectors.joining("\n"));
   }
 }

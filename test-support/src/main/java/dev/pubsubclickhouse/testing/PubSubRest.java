@@ -61,12 +61,13 @@ public final class PubSubRest {
     }
   }
 
-  /** A message as a pull returns it. */
+  /** A message as a pull returns it; {@code orderingKey} empty when it has none. */
   public record Received(
       String messageId,
       byte[] data,
       Map<String, String> attributes,
       String publishTime,
+      String orderingKey,
       String ackId) {
     public String text() {
       return new String(data, StandardCharsets.UTF_8);
@@ -149,6 +150,7 @@ public final class PubSubRest {
               Base64.getDecoder().decode(m.path("data").asText("")),
               attributes,
               m.path("publishTime").asText(),
+              m.path("orderingKey").asText(""),
               r.path("ackId").asText()));
     }
     return received;
@@ -162,6 +164,17 @@ public final class PubSubRest {
     ArrayNode ids = request.putArray("ackIds");
     messages.forEach(m -> ids.add(m.ackId()));
     send("POST", "/subscriptions/" + subscription + ":acknowledge", request);
+  }
+
+  /** Hands pulled messages back unacknowledged (ack deadline 0): they can be pulled again now. */
+  public void handBack(String subscription, List<Received> messages) {
+    if (messages.isEmpty()) {
+      return;
+    }
+    ObjectNode request = JSON.createObjectNode().put("ackDeadlineSeconds", 0);
+    ArrayNode ids = request.putArray("ackIds");
+    messages.forEach(m -> ids.add(m.ackId()));
+    send("POST", "/subscriptions/" + subscription + ":modifyAckDeadline", request);
   }
 
   /**

@@ -39,7 +39,8 @@ public final class ClickHouseParameters {
           "CLICKHOUSE_DEAD_LETTER_TABLE",
           null,
           "Dead-letter table (`table` or `db.table`) with raw_message, error_message,"
-              + " stack_trace, failed_at.");
+              + " stack_trace, failed_at and, for replays, message_id, publish_time, attributes,"
+              + " ordering_key, subscription, delivery_attempt (sql/dead_letter_table.sql).");
   public static final Parameter CREATE_DEAD_LETTER_TABLE =
       Parameter.of(
           "CREATE_DEAD_LETTER_TABLE",

@@ -11,8 +11,9 @@ import java.util.Map;
  * @param data the data as published (what a dead-letter topic republishes)
  * @param payload the data as read, decompressed when it was compressed (what the dead-letter table
  *     shows)
- * @param origin where it came from, in a stable order (message id, publish time, subscription,
- *     ordering key, delivery attempt; or the source row of a backfill)
+ * @param origin where it came from, in a stable order: for a Pub/Sub message the keys {@link
+ *     #MESSAGE_ID}, {@link #PUBLISH_TIME}, {@link #SUBSCRIPTION}, {@link #ORDERING_KEY}, {@link
+ *     #DELIVERY_ATTEMPT}, each present only when the message has it; for a backfill the source row
  * @param reason what is wrong: the column, its type, the value and the rule, or ClickHouse's
  *     message
  */
@@ -23,4 +24,19 @@ public record DeadLetter(
     Map<String, String> attributes,
     Map<String, String> origin,
     String reason,
-    Instant failedAt) {}
+    Instant failedAt) {
+  /** The Pub/Sub message id. */
+  public static final String MESSAGE_ID = "messageId";
+
+  /** When Pub/Sub received the message, RFC 3339 as Pub/Sub sent it. */
+  public static final String PUBLISH_TIME = "publishTime";
+
+  /** The subscription that delivered it, {@code projects/P/subscriptions/S}. */
+  public static final String SUBSCRIPTION = "subscription";
+
+  /** The message's ordering key, when it has one. */
+  public static final String ORDERING_KEY = "orderingKey";
+
+  /** Which delivery of the message this was, when Pub/Sub said. */
+  public static final String DELIVERY_ATTEMPT = "deliveryAttempt";
+}

@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 @ClickHouseTest
@@ -45,7 +46,9 @@ class DeadLetterTableIT {
 
   @Test
   void deadLettersAreWrittenInOneInsert() throws Exception {
-    database.execute(DeadLetterTable.createStatement(table("errors")));
+    database.execute(
+        "CREATE TABLE errors (raw_message String, error_message String, stack_trace String,"
+            + " failed_at DateTime) ENGINE = MergeTree ORDER BY failed_at");
     DeadLetterTable errors =
         DeadLetterTable.open(database.client(), table("errors"), false, inserter);
     byte[] notUtf8 = {(byte) 0xff, 'x'};
@@ -87,7 +90,110 @@ class DeadLetterTableIT {
                     + database.name()
                     + "' AND table = 'created' ORDER BY position"))
         .isEqualTo(
-            "raw_message\tString\nerror_message\tString\nstack_trace\tString\nfailed_at\tDateTime");
+            "raw_message\tString\nerror_message\tString\nstack_trace\tString\nfailed_at\tDateTime\n"
+                + "message_id\tString\npublish_time\tNullable(DateTime64(3, \\'UTC\\'))\n"
+                + "attributes\tMap(String, String)\nordering_key\tString\nsubscription\tString\n"
+                + "delivery_attempt\tNullable(UInt32)");
+  }
+
+  @Test
+  void theFullTableKeepsTheMessageAsPubSubDeliveredIt() throws Exception {
+    database.execute(DeadLetterTable.createStatement(table("full")));
+    DeadLetterTable errors =
+        DeadLetterTable.open(database.client(), table("full"), false, inserter);
+    Map<String, String> origin = new LinkedHashMap<>();
+    origin.put(DeadLetter.MESSAGE_ID, "4711");
+    origin.put(DeadLetter.PUBLISH_TIME, "2026-01-15T12:34:56.789Z");
+    origin.put(DeadLetter.SUBSCRIPTION, "projects/p/subscriptions/s");
+    origin.put(DeadLetter.ORDERING_KEY, "device 7");
+    origin.put(DeadLetter.DELIVERY_ATTEMPT, "3");
+    byte[] data = "{\"a\":1}".getBytes(StandardCharsets.UTF_8);
+    errors.write(
+        List.of(
+            new DeadLetter(
+                "projects/p/subscriptions/s\n4711",
+                data,
+                data,
+                new TreeMap<>(Map.of("source", "web", "trace", "t-1")),
+                origin,
+                "column 'a' rejects 1",
+                Instant.parse("2026-01-15T12:35:00Z"))));
+    assertThat(
+            database.query(
+                "SELECT raw_message, error_message, stack_trace, toUnixTimestamp(failed_at),"
+                    + " message_id, toString(publish_time), toJSONString(attributes), ordering_key,"
+                    + " subscription, delivery_attempt FROM full"))
+        .isEqualTo(
+            "{\"a\":1}\tcolumn \\'a\\' rejects 1\tmessageId=4711"
+                + " publishTime=2026-01-15T12:34:56.789Z subscription=projects/p/subscriptions/s"
+                + " orderingKey=device 7 deliveryAttempt=3\t1768480500\t4711\t2026-01-15 12:34:56.789\t"
+                + "{\"source\":\"web\",\"trace\":\"t-1\"}\tdevice 7\tprojects/p/subscriptions/s\t3");
+  }
+
+  @Test
+  void whatADeadLetterLacksIsLeftEmptyOrNullAndAPublishTimeThatIsNotOneIsNotFatal()
+      throws Exception {
+    database.execute(DeadLetterTable.createStatement(table("sparse")));
+    DeadLetterTable errors =
+        DeadLetterTable.open(database.client(), table("sparse"), false, inserter);
+    byte[] data = "{}".getBytes(StandardCharsets.UTF_8);
+    errors.write(
+        List.of(
+            new DeadLetter(
+                null,
+                data,
+                data,
+                Map.of(),
+                new TreeMap<>(
+                    Map.of(
+                        DeadLetter.PUBLISH_TIME, "yesterday", DeadLetter.DELIVERY_ATTEMPT, "-1")),
+                "why",
+                Instant.parse("2026-01-15T12:35:00Z")),
+            new DeadLetter(
+                null,
+                data,
+                data,
+                Map.of(),
+                Map.of("sourceRow", "7"),
+                "why",
+                Instant.parse("2026-01-15T12:35:01Z"))));
+    assertThat(
+            database.query(
+                "SELECT stack_trace, message_id, publish_time, toJSONString(attributes),"
+                    + " ordering_key, subscription, delivery_attempt FROM sparse ORDER BY failed_at"))
+        .isEqualTo(
+            "deliveryAttempt=-1 publishTime=yesterday\t\t\\N\t{}\t\t\t\\N\n"
+                + "sourceRow=7\t\t\\N\t{}\t\t\t\\N");
+  }
+
+  @Test
+  void optionalColumnsOfAnotherTypeStopStart() {
+    database.execute(
+        "CREATE TABLE wrong_attributes (raw_message String, error_message String,"
+            + " stack_trace String, failed_at DateTime, attributes Map(String, UInt8))"
+            + " ENGINE = Memory");
+    assertThatThrownBy(
+            () ->
+                DeadLetterTable.open(database.client(), table("wrong_attributes"), false, inserter))
+        .hasMessage(
+            "dead-letter table "
+                + database.name()
+                + ".wrong_attributes: column attributes must be Map(String, String), not Map(String, UInt8)");
+  }
+
+  @Test
+  void aPublishTimeThatCannotBeLeftEmptyStopsStart() {
+    database.execute(
+        "CREATE TABLE required_time (raw_message String, error_message String,"
+            + " stack_trace String, failed_at DateTime, publish_time DateTime64(3))"
+            + " ENGINE = Memory");
+    assertThatThrownBy(
+            () -> DeadLetterTable.open(database.client(), table("required_time"), false, inserter))
+        .hasMessage(
+            "dead-letter table "
+                + database.name()
+                + ".required_time: column publish_time must be Nullable or have a DEFAULT, since"
+                + " not every dead letter has one");
   }
 
   @Test

@@ -22,6 +22,15 @@ public record PushMessage(
     attributes = Map.copyOf(attributes);
   }
 
+  /**
+   * Who the message is, the same on every delivery: the subscription and the message id (message
+   * ids are unique per topic only, and a subscription names its topic). Null when either is
+   * unknown.
+   */
+  public String identity() {
+    return messageId == null || subscription == null ? null : subscription + "\n" + messageId;
+  }
+
   /** For logs and error messages: the id, or a placeholder. */
   public String describe() {
     return messageId == null ? "message without id" : "message " + messageId;

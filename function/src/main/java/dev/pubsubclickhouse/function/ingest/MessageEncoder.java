@@ -109,7 +109,7 @@ public final class MessageEncoder {
    * The message as a dead letter: its data and attributes as published, where it came from, and
    * why. The dead-letter table shows the data decompressed when it was compressed.
    */
-  DeadLetter deadLetter(PushMessage message, String identity, String reason) {
+  public DeadLetter deadLetter(PushMessage message, String identity, String reason) {
     byte[] readable;
     try {
       readable = decompressor.decompress(message.data());
@@ -117,10 +117,13 @@ public final class MessageEncoder {
       readable = message.data();
     }
     Map<String, String> origin = new LinkedHashMap<>();
-    origin.put("messageId", String.valueOf(message.messageId()));
-    origin.put("publishTime", String.valueOf(message.publishTime()));
-    origin.put("subscription", String.valueOf(message.subscription()));
-    origin.put("deliveryAttempt", String.valueOf(message.deliveryAttempt()));
+    putPresent(origin, DeadLetter.MESSAGE_ID, message.messageId());
+    putPresent(origin, DeadLetter.PUBLISH_TIME, message.publishTime());
+    putPresent(origin, DeadLetter.SUBSCRIPTION, message.subscription());
+    putPresent(origin, DeadLetter.ORDERING_KEY, message.orderingKey());
+    if (message.deliveryAttempt() != null) {
+      origin.put(DeadLetter.DELIVERY_ATTEMPT, message.deliveryAttempt().toString());
+    }
     return new DeadLetter(
         identity, message.data(), readable, message.attributes(), origin, reason, clock.instant());
   }
@@ -150,6 +153,13 @@ public final class MessageEncoder {
       row.set(ATTRIBUTES, attributes);
     }
     putText(row, columns, INGESTED_AT, ingestedAt);
+  }
+
+  /** Only what the message has: an absent value and an empty one are both "none" to Pub/Sub. */
+  private static void putPresent(Map<String, String> origin, String key, String value) {
+    if (value != null && !value.isEmpty()) {
+      origin.put(key, value);
+    }
   }
 
   private static String orEmpty(String value) {

@@ -65,9 +65,7 @@ public final class PendingMessage implements WriteRecord {
 
   @Override
   public String identity() {
-    return message.messageId() == null || message.subscription() == null
-        ? null
-        : message.subscription() + "\n" + message.messageId();
+    return message.identity();
   }
 
   @Override

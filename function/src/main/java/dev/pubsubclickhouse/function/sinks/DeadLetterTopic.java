@@ -24,8 +24,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Dead letters republished to a Pub/Sub topic, one message per dead letter: the original data and
- * attributes, plus {@code errorMessage} and {@code failedAt} attributes (the Dataflow template
- * drops the original attributes; this keeps them, so a replay is the same message).
+ * attributes, plus {@code errorMessage} and {@code failedAt} attributes and {@code deadLetterAdded}
+ * naming the ones added (the Dataflow template drops the original attributes; this keeps them, and
+ * says which are its own, so that a replay is the same message).
  */
 public final class DeadLetterTopic implements DeadLetterSink {
   /**
@@ -47,6 +48,18 @@ public final class DeadLetterTopic implements DeadLetterSink {
   static final int MAX_ATTRIBUTE_VALUE_BYTES = 1024;
 
   static final int MAX_ATTRIBUTES = 100;
+
+  /** Why the message could not be written, clipped to 1024 UTF-8 bytes. */
+  public static final String ERROR_MESSAGE = "errorMessage";
+
+  /** When it failed, ISO-8601. */
+  public static final String FAILED_AT = "failedAt";
+
+  /**
+   * The attributes this sink added, comma-separated: a replay removes exactly these (and this one)
+   * and never an attribute of the publisher's that happens to have the same name.
+   */
+  public static final String ADDED = "deadLetterAdded";
 
   private final TopicName topic;
   private final Publisher publisher;
@@ -97,23 +110,35 @@ public final class DeadLetterTopic implements DeadLetterSink {
 
   /**
    * The dead letter as a Pub/Sub message. The original attributes always go unchanged (a message
-   * Pub/Sub delivered fits its limits, and a replay must be the same message); {@code errorMessage}
-   * and {@code failedAt} are added when the original has no attribute of that name and there is
-   * room under the 100-attribute limit, the reason clipped to 1024 UTF-8 bytes.
+   * Pub/Sub delivered fits its limits, and a replay must be the same message). {@code errorMessage}
+   * (the reason clipped to 1024 UTF-8 bytes) and {@code failedAt} are added when the original has
+   * no attribute of that name, and {@code deadLetterAdded} lists what was added; each only while
+   * the 100-attribute limit leaves room for it and the list, so nothing is added without being
+   * listed. An original that has a {@code deadLetterAdded} of its own gets nothing added.
    */
   static PubsubMessage message(DeadLetter deadLetter) {
     PubsubMessage.Builder message =
         PubsubMessage.newBuilder()
             .setData(ByteString.copyFrom(deadLetter.data()))
             .putAllAttributes(deadLetter.attributes());
-    putIfRoom(message, "errorMessage", clip(deadLetter.reason(), MAX_ATTRIBUTE_VALUE_BYTES));
-    putIfRoom(message, "failedAt", deadLetter.failedAt().toString());
+    if (message.containsAttributes(ADDED)) {
+      return message.build();
+    }
+    List<String> added = new ArrayList<>(2);
+    putIfRoom(message, added, ERROR_MESSAGE, clip(deadLetter.reason(), MAX_ATTRIBUTE_VALUE_BYTES));
+    putIfRoom(message, added, FAILED_AT, deadLetter.failedAt().toString());
+    if (!added.isEmpty()) {
+      message.putAttributes(ADDED, String.join(",", added));
+    }
     return message.build();
   }
 
-  private static void putIfRoom(PubsubMessage.Builder message, String key, String value) {
-    if (!message.containsAttributes(key) && message.getAttributesCount() < MAX_ATTRIBUTES) {
+  /** Adds it when its name is free and there is room for it and the list of added ones. */
+  private static void putIfRoom(
+      PubsubMessage.Builder message, List<String> added, String key, String value) {
+    if (!message.containsAttributes(key) && message.getAttributesCount() + 2 <= MAX_ATTRIBUTES) {
       message.putAttributes(key, value);
+      added.add(key);
     }
   }
 

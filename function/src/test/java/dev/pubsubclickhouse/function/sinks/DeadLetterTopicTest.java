@@ -27,7 +27,8 @@ class DeadLetterTopicTest {
             Map.of(
                 "source", "web",
                 "errorMessage", "column 'a' rejects 1",
-                "failedAt", "2026-01-15T12:00:00Z"));
+                "failedAt", "2026-01-15T12:00:00Z",
+                "deadLetterAdded", "errorMessage,failedAt"));
   }
 
   @Test
@@ -48,26 +49,50 @@ class DeadLetterTopicTest {
   }
 
   @Test
-  void aMessageAtTheAttributeLimitKeepsItsAttributesAndLeavesOursOut() {
-    Map<String, String> attributes = new HashMap<>();
-    for (int i = 0; i < 99; i++) {
-      attributes.put("k" + i, "v");
-    }
+  void nearTheAttributeLimitOnlyWhatFitsWithItsListIsAdded() {
+    Map<String, String> attributes = attributes(98);
     PubsubMessage message = DeadLetterTopic.message(deadLetter(attributes, "why"));
-    assertThat(message.getAttributesCount()).isEqualTo(DeadLetterTopic.MAX_ATTRIBUTES);
+    Map<String, String> added = new HashMap<>(message.getAttributesMap());
+    added.keySet().removeAll(attributes.keySet());
+    assertThat(added)
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of("errorMessage", "why", "deadLetterAdded", "errorMessage"));
     assertThat(message.getAttributesMap()).containsAllEntriesOf(attributes);
-    assertThat(message.getAttributesMap()).containsEntry("errorMessage", "why");
-    assertThat(message.getAttributesMap()).doesNotContainKey("failedAt");
   }
 
   @Test
-  void anOriginalAttributeOfTheSameNameIsKeptAsPublished() {
+  void aMessageWithoutRoomForOneAttributeAndItsListKeepsItsAttributesAndGetsNoneOfOurs() {
+    Map<String, String> attributes = attributes(99);
+    PubsubMessage message = DeadLetterTopic.message(deadLetter(attributes, "why"));
+    assertThat(message.getAttributesMap()).isEqualTo(attributes);
+  }
+
+  @Test
+  void anOriginalAttributeOfTheSameNameIsKeptAsPublishedAndNotListed() {
     PubsubMessage message =
         DeadLetterTopic.message(
             deadLetter(Map.of("errorMessage", "the publisher's own", "k", "v"), "why"));
     assertThat(message.getAttributesMap())
-        .containsEntry("errorMessage", "the publisher's own")
-        .containsEntry("k", "v")
-        .containsEntry("failedAt", "2026-01-15T12:00:00Z");
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(
+                "errorMessage", "the publisher's own",
+                "k", "v",
+                "failedAt", "2026-01-15T12:00:00Z",
+                "deadLetterAdded", "failedAt"));
+  }
+
+  @Test
+  void anOriginalWithItsOwnListGetsNothingAdded() {
+    Map<String, String> attributes = Map.of("deadLetterAdded", "k", "k", "v");
+    PubsubMessage message = DeadLetterTopic.message(deadLetter(attributes, "why"));
+    assertThat(message.getAttributesMap()).isEqualTo(attributes);
+  }
+
+  private static Map<String, String> attributes(int count) {
+    Map<String, String> attributes = new HashMap<>();
+    for (int i = 0; i < count; i++) {
+      attributes.put("k" + i, "v");
+    }
+    return attributes;
   }
 }

@@ -1,0 +1,70 @@
+package dev.pubsubclickhouse.replay;
+
+import dev.pubsubclickhouse.replay.subscription.SubscriptionCommand;
+import dev.pubsubclickhouse.replay.table.TableCommand;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * {@code java -jar replay.jar table|subscription [--flag=value ...]}: one replay. Exit codes: see
+ * {@link ExitCode}.
+ */
+public final class Main {
+  private Main() {}
+
+  public static void main(String[] args) {
+    System.exit(run(System.getenv(), args, System.out, System.err));
+  }
+
+  /** Runs one command with this environment; what it says goes to {@code out} and {@code err}. */
+  public static int run(
+      Map<String, String> environment, String[] args, PrintStream out, PrintStream err) {
+    CommandLine line =
+        new CommandLine(new Replay())
+            .addSubcommand(new TableCommand(environment, out, err))
+            .addSubcommand(new SubscriptionCommand(environment, out, err));
+    line.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
+    line.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
+    line.setParameterExceptionHandler(
+        (failure, arguments) -> {
+          err.println("replay: " + failure.getMessage() + " (see --help)");
+          return ExitCode.USAGE;
+        });
+    line.setExecutionExceptionHandler(
+        (failure, command, parsed) -> {
+          err.println("replay: stopped by an unexpected failure: " + failure);
+          return ExitCode.FAILED;
+        });
+    return line.execute(args);
+  }
+
+  /** The top command: says which subcommands there are. */
+  @Command(
+      name = "java -jar replay.jar",
+      description = {
+        "Replay dead letters once their cause is fixed:",
+        "  table         from the ClickHouse dead-letter table into the target table",
+        "  subscription  from a dead-letter subscription to the source topic",
+        "Exit codes: 0 done (or nothing matched), 1 stopped by a failure (nothing lost),"
+            + " 2 wrong flag or setting, 3 done but some dead letters still do not fit."
+      })
+  static final class Replay implements Runnable {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @CommandLine.Option(
+        names = {"-h", "--help"},
+        usageHelp = true,
+        description = "Show this help.")
+    boolean help;
+
+    @Override
+    public void run() {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), "name a command: table or subscription");
+    }
+  }
+}

@@ -1,0 +1,166 @@
+package dev.pubsubclickhouse.replay.subscription;
+
+import com.google.pubsub.v1.SubscriptionName;
+import com.google.pubsub.v1.TopicName;
+import dev.pubsubclickhouse.replay.CommonOptions;
+import dev.pubsubclickhouse.replay.ExitCode;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code replay.jar subscription}: the Pub/Sub side. */
+@Command(
+    name = "subscription",
+    description = {
+      "Replay dead letters from a dead-letter subscription to the source topic, with their data,"
+          + " attributes and ordering key as published; each is acknowledged only once its copy"
+          + " is published. Left out: the CloudPubSubDeadLetterSource* attributes Pub/Sub's"
+          + " dead-letter policy adds, and the ones the service's dead-letter topic adds and names"
+          + " in deadLetterAdded (errorMessage, failedAt, deadLetterAdded).",
+      "",
+      "--failedAfter/--failedBefore compare the time a message reached the dead-letter topic;"
+          + " --errorContains the service's errorMessage; --messageId the id in the dead-letter"
+          + " subscription. Messages a run does not republish are held while it runs and then"
+          + " handed back. Google's Pub/Sub with Application Default Credentials, or an emulator"
+          + " (--pubsubEndpoint, PUBSUB_ENDPOINT or PUBSUB_EMULATOR_HOST).",
+      ""
+    })
+public final class SubscriptionCommand implements Callable<Integer> {
+  @Mixin CommonOptions common;
+
+  @Option(
+      names = "--subscription",
+      required = true,
+      paramLabel = "projects/P/subscriptions/S",
+      description = "The dead-letter subscription to replay from.")
+  String subscription;
+
+  @Option(
+      names = "--topic",
+      required = true,
+      paramLabel = "projects/P/topics/T",
+      description = "The topic to publish to: the one the push subscription reads.")
+  String topic;
+
+  @Option(
+      names = "--pubsubEndpoint",
+      paramLabel = "HOST:PORT",
+      description =
+          "An emulator, in plaintext without credentials. Default: PUBSUB_ENDPOINT, else"
+              + " PUBSUB_EMULATOR_HOST, else Google's Pub/Sub.")
+  String endpoint;
+
+  @Option(
+      names = "--dropAttribute",
+      paramLabel = "NAME",
+      split = ",",
+      description =
+          "Also leave out this attribute (repeat or separate by commas), e.g. errorMessage,failedAt"
+              + " for dead letters published before deadLetterAdded existed.")
+  List<String> dropAttributes;
+
+  @Option(
+      names = "--batchSize",
+      paramLabel = "N",
+      defaultValue = "100",
+      description = "Messages per pull (1 to 1000). Default: ${DEFAULT-VALUE}.")
+  int batchSize;
+
+  @Option(
+      names = "--waitSeconds",
+      paramLabel = "S",
+      defaultValue = "10",
+      description =
+          "The run ends when a pull brings nothing for S seconds (1 to 600). Default:"
+              + " ${DEFAULT-VALUE}.")
+  int waitSeconds;
+
+  private final Map<String, String> environment;
+  private final PrintStream out;
+  private final PrintStream err;
+
+  public SubscriptionCommand(Map<String, String> environment, PrintStream out, PrintStream err) {
+    this.environment = environment;
+    this.out = out;
+    this.err = err;
+  }
+
+  @Override
+  public Integer call() throws InterruptedException {
+    SubscriptionName from;
+    TopicName to;
+    SubscriptionReplay.Settings settings;
+    try {
+      from = subscriptionName(subscription);
+      to = topicName(topic);
+      if (batchSize < 1 || batchSize > 1000) {
+        throw new IllegalArgumentException("--batchSize must be between 1 and 1000");
+      }
+      if (waitSeconds < 1 || waitSeconds > 600) {
+        throw new IllegalArgumentException("--waitSeconds must be between 1 and 600");
+      }
+      settings =
+          new SubscriptionReplay.Settings(
+              common.filter(),
+              common.dryRun(),
+              batchSize,
+              common.limit(),
+              common.rateLimit(),
+              Duration.ofSeconds(waitSeconds),
+              dropAttributes == null
+                  ? Set.of()
+                  : Set.copyOf(dropAttributes.stream().map(String::trim).toList()));
+    } catch (IllegalArgumentException e) {
+      err.println("replay: " + e.getMessage());
+      return ExitCode.USAGE;
+    }
+    PubSubClients clients;
+    try {
+      clients = PubSubClients.open(endpoint(), to);
+    } catch (IOException | RuntimeException e) {
+      err.println("replay: cannot reach Pub/Sub: " + SubscriptionReplay.describe(e));
+      return ExitCode.FAILED;
+    }
+    try {
+      return new SubscriptionReplay(clients, from, to, settings, out, err).run();
+    } finally {
+      clients.close();
+    }
+  }
+
+  private String endpoint() {
+    if (endpoint != null && !endpoint.isBlank()) {
+      return endpoint.trim();
+    }
+    for (String variable : List.of("PUBSUB_ENDPOINT", "PUBSUB_EMULATOR_HOST")) {
+      String value = environment.get(variable);
+      if (value != null && !value.isBlank()) {
+        return value.trim();
+      }
+    }
+    return null;
+  }
+
+  private static SubscriptionName subscriptionName(String name) {
+    if (!name.matches("projects/[^/]+/subscriptions/[^/]+")) {
+      throw new IllegalArgumentException(
+          "--subscription: expected projects/P/subscriptions/S, got '" + name + "'");
+    }
+    return SubscriptionName.parse(name);
+  }
+
+  private static TopicName topicName(String name) {
+    if (!name.matches("projects/[^/]+/topics/[^/]+")) {
+      throw new IllegalArgumentException(
+          "--topic: expected projects/P/topics/T, got '" + name + "'");
+    }
+    return TopicName.parse(name);
+  }
+}

@@ -1,0 +1,299 @@
+package dev.pubsubclickhouse.replay.table;
+
+import static dev.pubsubclickhouse.core.write.DeadLetterTable.ATTRIBUTES;
+import static dev.pubsubclickhouse.core.write.DeadLetterTable.DELIVERY_ATTEMPT;
+import static dev.pubsubclickhouse.core.write.DeadLetterTable.ERROR_MESSAGE;
+import static dev.pubsubclickhouse.core.write.DeadLetterTable.FAILED_AT;
+import static dev.pubsubclickhouse.core.write.DeadLetterTable.MESSAGE_ID;
+import static dev.pubsubclickhouse.core.write.DeadLetterTable.ORDERING_KEY;
+import static dev.pubsubclickhouse.core.write.DeadLetterTable.PUBLISH_TIME;
+import static dev.pubsubclickhouse.core.write.DeadLetterTable.RAW_MESSAGE;
+import static dev.pubsubclickhouse.core.write.DeadLetterTable.STACK_TRACE;
+import static dev.pubsubclickhouse.core.write.DeadLetterTable.SUBSCRIPTION;
+
+import com.clickhouse.client.api.Client;
+import com.clickhouse.client.api.query.GenericRecord;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pubsubclickhouse.core.schema.ColumnDefinition;
+import dev.pubsubclickhouse.core.schema.DefaultKind;
+import dev.pubsubclickhouse.core.schema.SchemaReader;
+import dev.pubsubclickhouse.core.schema.TableName;
+import dev.pubsubclickhouse.core.schema.TableNotFoundException;
+import dev.pubsubclickhouse.core.schema.TableSchema;
+import dev.pubsubclickhouse.core.write.DeadLetter;
+import dev.pubsubclickhouse.replay.DeadLetterFilter;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * The dead-letter table as a replay reads and empties it. Rows are read in pages in the order of
+ * (failed_at, key), where the key is a hash of every column: identical rows (one dead letter
+ * written twice) are read once and deleted together. Values from the command line reach ClickHouse
+ * only as query parameters.
+ *
+ * <p>A table without an optional column still works: the message id, publish time, subscription and
+ * delivery attempt are then read from stack_trace, where the service writes them as {@code
+ * key=value} pairs; attributes and the ordering key are then unknown.
+ */
+final class DeadLetterRows {
+  private static final List<String> REQUIRED =
+      List.of(RAW_MESSAGE, ERROR_MESSAGE, STACK_TRACE, FAILED_AT);
+  private static final List<String> OPTIONAL =
+      List.of(MESSAGE_ID, PUBLISH_TIME, ATTRIBUTES, ORDERING_KEY, SUBSCRIPTION, DELIVERY_ATTEMPT);
+  private static final Pattern KEY = Pattern.compile("[0-9a-f]{32}");
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final long DELETE_WAIT_MILLIS = 60_000;
+
+  private final Client client;
+  private final TableName table;
+  private final Set<String> columns;
+  private final String keyExpression;
+
+  private DeadLetterRows(Client client, TableName table, Set<String> columns, String key) {
+    this.client = client;
+    this.table = table;
+    this.columns = columns;
+    this.keyExpression = key;
+  }
+
+  /**
+   * @throws IllegalStateException when the table is missing or is not a dead-letter table
+   */
+  static DeadLetterRows open(Client client, TableName table) {
+    TableSchema schema;
+    try {
+      schema = new SchemaReader(client).read(table);
+    } catch (TableNotFoundException e) {
+      throw new IllegalStateException("dead-letter table " + table + " does not exist");
+    }
+    Set<String> names =
+        schema.columns().stream().map(ColumnDefinition::name).collect(Collectors.toSet());
+    for (String required : REQUIRED) {
+      if (!names.contains(required)) {
+        throw new IllegalStateException(
+            "dead-letter table " + table + " has no column " + required);
+      }
+    }
+    // Every stored column, so that only true copies share a key (ALIAS and EPHEMERAL are not
+    // stored).
+    String stored =
+        schema.columns().stream()
+            .filter(c -> c.defaultKind() != DefaultKind.ALIAS)
+            .filter(c -> c.defaultKind() != DefaultKind.EPHEMERAL)
+            .map(c -> TableName.quoteIdentifier(c.name()))
+            .collect(Collectors.joining(", "));
+    String key = "lower(hex(sipHash128(formatRow('RowBinary', " + stored + "))))";
+    return new DeadLetterRows(client, table, Set.copyOf(names), key);
+  }
+
+  TableName table() {
+    return table;
+  }
+
+  /** The optional columns the table does not have: what a replay from it cannot restore. */
+  List<String> missingColumns() {
+    return OPTIONAL.stream().filter(name -> !columns.contains(name)).toList();
+  }
+
+  /** Where a page ends: the next page starts after it. */
+  record Cursor(long failedAtNanos, String key) {}
+
+  /**
+   * Up to {@code limit} dead letters that pass {@code filter} and failed before {@code until},
+   * after {@code after} (null: from the first), one row per key.
+   */
+  List<StoredDeadLetter> page(DeadLetterFilter filter, Instant until, Cursor after, int limit) {
+    Map<String, Object> parameters = new HashMap<>();
+    List<String> conditions = new ArrayList<>();
+    conditions.add("failed_at < fromUnixTimestamp64Nano({until:Int64}, 'UTC')");
+    parameters.put("until", nanos(until));
+    filter
+        .failedAfter()
+        .ifPresent(
+            t -> {
+              conditions.add("failed_at >= fromUnixTimestamp64Nano({after:Int64}, 'UTC')");
+              parameters.put("after", nanos(t));
+            });
+    filter
+        .failedBefore()
+        .ifPresent(
+            t -> {
+              conditions.add("failed_at < fromUnixTimestamp64Nano({before:Int64}, 'UTC')");
+              parameters.put("before", nanos(t));
+            });
+    filter
+        .errorContains()
+        .ifPresent(
+            text -> {
+              conditions.add("position(error_message, {error:String}) > 0");
+              parameters.put("error", QueryText.escape(text));
+            });
+    if (!filter.messageIds().isEmpty()) {
+      conditions.add("has(splitByChar('\\n', {ids:String}), _message_id)");
+      parameters.put("ids", QueryText.escape(String.join("\n", filter.messageIds())));
+    }
+    if (after != null) {
+      conditions.add("(_failed_ns, _key) > ({cursor_ns:Int64}, {cursor_key:String})");
+      parameters.put("cursor_ns", after.failedAtNanos());
+      parameters.put("cursor_key", after.key());
+    }
+    String sql =
+        "SELECT "
+            + keyExpression
+            + " AS _key, toUnixTimestamp64Nano(toDateTime64(failed_at, 9, 'UTC')) AS _failed_ns,"
+            + " base64Encode(raw_message) AS _raw, error_message AS _error, "
+            + orFromTrace(MESSAGE_ID, DeadLetter.MESSAGE_ID)
+            + " AS _message_id, "
+            + (columns.contains(PUBLISH_TIME)
+                ? "ifNull(toString(toUnixTimestamp64Nano(toDateTime64(publish_time, 9, 'UTC'))), '')"
+                : "''")
+            + " AS _publish_ns, "
+            + fromTrace(DeadLetter.PUBLISH_TIME)
+            + " AS _publish_text, "
+            + (columns.contains(ATTRIBUTES) ? "toJSONString(attributes)" : "'{}'")
+            + " AS _attributes, "
+            + (columns.contains(ORDERING_KEY) ? text(ORDERING_KEY) : "''")
+            + " AS _ordering_key, "
+            + orFromTrace(SUBSCRIPTION, DeadLetter.SUBSCRIPTION)
+            + " AS _subscription, "
+            + orFromTrace(DELIVERY_ATTEMPT, DeadLetter.DELIVERY_ATTEMPT)
+            + " AS _delivery_attempt FROM "
+            + table.quoted()
+            + " WHERE "
+            + String.join(" AND ", conditions)
+            + " ORDER BY _failed_ns, _key LIMIT 1 BY _key LIMIT "
+            + limit;
+    List<StoredDeadLetter> page = new ArrayList<>();
+    for (GenericRecord row : client.queryAll(sql, parameters)) {
+      page.add(read(row));
+    }
+    return page;
+  }
+
+  /**
+   * Deletes every row with one of these keys, and returns once none is left.
+   *
+   * @throws IllegalStateException when rows are still there after a minute
+   */
+  void delete(Collection<String> keys) throws InterruptedException {
+    if (keys.isEmpty()) {
+      return;
+    }
+    for (String key : keys) {
+      if (!KEY.matcher(key).matches()) {
+        throw new IllegalArgumentException("not a row key: " + key);
+      }
+    }
+    // Keys are hex digits this class read from ClickHouse, checked above: safe in SQL text, and a
+    // long list does not fit in the URL that carries query parameters.
+    String in = keys.stream().map(k -> "'" + k + "'").collect(Collectors.joining(","));
+    String where = " WHERE " + keyExpression + " IN (" + in + ")";
+    try {
+      client.execute("DELETE FROM " + table.quoted() + where).get().close();
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw new IllegalStateException(e.getCause().getMessage(), e.getCause());
+    } catch (InterruptedException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException(e.getMessage(), e);
+    }
+    // A lightweight DELETE may return before it applies (lightweight_deletes_sync=0): the rows
+    // must be gone before the replay goes on, or a later page could read them again.
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DELETE_WAIT_MILLIS);
+    while (true) {
+      long left =
+          client
+              .queryAll("SELECT count() AS left FROM " + table.quoted() + where)
+              .get(0)
+              .getLong("left");
+      if (left == 0) {
+        return;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(
+            left + " replayed rows are still in " + table + " a minute after their DELETE");
+      }
+      Thread.sleep(200);
+    }
+  }
+
+  private StoredDeadLetter read(GenericRecord row) {
+    return new StoredDeadLetter(
+        row.getString("_key"),
+        row.getLong("_failed_ns"),
+        Base64.getDecoder().decode(row.getString("_raw")),
+        row.getString("_error"),
+        known(row.getString("_message_id")),
+        publishTime(row.getString("_publish_ns"), row.getString("_publish_text")),
+        attributes(row.getString("_attributes")),
+        row.getString("_ordering_key"),
+        known(row.getString("_subscription")),
+        deliveryAttempt(known(row.getString("_delivery_attempt"))));
+  }
+
+  /** A text column, NULL read as empty. */
+  private static String text(String column) {
+    return "ifNull(toString(" + TableName.quoteIdentifier(column) + "), '')";
+  }
+
+  /** The column where the table has it and it is set, else the value stack_trace names. */
+  private String orFromTrace(String column, String originKey) {
+    if (!columns.contains(column)) {
+      return fromTrace(originKey);
+    }
+    return "if(" + text(column) + " = '', " + fromTrace(originKey) + ", " + text(column) + ")";
+  }
+
+  /** The value of {@code key=value} in stack_trace, or empty. */
+  private static String fromTrace(String originKey) {
+    return "extract(stack_trace, '(?:^| )" + originKey + "=(\\\\S*)')";
+  }
+
+  /** Dead letters written before absent values were left out say "null". */
+  private static String known(String value) {
+    return value == null || value.equals("null") ? "" : value;
+  }
+
+  private static String publishTime(String nanos, String text) {
+    if (!nanos.isEmpty()) {
+      return Instant.ofEpochSecond(0, Long.parseLong(nanos)).toString();
+    }
+    String fromTrace = known(text);
+    return fromTrace.isEmpty() ? null : fromTrace;
+  }
+
+  private static Integer deliveryAttempt(String text) {
+    try {
+      return text.isEmpty() ? null : Integer.valueOf(text);
+    } catch (NumberFormatException notOne) {
+      return null;
+    }
+  }
+
+  private static Map<String, String> attributes(String json) {
+    Map<String, String> attributes = new LinkedHashMap<>();
+    try {
+      JsonNode object = JSON.readTree(json);
+      object.fields().forEachRemaining(e -> attributes.put(e.getKey(), e.getValue().asText()));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("attributes that are not a JSON object: " + e.getMessage());
+    }
+    return attributes;
+  }
+
+  private static long nanos(Instant instant) {
+    return instant.getEpochSecond() * 1_000_000_000L + instant.getNano();
+  }
+}

@@ -1,0 +1,58 @@
+package dev.pubsubclickhouse.replay.table;
+
+import dev.pubsubclickhouse.core.write.DeadLetter;
+import dev.pubsubclickhouse.core.write.EncodedRows;
+import dev.pubsubclickhouse.core.write.TargetTable;
+import dev.pubsubclickhouse.core.write.WriteRecord;
+import dev.pubsubclickhouse.function.envelope.PushMessage;
+import dev.pubsubclickhouse.function.ingest.MessageEncoder;
+
+/**
+ * A dead letter on its way back: the message it was, encoded by the push service's encoder (so its
+ * rows and {@code _pubsub_*} columns are what a push would have written), with the same identity
+ * (subscription and message id) and so the same deduplication tokens and, in the exactly-once
+ * layout, the same keys.
+ */
+final class ReplayedMessage implements WriteRecord {
+  private final StoredDeadLetter stored;
+  private final PushMessage message;
+  private final MessageEncoder encoder;
+  private TargetTable.Snapshot encodedFor;
+  private EncodedRows encoded;
+  private String newReason;
+
+  ReplayedMessage(StoredDeadLetter stored, MessageEncoder encoder) {
+    this.stored = stored;
+    this.message = stored.message();
+    this.encoder = encoder;
+  }
+
+  StoredDeadLetter stored() {
+    return stored;
+  }
+
+  @Override
+  public String identity() {
+    return message.identity();
+  }
+
+  @Override
+  public EncodedRows rowsFor(TargetTable.Snapshot schema) {
+    if (schema != encodedFor) {
+      encoded = encoder.encode(message, schema);
+      encodedFor = schema;
+    }
+    return encoded;
+  }
+
+  @Override
+  public DeadLetter deadLetter(String reason) {
+    newReason = reason;
+    return encoder.deadLetter(message, identity(), reason);
+  }
+
+  /** Why it still does not fit, once the writer made it a dead letter again; else null. */
+  String newReason() {
+    return newReason;
+  }
+}

@@ -1,0 +1,59 @@
+package dev.pubsubclickhouse.replay.table;
+
+import dev.pubsubclickhouse.function.envelope.PushMessage;
+import java.time.Instant;
+import java.util.Map;
+
+/**
+ * One row of the dead-letter table as the replay reads it, and the message it was.
+ *
+ * @param key a hash of every column: rows with the same key are copies of one dead letter
+ * @param failedAtNanos failed_at, nanoseconds since 1970 (with {@code key}, the row's place in a
+ *     replay's order)
+ * @param data the raw_message bytes: the message data as the service read it
+ * @param messageId empty when unknown
+ * @param publishTime RFC 3339, or null when unknown
+ * @param orderingKey empty when none
+ * @param subscription empty when unknown
+ * @param deliveryAttempt null when unknown
+ */
+record StoredDeadLetter(
+    String key,
+    long failedAtNanos,
+    byte[] data,
+    String errorMessage,
+    String messageId,
+    String publishTime,
+    Map<String, String> attributes,
+    String orderingKey,
+    String subscription,
+    Integer deliveryAttempt) {
+
+  Instant failedAt() {
+    return Instant.ofEpochSecond(0, failedAtNanos);
+  }
+
+  /** The message as Pub/Sub delivered it, so far as the table kept it. */
+  PushMessage message() {
+    return new PushMessage(
+        data,
+        attributes,
+        orNull(messageId),
+        publishTime,
+        orNull(orderingKey),
+        orNull(subscription),
+        deliveryAttempt);
+  }
+
+  /** For lines about it: the message id, or where the row is. */
+  String describe() {
+    return (messageId.isEmpty() ? "dead letter without message id" : "message " + messageId)
+        + " (failed "
+        + failedAt()
+        + ")";
+  }
+
+  private static String orNull(String text) {
+    return text.isEmpty() ? null : text;
+  }
+}

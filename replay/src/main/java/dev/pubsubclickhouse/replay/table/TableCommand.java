@@ -1,0 +1,132 @@
+package dev.pubsubclickhouse.replay.table;
+
+import com.clickhouse.client.api.Client;
+import dev.pubsubclickhouse.core.config.ClickHouseConfig;
+import dev.pubsubclickhouse.core.config.ClickHouseParameters;
+import dev.pubsubclickhouse.core.config.ConfigReader;
+import dev.pubsubclickhouse.core.config.ConfigurationException;
+import dev.pubsubclickhouse.core.config.SecretManagerAccess;
+import dev.pubsubclickhouse.core.insert.ClickHouseClients;
+import dev.pubsubclickhouse.core.insert.ClickHouseFailures;
+import dev.pubsubclickhouse.core.insert.ClickHouseHttp;
+import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
+import dev.pubsubclickhouse.core.insert.InsertFormat;
+import dev.pubsubclickhouse.core.schema.SchemaReader;
+import dev.pubsubclickhouse.core.schema.TableName;
+import dev.pubsubclickhouse.core.write.DeadLetterTable;
+import dev.pubsubclickhouse.core.write.TableWriter;
+import dev.pubsubclickhouse.core.write.TargetTable;
+import dev.pubsubclickhouse.core.write.WriteEvents;
+import dev.pubsubclickhouse.function.PushParameters;
+import dev.pubsubclickhouse.function.envelope.PayloadDecompressor;
+import dev.pubsubclickhouse.function.ingest.MessageEncoder;
+import dev.pubsubclickhouse.function.observability.Metrics;
+import dev.pubsubclickhouse.replay.CommonOptions;
+import dev.pubsubclickhouse.replay.ExitCode;
+import java.io.PrintStream;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code replay.jar table}: the ClickHouse side. ClickHouse, the target table and the dead-letter
+ * table come from the push service's own variables, so the replay writes where the service writes.
+ */
+@Command(
+    name = "table",
+    description = {
+      "Replay dead letters from the ClickHouse dead-letter table into the target table, once the"
+          + " table or the data is fixed. Each replayed row leaves the dead-letter table; a message"
+          + " that still does not fit gets a new row with the new reason in place of the old.",
+      "",
+      "ClickHouse and the tables come from the push service's variables: CLICKHOUSE_URL,"
+          + " CLICKHOUSE_USER, CLICKHOUSE_PASSWORD (or CLICKHOUSE_PASSWORD_SECRET),"
+          + " CLICKHOUSE_DATABASE, CLICKHOUSE_TABLE, CLICKHOUSE_DEAD_LETTER_TABLE, and the INSERT"
+          + " settings (CLICKHOUSE_SETTINGS, INSERT_*, MAX_RETRIES, ...).",
+      ""
+    })
+public final class TableCommand implements Callable<Integer> {
+  @Mixin CommonOptions common;
+
+  @Option(
+      names = "--batchSize",
+      paramLabel = "N",
+      defaultValue = "200",
+      description = "Messages per INSERT. Default: ${DEFAULT-VALUE}.")
+  int batchSize;
+
+  private final Map<String, String> environment;
+  private final PrintStream out;
+  private final PrintStream err;
+
+  public TableCommand(Map<String, String> environment, PrintStream out, PrintStream err) {
+    this.environment = environment;
+    this.out = out;
+    this.err = err;
+  }
+
+  @Override
+  public Integer call() throws InterruptedException {
+    ClickHouseConfig config;
+    TableReplay.Settings settings;
+    int maxDecompressedBytes;
+    try {
+      if (batchSize < 1 || batchSize > 10_000) {
+        throw new IllegalArgumentException("--batchSize must be between 1 and 10000");
+      }
+      settings =
+          new TableReplay.Settings(
+              common.filter(), common.dryRun(), batchSize, common.limit(), common.rateLimit());
+      ConfigReader reader = new ConfigReader(environment);
+      config = ClickHouseConfig.read(reader, new SecretManagerAccess(environment));
+      if (config.deadLetterTable().isEmpty()) {
+        throw new ConfigurationException(
+            ClickHouseParameters.DEAD_LETTER_TABLE, "is required (the table to replay from)");
+      }
+      maxDecompressedBytes = reader.integer(PushParameters.MAX_DECOMPRESSED_BYTES, 1024, 1 << 30);
+    } catch (ConfigurationException | IllegalArgumentException e) {
+      err.println("replay: " + e.getMessage());
+      return ExitCode.USAGE;
+    }
+    try (Client client = ClickHouseClients.open(config, "pubsub-clickhouse-replay", 4)) {
+      TableReplay replay;
+      try {
+        replay = open(client, config, settings, maxDecompressedBytes);
+      } catch (RuntimeException e) {
+        err.println("replay: " + ClickHouseFailures.describe(e));
+        return ExitCode.FAILED;
+      }
+      return replay.run();
+    }
+  }
+
+  private TableReplay open(
+      Client client, ClickHouseConfig config, TableReplay.Settings settings, int maxDecompressed) {
+    TableName deadLetters = config.deadLetterTable().orElseThrow();
+    DeadLetterRows rows = DeadLetterRows.open(client, deadLetters);
+    TargetTable target = new TargetTable(config.table(), new SchemaReader(client));
+    ClickHouseInserter inserter =
+        new ClickHouseInserter(
+            ClickHouseHttp.open(config, "pubsub-clickhouse-replay"),
+            InsertFormat.supportedBy(client),
+            config.insertOptions());
+    // A message that still does not fit gets its new dead letter before its old row goes: a token
+    // of this run's own, so that a deduplicating table never drops it as a copy of the old one.
+    DeadLetterTable sink =
+        DeadLetterTable.open(client, deadLetters, false, inserter)
+            .withTokenSource("dead letters replayed by " + UUID.randomUUID());
+    // The push service's source name: a replayed message's INSERT carries the token a push of the
+    // same messages would, so a deduplicating table drops it when they were written already.
+    TableWriter writer =
+        new TableWriter(target, inserter, List.of(sink), WriteEvents.NONE, "pubsub");
+    MessageEncoder encoder =
+        new MessageEncoder(
+            new PayloadDecompressor(maxDecompressed), new Metrics(), Clock.systemUTC());
+    return new TableReplay(rows, target, writer, encoder, settings, Clock.systemUTC(), out, err);
+  }
+}

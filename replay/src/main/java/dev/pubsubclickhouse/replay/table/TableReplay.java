@@ -1,0 +1,275 @@
+package dev.pubsubclickhouse.replay.table;
+
+import dev.pubsubclickhouse.core.insert.ClickHouseFailures;
+import dev.pubsubclickhouse.core.write.EncodedRows;
+import dev.pubsubclickhouse.core.write.TableWriter;
+import dev.pubsubclickhouse.core.write.TargetTable;
+import dev.pubsubclickhouse.core.write.WriteOutcome;
+import dev.pubsubclickhouse.function.ingest.MessageEncoder;
+import dev.pubsubclickhouse.replay.DeadLetterFilter;
+import dev.pubsubclickhouse.replay.ExitCode;
+import dev.pubsubclickhouse.replay.RateLimit;
+import java.io.PrintStream;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * One replay from the dead-letter table, page by page in the order the dead letters failed:
+ *
+ * <ol>
+ *   <li>read a page of dead letters that pass the filter and failed before the run began (the dead
+ *       letters the run itself makes are never read again);
+ *   <li>write their messages with {@link TableWriter}: each lands whole in the target table or, if
+ *       it still does not fit, becomes a new dead letter with the new reason;
+ *   <li>delete the rows of every message that landed either way, and of their copies (the same
+ *       message dead-lettered twice is replayed once);
+ *   <li>stop at the first failure outside the rows (ClickHouse unreachable, grants): what was not
+ *       written stays in the dead-letter table as it was.
+ * </ol>
+ *
+ * A row is deleted only after its message is in the target table or in its new dead letter, so a
+ * run that stops anywhere loses nothing; one stopped between the two leaves rows that a later run
+ * writes again (once under FINAL in the exactly-once layout, whose keys are the message's own).
+ */
+final class TableReplay {
+  /**
+   * @param batchSize messages per INSERT
+   * @param limit the most messages to replay
+   */
+  record Settings(
+      DeadLetterFilter filter, boolean dryRun, int batchSize, long limit, RateLimit rate) {}
+
+  private final DeadLetterRows rows;
+  private final TargetTable target;
+  private final TableWriter writer;
+  private final MessageEncoder encoder;
+  private final Settings settings;
+  private final Clock clock;
+  private final PrintStream out;
+  private final PrintStream err;
+
+  private final Set<String> seen = new HashSet<>();
+  private final Set<String> settled = new HashSet<>();
+  private long replayed;
+  private long written;
+  private long stay;
+  private long copies;
+
+  TableReplay(
+      DeadLetterRows rows,
+      TargetTable target,
+      TableWriter writer,
+      MessageEncoder encoder,
+      Settings settings,
+      Clock clock,
+      PrintStream out,
+      PrintStream err) {
+    this.rows = rows;
+    this.target = target;
+    this.writer = writer;
+    this.encoder = encoder;
+    this.settings = settings;
+    this.clock = clock;
+    this.out = out;
+    this.err = err;
+  }
+
+  /** Replays, says what it did, and returns the exit code. */
+  int run() throws InterruptedException {
+    // Dead letters this run makes fail at or after its start; failed_at may be whole seconds.
+    Instant until = clock.instant().truncatedTo(ChronoUnit.SECONDS);
+    List<String> missing = rows.missingColumns();
+    if (!missing.isEmpty()) {
+      out.println(
+          "note: "
+              + rows.table()
+              + " has no column "
+              + String.join(", ", missing)
+              + ": replayed rows get what stack_trace keeps (sql/dead_letter_table.sql adds them)");
+    }
+    DeadLetterRows.Cursor cursor = null;
+    while (replayed < settings.limit()) {
+      List<StoredDeadLetter> page;
+      try {
+        page = rows.page(settings.filter(), until, cursor, settings.batchSize());
+      } catch (RuntimeException e) {
+        return stopped("cannot read " + rows.table() + ": " + ClickHouseFailures.describe(e));
+      }
+      if (page.isEmpty()) {
+        break;
+      }
+      StoredDeadLetter last = page.get(page.size() - 1);
+      cursor = new DeadLetterRows.Cursor(last.failedAtNanos(), last.key());
+      Integer code = settings.dryRun() ? preview(page) : replay(page);
+      if (code != null) {
+        return code;
+      }
+    }
+    return summary(until);
+  }
+
+  /** The page's messages, each once, within the limit; the rest of a message's rows are copies. */
+  private List<ReplayedMessage> messages(List<StoredDeadLetter> page, List<StoredDeadLetter> rest) {
+    List<ReplayedMessage> messages = new ArrayList<>(page.size());
+    for (StoredDeadLetter row : page) {
+      ReplayedMessage message = new ReplayedMessage(row, encoder);
+      String identity = message.identity();
+      if (identity != null && !seen.add(identity)) {
+        rest.add(row);
+      } else if (replayed < settings.limit()) {
+        messages.add(message);
+        replayed++;
+      }
+    }
+    return messages;
+  }
+
+  /** Writes one page; null to go on, else the exit code. */
+  private Integer replay(List<StoredDeadLetter> page) throws InterruptedException {
+    List<StoredDeadLetter> pageCopies = new ArrayList<>();
+    List<ReplayedMessage> messages = messages(page, pageCopies);
+    settings.rate().acquire(messages.size());
+    TableWriter.Result result = writer.write(messages);
+    List<String> done = new ArrayList<>();
+    boolean retry = false;
+    for (int i = 0; i < messages.size(); i++) {
+      ReplayedMessage message = messages.get(i);
+      WriteOutcome outcome = result.outcomes().get(i);
+      if (outcome == WriteOutcome.WRITTEN || outcome == WriteOutcome.DEAD_LETTERED) {
+        done.add(message.stored().key());
+        if (message.identity() != null) {
+          settled.add(message.identity());
+        }
+        if (outcome == WriteOutcome.WRITTEN) {
+          written++;
+        } else {
+          stay++;
+          out.println(
+              "still does not fit: " + message.stored().describe() + ": " + message.newReason());
+        }
+      } else {
+        retry = true;
+      }
+    }
+    for (StoredDeadLetter copy : pageCopies) {
+      if (settled.contains(copy.message().identity())) {
+        done.add(copy.key());
+        copies++;
+      }
+    }
+    try {
+      rows.delete(done);
+    } catch (RuntimeException e) {
+      return stopped(
+          "the rows of "
+              + done.size()
+              + " replayed dead letters could not be removed from "
+              + rows.table()
+              + " ("
+              + ClickHouseFailures.describe(e)
+              + "): their messages are in "
+              + target.name()
+              + " or in a new dead letter, and a next replay writes them again");
+    }
+    if (retry) {
+      return stopped(
+          "ClickHouse did not take a batch: " + ClickHouseFailures.describe(result.retryCause()));
+    }
+    return null;
+  }
+
+  /** Says what one page would do; null to go on. */
+  private Integer preview(List<StoredDeadLetter> page) throws InterruptedException {
+    List<StoredDeadLetter> pageCopies = new ArrayList<>();
+    List<ReplayedMessage> messages = messages(page, pageCopies);
+    settings.rate().acquire(messages.size());
+    TargetTable.Snapshot schema = target.current();
+    for (ReplayedMessage message : messages) {
+      EncodedRows encoded = message.rowsFor(schema);
+      if (encoded.isRejected()) {
+        stay++;
+        out.println(
+            "would still not fit: " + message.stored().describe() + ": " + encoded.rejection());
+      } else {
+        written++;
+        out.println(
+            "would write "
+                + encoded.rowCount()
+                + (encoded.rowCount() == 1 ? " row: " : " rows: ")
+                + message.stored().describe());
+      }
+    }
+    for (StoredDeadLetter copy : pageCopies) {
+      copies++;
+      out.println("would remove a copy: " + copy.describe());
+    }
+    return null;
+  }
+
+  private int summary(Instant until) {
+    if (replayed == 0) {
+      out.println(
+          "no dead letters to replay: none in "
+              + rows.table()
+              + " matches "
+              + settings.filter().describe()
+              + " (failed before "
+              + until
+              + ")");
+      return ExitCode.DONE;
+    }
+    if (settings.dryRun()) {
+      out.println(
+          "dry run: "
+              + replayed
+              + " dead letters in "
+              + rows.table()
+              + " match; "
+              + written
+              + " would be written to "
+              + target.name()
+              + ", "
+              + stay
+              + " would still not fit, "
+              + copies
+              + " copies would be removed; nothing was written");
+    } else {
+      out.println(
+          "replayed "
+              + replayed
+              + " dead letters from "
+              + rows.table()
+              + ": "
+              + written
+              + " written to "
+              + target.name()
+              + ", "
+              + stay
+              + " still do not fit (in "
+              + rows.table()
+              + " with the new reason), "
+              + copies
+              + " copies removed");
+    }
+    return stay > 0 ? ExitCode.SOME_STAY : ExitCode.DONE;
+  }
+
+  private int stopped(String why) {
+    err.println(
+        "replay stopped: "
+            + why
+            + ". Dead letters not replayed are still in "
+            + rows.table()
+            + " (so far "
+            + written
+            + " written, "
+            + stay
+            + " still do not fit)");
+    return ExitCode.FAILED;
+  }
+}

@@ -1,0 +1,27 @@
+package dev.pubsubclickhouse.replay;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+/** One run of {@code replay.jar} in this JVM: its exit code and what it printed. */
+public record Run(int exitCode, String out, String err) {
+  public static Run of(Map<String, String> environment, String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code =
+        Main.run(
+            environment,
+            args,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Run(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  @Override
+  public String toString() {
+    return "exit " + exitCode + "\n--- out\n" + out + "--- err\n" + err;
+  }
+}

@@ -1,0 +1,381 @@
+package dev.pubsubclickhouse.replay.table;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pubsubclickhouse.replay.Run;
+import dev.pubsubclickhouse.replay.table.Letters.Letter;
+import dev.pubsubclickhouse.replay.table.Letters.Row;
+import dev.pubsubclickhouse.testing.ClickHouseTest;
+import dev.pubsubclickhouse.testing.FaultInjectingProxy;
+import dev.pubsubclickhouse.testing.Sql;
+import dev.pubsubclickhouse.testing.TestDatabase;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code replay.jar table} against the real ClickHouse: dead letters written as the service writes
+ * them, replayed into a target table in the exactly-once layout, and every stored value compared
+ * with what the dead letters held.
+ */
+@ClickHouseTest
+class TableReplayIT {
+  private static final Instant T0 = Instant.parse("2026-01-15T10:00:00Z");
+  private static final String OLD_REASON = "column 'id' (UInt8) rejects 300: out of range";
+
+  private final TestDatabase database;
+  private final Sql sql;
+
+  TableReplayIT(TestDatabase database) {
+    this.database = database;
+    this.sql = Sql.of(database);
+  }
+
+  private Map<String, String> env(String target, String deadLetters) {
+    Map<String, String> env = new HashMap<>();
+    env.put("CLICKHOUSE_URL", database.server().url());
+    env.put("CLICKHOUSE_USER", database.server().user());
+    env.put("CLICKHOUSE_PASSWORD", database.server().password());
+    env.put("CLICKHOUSE_DATABASE", database.name());
+    env.put("CLICKHOUSE_TABLE", target);
+    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", deadLetters);
+    return env;
+  }
+
+  private Run replay(String target, String deadLetters, String... flags) {
+    List<String> args = new ArrayList<>(List.of("table"));
+    args.addAll(List.of(flags));
+    if (args.stream().noneMatch(arg -> arg.startsWith("--maxPerSecond="))) {
+      args.add("--maxPerSecond=0");
+    }
+    return Run.of(env(target, deadLetters), args.toArray(String[]::new));
+  }
+
+  private static List<Letter> letters(long firstId, int count, Instant failedAt) {
+    List<Letter> letters = new ArrayList<>();
+    for (long id = firstId; id < firstId + count; id++) {
+      letters.add(Letters.letter(id, OLD_REASON, failedAt.plusSeconds(id)));
+    }
+    return letters;
+  }
+
+  @Test
+  void fixedDeadLettersLandInTheTargetWithTheirMetadataAsTheyWereAndLeaveTheTable() {
+    Letters.createTarget(sql, "fixed");
+    Letters.createDeadLetterTable(sql, "fixed_dead");
+    List<Letter> letters = new ArrayList<>(letters(1, 6, T0));
+    // A JSON array is one message of several rows: they land together, with their row indexes.
+    letters.add(
+        Letters.letter(7, OLD_REASON, T0.plusSeconds(30))
+            .withData("[" + Letters.event(7) + "," + Letters.event(8) + "]"));
+    Letters.insert(sql, "fixed_dead", letters);
+
+    Run run = replay("fixed", "fixed_dead", "--batchSize=3");
+
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+    assertThat(run.out())
+        .contains(
+            "replayed 7 dead letters from "
+                + database.name()
+                + ".fixed_dead: 7 written to "
+                + database.name()
+                + ".fixed, 0 still do not fit");
+    assertThat(Letters.rowsFinal(sql, "fixed"))
+        .containsExactlyInAnyOrderElementsOf(Letters.expectedRows(letters, true));
+    assertThat(sql.number("SELECT count() FROM fixed")).as("each row written once").isEqualTo(8);
+    assertThat(Letters.deadLetterRows(sql, "fixed_dead")).isEmpty();
+  }
+
+  @Test
+  void aSecondReplayFindsNothingAndChangesNothing() {
+    Letters.createTarget(sql, "twice");
+    Letters.createDeadLetterTable(sql, "twice_dead");
+    List<Letter> letters = letters(11, 4, T0);
+    Letters.insert(sql, "twice_dead", letters);
+    Run first = replay("twice", "twice_dead");
+    assertThat(first.exitCode()).as(first.toString()).isZero();
+    String before = sql.query("SELECT * FROM twice ORDER BY _pubsub_message_id FORMAT TSV");
+
+    Run second = replay("twice", "twice_dead");
+
+    assertThat(second.exitCode()).as(second.toString()).isZero();
+    assertThat(second.out())
+        .contains(
+            "no dead letters to replay: none in "
+                + database.name()
+                + ".twice_dead matches any dead letter");
+    assertThat(sql.query("SELECT * FROM twice ORDER BY _pubsub_message_id FORMAT TSV"))
+        .isEqualTo(before);
+    assertThat(Letters.rowsFinal(sql, "twice"))
+        .containsExactlyInAnyOrderElementsOf(Letters.expectedRows(letters, true));
+    assertThat(sql.number("SELECT count() FROM twice")).isEqualTo(4);
+  }
+
+  @Test
+  void aMessageThatStillDoesNotFitStaysOnceWithTheNewReasonAndNothingElseOfIt()
+      throws InterruptedException {
+    Letters.createTarget(sql, "still");
+    Letters.createDeadLetterTable(sql, "still_dead");
+    Letter fits = Letters.letter(21, OLD_REASON, T0);
+    Letter negative =
+        Letters.letter(22, OLD_REASON, T0.plusSeconds(1))
+            .withData("[" + Letters.event(22) + ",{\"id\":-5,\"name\":\"x\"}]");
+    Letters.insert(sql, "still_dead", List.of(fits, negative));
+    Instant start = Instant.now().minusSeconds(1);
+
+    Run run = replay("still", "still_dead");
+
+    assertThat(run.exitCode()).as(run.toString()).isEqualTo(3);
+    assertThat(run.out())
+        .contains("still does not fit: message 9000022 (failed " + negative.failedAt() + ")");
+    assertThat(Letters.rowsFinal(sql, "still"))
+        .as("the message is whole or not at all: none of its rows")
+        .containsExactlyElementsOf(Letters.expectedRows(List.of(fits), true));
+    List<Map<String, String>> kept = Letters.deadLetterRows(sql, "still_dead");
+    assertThat(kept).hasSize(1);
+    Map<String, String> row = kept.get(0);
+    assertThat(row)
+        .containsEntry("raw_message", negative.data())
+        .containsEntry("message_id", "9000022")
+        .containsEntry("publish_time", "2026-01-14 23:00:22.123")
+        .containsEntry("ordering_key", "")
+        .containsEntry("subscription", "projects/p/subscriptions/logs-push")
+        .containsEntry("delivery_attempt", "3")
+        .containsEntry(
+            "stack_trace",
+            "messageId=9000022 publishTime=2026-01-14T23:00:22.123Z"
+                + " subscription=projects/p/subscriptions/logs-push deliveryAttempt=3");
+    assertThat(Letters.read(row.get("attributes")))
+        .isEqualTo(Letters.read("{\"source\":\"sensor-1\",\"trace\":\"t-22\"}"));
+    assertThat(row.get("error_message")).startsWith("row 1: column 'id' (UInt32) rejects -5");
+    assertThat(Instant.parse(row.get("failed_at").replace(' ', 'T') + "Z"))
+        .isAfterOrEqualTo(start.truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
+
+    // Again, a second later (a run leaves dead letters of its own start second to the next one):
+    // replaced once more, never doubled, and the target unchanged.
+    Thread.sleep(1_100);
+    Run again = replay("still", "still_dead");
+    assertThat(again.exitCode()).as(again.toString()).isEqualTo(3);
+    assertThat(Letters.deadLetterRows(sql, "still_dead")).hasSize(1);
+    assertThat(sql.number("SELECT count() FROM still")).isEqualTo(1);
+  }
+
+  @Test
+  void aFilterThatMatchesNothingSaysSoAndLeavesEverything() {
+    Letters.createTarget(sql, "none");
+    Letters.createDeadLetterTable(sql, "none_dead");
+    Letters.insert(sql, "none_dead", letters(31, 3, T0));
+    List<Map<String, String>> before = Letters.deadLetterRows(sql, "none_dead");
+
+    Run run = replay("none", "none_dead", "--errorContains=no such reason", "--messageId=1,2");
+
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+    assertThat(run.out())
+        .contains(
+            "no dead letters to replay: none in "
+                + database.name()
+                + ".none_dead matches error containing \"no such reason\", message id in [1, 2]");
+    assertThat(Letters.deadLetterRows(sql, "none_dead")).isEqualTo(before);
+    assertThat(sql.number("SELECT count() FROM none")).isZero();
+  }
+
+  @Test
+  void filtersTakeExactlyTheDeadLettersTheyName() {
+    Letters.createTarget(sql, "filtered");
+    Letters.createDeadLetterTable(sql, "filtered_dead");
+    String tricky = "column 'name' rejects \"it's a \\ back\tslash\"\nnext line";
+    List<Letter> letters = new ArrayList<>(letters(41, 6, T0));
+    letters.set(4, letters.get(4).withError(tricky));
+    Letters.insert(sql, "filtered_dead", letters);
+
+    Run byId = replay("filtered", "filtered_dead", "--messageId=9000041", "--messageId=9000043");
+    Run byTime =
+        replay(
+            "filtered",
+            "filtered_dead",
+            "--failedAfter=" + letters.get(1).failedAt(),
+            "--failedBefore=" + letters.get(3).failedAt());
+    Run byError = replay("filtered", "filtered_dead", "--errorContains=" + tricky);
+
+    for (Run run : List.of(byId, byTime, byError)) {
+      assertThat(run.exitCode()).as(run.toString()).isZero();
+    }
+    List<Letter> taken = List.of(letters.get(0), letters.get(2), letters.get(1), letters.get(4));
+    assertThat(Letters.rowsFinal(sql, "filtered"))
+        .containsExactlyInAnyOrderElementsOf(Letters.expectedRows(taken, true));
+    assertThat(Letters.deadLetterRows(sql, "filtered_dead"))
+        .extracting(row -> row.get("message_id"))
+        .containsExactlyInAnyOrder("9000044", "9000046");
+  }
+
+  @Test
+  void aDryRunSaysWhatWouldHappenAndWritesNothing() {
+    Letters.createTarget(sql, "dry");
+    Letters.createDeadLetterTable(sql, "dry_dead");
+    Letter fits = Letters.letter(51, OLD_REASON, T0);
+    Letter not = Letters.letter(52, OLD_REASON, T0.plusSeconds(1)).withData("{\"id\":-1}");
+    Letters.insert(sql, "dry_dead", List.of(fits, not));
+    List<Map<String, String>> before = Letters.deadLetterRows(sql, "dry_dead");
+
+    Run run = replay("dry", "dry_dead", "--dryRun");
+
+    assertThat(run.exitCode()).as(run.toString()).isEqualTo(3);
+    assertThat(run.out())
+        .contains("would write 1 row: message 9000051 (failed " + fits.failedAt() + ")")
+        .contains(
+            "would still not fit: message 9000052 (failed "
+                + not.failedAt()
+                + "): column 'id' (UInt32) rejects -1")
+        .contains("dry run: 2 dead letters in " + database.name() + ".dry_dead match; 1 would be")
+        .contains("nothing was written");
+    assertThat(Letters.deadLetterRows(sql, "dry_dead")).isEqualTo(before);
+    assertThat(sql.number("SELECT count() FROM dry")).isZero();
+  }
+
+  @Test
+  void copiesOfOneDeadLetterAreReplayedOnceAndAllLeave() {
+    Letters.createTarget(sql, "copies");
+    Letters.createDeadLetterTable(sql, "copies_dead");
+    Letter letter = Letters.letter(61, OLD_REASON, T0);
+    // The same dead letter written twice (a retried INSERT), and once more a minute later (a
+    // redelivery after another sink failed).
+    Letters.insert(sql, "copies_dead", List.of(letter, letter));
+    Letters.insert(sql, "copies_dead", List.of(letter.failedAt(T0.plusSeconds(60))));
+
+    Run run = replay("copies", "copies_dead");
+
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+    assertThat(run.out()).contains("replayed 1 dead letters").contains("1 copies removed");
+    assertThat(Letters.rowsFinal(sql, "copies"))
+        .containsExactlyElementsOf(Letters.expectedRows(List.of(letter), true));
+    assertThat(sql.number("SELECT count() FROM copies")).isEqualTo(1);
+    assertThat(Letters.deadLetterRows(sql, "copies_dead")).isEmpty();
+  }
+
+  @Test
+  void inTheExactlyOnceLayoutAMessageReplayedAgainIsStillOnceUnderFinal() {
+    Letters.createTarget(sql, "again");
+    Letters.createDeadLetterTable(sql, "again_dead");
+    List<Letter> letters = letters(71, 3, T0);
+    Letters.insert(sql, "again_dead", letters);
+    assertThat(replay("again", "again_dead").exitCode()).isZero();
+    // A replay stopped after its INSERT and before its DELETE leaves the rows behind: the next one
+    // writes the messages again, under the same keys.
+    Letters.insert(sql, "again_dead", letters);
+    assertThat(replay("again", "again_dead").exitCode()).isZero();
+
+    assertThat(sql.number("SELECT count() FROM again")).as("written twice").isEqualTo(6);
+    assertThat(sql.number("SELECT count() FROM again FINAL")).isEqualTo(3);
+    assertThat(Letters.rowsFinal(sql, "again"))
+        .containsExactlyInAnyOrderElementsOf(Letters.expectedRows(letters, true));
+  }
+
+  @Test
+  void theSeedsFourColumnTableReplaysWhatItsStackTraceKeeps() {
+    Letters.createTarget(sql, "seeded");
+    Letters.createSeedDeadLetterTable(sql, "seeded_dead");
+    Letter fits = Letters.letter(81, OLD_REASON, T0);
+    Letter not = Letters.letter(82, OLD_REASON, T0.plusSeconds(1)).withData("not json");
+    Letters.insertSeed(sql, "seeded_dead", List.of(fits, not));
+
+    Run run = replay("seeded", "seeded_dead");
+
+    assertThat(run.exitCode()).as(run.toString()).isEqualTo(3);
+    assertThat(run.out())
+        .contains(
+            "has no column message_id, publish_time, attributes, ordering_key, subscription,"
+                + " delivery_attempt");
+    List<Row> expected = Letters.expectedRows(List.of(fits), false);
+    assertThat(Letters.rowsFinal(sql, "seeded")).containsExactlyElementsOf(expected);
+    List<Map<String, String>> kept = Letters.deadLetterRows(sql, "seeded_dead");
+    assertThat(kept).hasSize(1);
+    assertThat(kept.get(0))
+        .containsEntry("raw_message", "not json")
+        .containsEntry(
+            "stack_trace",
+            "messageId=9000082 publishTime=2026-01-14T23:01:22.123Z"
+                + " subscription=projects/p/subscriptions/logs-push deliveryAttempt=3");
+    assertThat(kept.get(0).get("error_message")).startsWith("payload is not valid JSON");
+  }
+
+  @Test
+  void aLimitStopsInOrderOfFailureAndARateIsKept() {
+    Letters.createTarget(sql, "limited");
+    Letters.createDeadLetterTable(sql, "limited_dead");
+    List<Letter> letters = letters(101, 5, T0);
+    Letters.insert(sql, "limited_dead", letters);
+
+    long start = System.nanoTime();
+    Run run = replay("limited", "limited_dead", "--limit=3", "--batchSize=1", "--maxPerSecond=4");
+    java.time.Duration took = java.time.Duration.ofNanos(System.nanoTime() - start);
+
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+    assertThat(run.out()).contains("replayed 3 dead letters");
+    assertThat(Letters.rowsFinal(sql, "limited"))
+        .containsExactlyInAnyOrderElementsOf(Letters.expectedRows(letters.subList(0, 3), true));
+    assertThat(Letters.deadLetterRows(sql, "limited_dead"))
+        .extracting(row -> row.get("message_id"))
+        .containsExactly("9000104", "9000105");
+    // Three messages at four a second: the first at once, two more a quarter second apart.
+    assertThat(took).isGreaterThanOrEqualTo(java.time.Duration.ofMillis(500));
+  }
+
+  @Test
+  void insertsFailingStopTheReplayWithEveryDeadLetterStillThere() throws Exception {
+    Letters.createTarget(sql, "failing");
+    Letters.createDeadLetterTable(sql, "failing_dead");
+    Letters.insert(sql, "failing_dead", letters(91, 3, T0));
+    List<Map<String, String>> before = Letters.deadLetterRows(sql, "failing_dead");
+    try (FaultInjectingProxy proxy = FaultInjectingProxy.to(database.server().url())) {
+      proxy.failInserts(FaultInjectingProxy.Fault.HTTP_503);
+      Map<String, String> env = env("failing", "failing_dead");
+      env.put("CLICKHOUSE_URL", proxy.url());
+      env.put("MAX_RETRIES", "0");
+
+      Run run = Run.of(env, "table");
+
+      assertThat(run.exitCode()).as(run.toString()).isEqualTo(1);
+      assertThat(run.err())
+          .startsWith("replay stopped: ClickHouse did not take a batch: ")
+          .contains(
+              "Dead letters not replayed are still in "
+                  + database.name()
+                  + ".failing_dead (so far 0 written, 0 still do not fit)");
+    }
+    assertThat(Letters.deadLetterRows(sql, "failing_dead")).isEqualTo(before);
+    assertThat(sql.number("SELECT count() FROM failing")).isZero();
+  }
+
+  @Test
+  void wrongSettingsAreNamedOnOneLineBeforeAnythingIsRead() {
+    Map<String, String> noDeadLetterTable = env("t", "x");
+    noDeadLetterTable.remove("CLICKHOUSE_DEAD_LETTER_TABLE");
+    Run missing = Run.of(noDeadLetterTable, "table");
+    Run badTime = replay("t", "x", "--failedAfter=yesterday");
+    Run unknown = replay("t", "x", "--nope");
+    Run noCommand = Run.of(env("t", "x"));
+
+    assertThat(missing.exitCode()).isEqualTo(2);
+    assertThat(missing.err())
+        .isEqualTo(
+            "replay: CLICKHOUSE_DEAD_LETTER_TABLE: is required (the table to replay from)\n");
+    assertThat(badTime.exitCode()).isEqualTo(2);
+    assertThat(badTime.err()).contains("'yesterday' is not a time");
+    assertThat(unknown.exitCode()).isEqualTo(2);
+    assertThat(unknown.err()).contains("Unknown option: '--nope'");
+    assertThat(noCommand.exitCode()).isEqualTo(2);
+    assertThat(noCommand.err()).contains("name a command: table or subscription");
+  }
+
+  @Test
+  void aMissingDeadLetterTableIsAClearError() {
+    Letters.createTarget(sql, "lonely");
+    Run run = replay("lonely", "absent");
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.err())
+        .isEqualTo("replay: dead-letter table " + database.name() + ".absent does not exist\n");
+  }
+}
