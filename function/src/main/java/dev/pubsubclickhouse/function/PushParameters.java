@@ -27,16 +27,16 @@ public final class PushParameters {
   public static final Parameter BATCH_LINGER_MS =
       Parameter.of(
           "BATCH_LINGER_MS",
-          "2",
-          "While no INSERT is in flight, a batch goes once no new message has arrived for this"
-              + " long.");
+          "0",
+          "A batch waits at least this long from its first message (fewer, larger INSERTs for"
+              + " more latency); 0: it goes as soon as no INSERT is in flight.");
   public static final Parameter MAX_CONCURRENT_INSERTS =
       Parameter.of(
           "MAX_CONCURRENT_INSERTS",
           "2",
           "INSERTs in flight at once; a second one starts only for a full or overdue batch.");
   public static final Parameter MAX_INSERTS_PER_SECOND =
-      Parameter.of("MAX_INSERTS_PER_SECOND", "200", "Ceiling on INSERTs per second per instance.");
+      Parameter.of("MAX_INSERTS_PER_SECOND", "1000", "Ceiling on INSERTs per second per instance.");
   public static final Parameter MAX_PENDING_BYTES =
       Parameter.of(
           "MAX_PENDING_BYTES",

@@ -9,17 +9,18 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 /**
- * Gathers concurrent messages into batches, one INSERT each (group commit). A batch goes when it is
- * full, when its oldest message has waited {@code maxWait}, or, while no INSERT is in flight, once
- * no new message has arrived for {@code linger}; while an INSERT is in flight, new messages gather
- * for the next one. Pub/Sub push is a closed loop (a window of requests, each waiting for its
- * answer), so arrivals pause once every request in the window waits: the batch then takes the whole
- * window. One message at a time when it is quiet, hundreds when it is busy.
+ * Gathers concurrent messages into batches, one INSERT each (group commit), by {@link
+ * GroupCommitRule}: when no INSERT is in flight a batch goes at once; while one is in flight, new
+ * messages gather for the next. Pub/Sub push is a closed loop (a window of requests, each waiting
+ * for its answer), so a batch holds what arrived during the previous INSERT: one message when it is
+ * quiet, hundreds when it is busy, with no timer in between.
  *
  * <p>Admission is bounded by memory and count: beyond them {@link #offer} refuses at once and the
- * caller answers 429. The INSERT rate is bounded by {@code maxInsertsPerSecond}.
+ * caller answers 429. INSERTs start at least {@code pace} apart (the per-instance INSERT-rate
+ * ceiling, stretched by flow control when ClickHouse is under pressure).
  */
 public final class GroupCommitBatcher implements AutoCloseable {
   private final BatchPolicy policy;
@@ -28,29 +29,60 @@ public final class GroupCommitBatcher implements AutoCloseable {
   private final Condition changed = lock.newCondition();
   private final ArrayDeque<PendingMessage> queue = new ArrayDeque<>();
   private final List<Thread> flushers = new ArrayList<>();
-  private final long minInsertIntervalNanos;
+  private final GroupCommitRule rule;
+  private final LongSupplier pace;
+  private final LongSupplier clock;
   private long queuedRows;
   private long queuedBytes;
   private long heldBytes;
   private int heldMessages;
   private int insertsInFlight;
-  private long nextInsertAllowedNanos;
+  private long lastInsertStartNanos = Long.MIN_VALUE;
+  private long lastInsertEndNanos;
+  private long lastInsertNanos;
+  private int expectedBack;
   private boolean closing;
 
+  /** Paced by {@code policy.maxInsertsPerSecond()} alone. */
+  public GroupCommitBatcher(BatchPolicy policy, Consumer<List<PendingMessage>> writer) {
+    this(policy, fixedPace(policy), writer);
+  }
+
   /**
+   * @param pace the least time between the starts of two INSERTs, in nanoseconds, asked before
+   *     every INSERT
    * @param writer writes a batch and completes every message's answer; it must not throw
    */
-  public GroupCommitBatcher(BatchPolicy policy, Consumer<List<PendingMessage>> writer) {
+  public GroupCommitBatcher(
+      BatchPolicy policy, LongSupplier pace, Consumer<List<PendingMessage>> writer) {
+    this(policy, pace, System::nanoTime, writer);
+  }
+
+  /**
+   * @param clock {@link System#nanoTime}, the clock of {@link PendingMessage#enqueuedNanos}
+   */
+  GroupCommitBatcher(
+      BatchPolicy policy,
+      LongSupplier pace,
+      LongSupplier clock,
+      Consumer<List<PendingMessage>> writer) {
     this.policy = policy;
     this.writer = writer;
-    this.minInsertIntervalNanos =
-        TimeUnit.SECONDS.toNanos(1) / Math.max(1, policy.maxInsertsPerSecond());
+    this.rule = new GroupCommitRule(policy);
+    this.pace = pace;
+    this.clock = clock;
     for (int i = 0; i < policy.maxConcurrentInserts(); i++) {
       Thread flusher = new Thread(this::flushLoop, "batch-flusher-" + i);
       flusher.setDaemon(true);
       flushers.add(flusher);
       flusher.start();
     }
+  }
+
+  /** The interval {@code policy.maxInsertsPerSecond()} sets. */
+  public static LongSupplier fixedPace(BatchPolicy policy) {
+    long interval = TimeUnit.SECONDS.toNanos(1) / Math.max(1, policy.maxInsertsPerSecond());
+    return () -> interval;
   }
 
   /** Why a message was not admitted. */
@@ -77,8 +109,29 @@ public final class GroupCommitBatcher implements AutoCloseable {
       queuedBytes += message.rows().length;
       heldBytes += footprint;
       heldMessages++;
-      changed.signal();
+      boolean lastExpected = expectedBack == 1;
+      if (expectedBack > 0) {
+        expectedBack--;
+      }
+      // Only the first message, the last one expected back or a full batch can change what a
+      // waiting flusher decides; the others would wake it for nothing (a context switch each).
+      if (queue.size() == 1
+          || lastExpected
+          || queuedRows >= policy.maxRows()
+          || queuedBytes >= policy.maxBytes()) {
+        changed.signal();
+      }
       return Refusal.NONE;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Looks at the queue again: the pace may have changed. */
+  public void wake() {
+    lock.lock();
+    try {
+      changed.signalAll();
     } finally {
       lock.unlock();
     }
@@ -143,6 +196,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
       } catch (InterruptedException e) {
         return;
       }
+      long start = clock.getAsLong();
       try {
         writer.accept(batch);
       } catch (RuntimeException e) {
@@ -150,7 +204,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
       } finally {
         // A writer that failed to answer leaves the message to Pub/Sub, never unanswered.
         batch.forEach(message -> message.answer().complete(PushOutcome.UNAVAILABLE));
-        finished(batch);
+        finished(batch, start);
       }
     }
   }
@@ -160,32 +214,33 @@ public final class GroupCommitBatcher implements AutoCloseable {
     lock.lock();
     try {
       while (true) {
-        if (queue.isEmpty()) {
-          changed.await();
-          continue;
-        }
-        long now = System.nanoTime();
-        long waited = now - queue.peekFirst().enqueuedNanos();
-        long quiet = now - queue.peekLast().enqueuedNanos();
-        boolean full = queuedRows >= policy.maxRows() || queuedBytes >= policy.maxBytes();
-        boolean idle = insertsInFlight == 0;
-        boolean due =
-            closing
-                || full
-                || waited >= policy.maxWait().toNanos()
-                || (idle && quiet >= policy.linger().toNanos());
-        if (due && now >= nextInsertAllowedNanos) {
+        long now = clock.getAsLong();
+        GroupCommitRule.Decision decision =
+            rule.decide(
+                new GroupCommitRule.Queue(
+                    queue.size(),
+                    queuedRows,
+                    queuedBytes,
+                    queue.isEmpty() ? now : queue.peekFirst().enqueuedNanos(),
+                    insertsInFlight,
+                    lastInsertStartNanos,
+                    expectedBack,
+                    lastInsertEndNanos,
+                    lastInsertNanos,
+                    closing),
+                now,
+                queue.isEmpty() ? 0 : pace.getAsLong());
+        if (decision.send()) {
           insertsInFlight++;
-          nextInsertAllowedNanos = now + minInsertIntervalNanos;
+          lastInsertStartNanos = now;
+          expectedBack = 0; // who has not come back by now is not waited for again
           return takeBatch();
         }
-        long until =
-            due
-                ? nextInsertAllowedNanos - now
-                : Math.min(
-                    policy.maxWait().toNanos() - waited,
-                    idle ? policy.linger().toNanos() - quiet : Long.MAX_VALUE);
-        changed.awaitNanos(Math.max(until, 10_000));
+        if (decision.waitNanos() == GroupCommitRule.WAIT_FOR_SIGNAL) {
+          changed.await();
+        } else {
+          changed.awaitNanos(decision.waitNanos());
+        }
       }
     } finally {
       lock.unlock();
@@ -213,10 +268,13 @@ public final class GroupCommitBatcher implements AutoCloseable {
     return batch;
   }
 
-  private void finished(List<PendingMessage> batch) {
+  private void finished(List<PendingMessage> batch, long start) {
     lock.lock();
     try {
       insertsInFlight--;
+      lastInsertEndNanos = clock.getAsLong();
+      lastInsertNanos = lastInsertEndNanos - start;
+      expectedBack += batch.size();
       for (PendingMessage message : batch) {
         heldBytes -= message.footprintBytes();
         heldMessages--;

@@ -4,17 +4,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pubsubclickhouse.function.envelope.PushMessage;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
-/** Batch formation on its own; the writer here records batches instead of writing them. */
+/**
+ * Batch formation with real flusher threads; the writer here records batches instead of writing
+ * them. Every step waits on a latch or an answer, never on the clock: the timeouts below only stop
+ * a broken test, and are far longer than any wait the rule could choose.
+ */
 class GroupCommitBatcherTest {
+  private static final long PATIENT = 60;
   private final List<List<PendingMessage>> batches = new CopyOnWriteArrayList<>();
+  private final AtomicLong now = new AtomicLong(1_000_000_000L);
 
   private static BatchPolicy policy(
       int maxRows, long lingerMillis, long maxWaitMillis, int maxPending) {
@@ -30,15 +39,20 @@ class GroupCommitBatcherTest {
         Duration.ofSeconds(5));
   }
 
-  private static PendingMessage message(String id) {
+  private PendingMessage message(String id) {
     return new PendingMessage(
         new PushMessage(new byte[0], Map.of(), id, null, null, null, null),
         new byte[] {1},
         new int[] {0, 1},
         List.of(),
         null,
-        System.nanoTime(),
+        now.get(),
         new CompletableFuture<>());
+  }
+
+  /** A batcher on this test's clock, which moves only when the test moves it. */
+  private GroupCommitBatcher batcher(BatchPolicy policy, Consumer<List<PendingMessage>> writer) {
+    return new GroupCommitBatcher(policy, () -> 0, now::get, writer);
   }
 
   private void record(List<PendingMessage> batch) {
@@ -48,66 +62,107 @@ class GroupCommitBatcherTest {
 
   @Test
   void aFullBatchGoesAtOnceAndTheRestFollows() throws Exception {
-    try (GroupCommitBatcher batcher =
-        new GroupCommitBatcher(policy(3, 10_000, 10_000, 100), this::record)) {
+    try (GroupCommitBatcher batcher = batcher(policy(3, 10_000, 600_000, 100), this::record)) {
       List<PendingMessage> messages =
           List.of(message("1"), message("2"), message("3"), message("4"));
       messages.forEach(
           m -> assertThat(batcher.offer(m)).isEqualTo(GroupCommitBatcher.Refusal.NONE));
-      messages.get(2).answer().get(2, TimeUnit.SECONDS);
+      messages.get(2).answer().get(PATIENT, TimeUnit.SECONDS);
       assertThat(batches.get(0))
           .extracting(m -> m.message().messageId())
           .containsExactly("1", "2", "3");
-      assertThat(batcher.drain(2, TimeUnit.SECONDS)).isTrue();
+      assertThat(batcher.drain(PATIENT, TimeUnit.SECONDS)).isTrue();
       assertThat(batches.get(1)).extracting(m -> m.message().messageId()).containsExactly("4");
     }
   }
 
   @Test
-  void aLoneMessageGoesAfterTheLingerNotTheMaxWait() throws Exception {
-    try (GroupCommitBatcher batcher =
-        new GroupCommitBatcher(policy(1000, 5, 60_000, 100), this::record)) {
+  void aLoneMessageGoesAtOnceWithoutWaitingForTheClock() throws Exception {
+    // maxWait ten minutes: the clock never moves, so only the rule's "at once" can send it
+    try (GroupCommitBatcher batcher = batcher(policy(1000, 0, 600_000, 100), this::record)) {
       PendingMessage lone = message("lone");
-      long start = System.nanoTime();
       batcher.offer(lone);
-      assertThat(lone.answer().get(2, TimeUnit.SECONDS)).isEqualTo(PushOutcome.STORED);
-      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
+      assertThat(lone.answer().get(PATIENT, TimeUnit.SECONDS)).isEqualTo(PushOutcome.STORED);
+      assertThat(batches).hasSize(1);
     }
   }
 
   @Test
   void whileAnInsertIsInFlightNewMessagesGatherForTheNext() throws Exception {
+    CountDownLatch writing = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     try (GroupCommitBatcher batcher =
-        new GroupCommitBatcher(
-            policy(1000, 1, 60_000, 100),
+        batcher(
+            policy(1000, 0, 600_000, 100),
             batch -> {
               if (batches.isEmpty()) {
+                writing.countDown();
                 await(release);
+                now.addAndGet(3_000_000); // this INSERT took 3 ms
               }
               record(batch);
             })) {
       PendingMessage first = message("first");
       batcher.offer(first);
-      Thread.sleep(50); // the first batch is now held inside the writer
+      await(writing); // the first batch is now held inside the writer
+      List<PendingMessage> next = new ArrayList<>();
       for (int i = 0; i < 5; i++) {
-        batcher.offer(message("next-" + i));
+        next.add(message("next-" + i));
+        batcher.offer(next.get(i));
       }
-      Thread.sleep(50);
       release.countDown();
-      assertThat(batcher.drain(2, TimeUnit.SECONDS)).isTrue();
+      awaitWaiting(batcher, 5);
+      // The first message's sender is expected back, and the clock stands still: nothing can go
+      // until it is back, and then everything goes as one batch.
+      assertThat(first.answer()).isCompletedWithValue(PushOutcome.STORED);
+      PendingMessage back = message("back");
+      batcher.offer(back);
+      back.answer().get(PATIENT, TimeUnit.SECONDS);
     }
     assertThat(batches).hasSize(2);
-    assertThat(batches.get(0)).hasSize(1);
-    assertThat(batches.get(1)).hasSize(5);
+    assertThat(batches.get(0)).extracting(m -> m.message().messageId()).containsExactly("first");
+    assertThat(batches.get(1))
+        .extracting(m -> m.message().messageId())
+        .containsExactly("next-0", "next-1", "next-2", "next-3", "next-4", "back");
+  }
+
+  @Test
+  void theBatchGoesWithoutTheRequestsThatDoNotComeBackOnceTwiceTheInsertHasPassed()
+      throws Exception {
+    CountDownLatch writing = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    try (GroupCommitBatcher batcher =
+        batcher(
+            policy(1000, 0, 600_000, 100),
+            batch -> {
+              if (batches.isEmpty()) {
+                writing.countDown();
+                await(release);
+                now.addAndGet(3_000_000); // this INSERT took 3 ms
+              }
+              record(batch);
+            })) {
+      batcher.offer(message("a"));
+      await(writing);
+      PendingMessage waiting = message("waiting");
+      batcher.offer(waiting);
+      release.countDown();
+      awaitWaiting(batcher, 1);
+      // "a" is answered and never comes back; "waiting" waits 6 ms, twice the INSERT
+      batcher.wake();
+      assertThat(waiting.answer()).isNotDone();
+      now.addAndGet(6_000_000);
+      batcher.wake();
+      assertThat(waiting.answer().get(PATIENT, TimeUnit.SECONDS)).isEqualTo(PushOutcome.STORED);
+    }
   }
 
   @Test
   void beyondTheWaitingBoundOffersAreRefusedAtOnce() throws Exception {
     CountDownLatch release = new CountDownLatch(1);
     try (GroupCommitBatcher batcher =
-        new GroupCommitBatcher(
-            policy(1000, 1, 60_000, 2),
+        batcher(
+            policy(1000, 0, 600_000, 2),
             batch -> {
               await(release);
               record(batch);
@@ -116,7 +171,7 @@ class GroupCommitBatcherTest {
       assertThat(batcher.offer(message("2"))).isEqualTo(GroupCommitBatcher.Refusal.NONE);
       assertThat(batcher.offer(message("3"))).isEqualTo(GroupCommitBatcher.Refusal.FULL);
       release.countDown();
-      assertThat(batcher.drain(2, TimeUnit.SECONDS)).isTrue();
+      assertThat(batcher.drain(PATIENT, TimeUnit.SECONDS)).isTrue();
       assertThat(batcher.offer(message("4"))).isEqualTo(GroupCommitBatcher.Refusal.CLOSING);
     }
   }
@@ -124,20 +179,28 @@ class GroupCommitBatcherTest {
   @Test
   void aWriterThatThrowsStillAnswersEveryMessage() throws Exception {
     try (GroupCommitBatcher batcher =
-        new GroupCommitBatcher(
-            policy(1000, 1, 60_000, 10),
+        batcher(
+            policy(1000, 0, 600_000, 10),
             batch -> {
               throw new IllegalStateException("bug");
             })) {
       PendingMessage message = message("1");
       batcher.offer(message);
-      assertThat(message.answer().get(2, TimeUnit.SECONDS)).isEqualTo(PushOutcome.UNAVAILABLE);
+      assertThat(message.answer().get(PATIENT, TimeUnit.SECONDS))
+          .isEqualTo(PushOutcome.UNAVAILABLE);
+    }
+  }
+
+  /** Until exactly {@code count} messages are held (the batch before them has been answered). */
+  private static void awaitWaiting(GroupCommitBatcher batcher, int count) {
+    while (batcher.waiting() != count) {
+      Thread.yield();
     }
   }
 
   private static void await(CountDownLatch latch) {
     try {
-      latch.await(5, TimeUnit.SECONDS);
+      latch.await(PATIENT, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
