@@ -36,7 +36,20 @@ public final class PushParameters {
           "2",
           "INSERTs in flight at once; a second one starts only for a full or overdue batch.");
   public static final Parameter MAX_INSERTS_PER_SECOND =
-      Parameter.of("MAX_INSERTS_PER_SECOND", "1000", "Ceiling on INSERTs per second per instance.");
+      Parameter.of("MAX_INSERTS_PER_SECOND", "500", "Ceiling on INSERTs per second per instance.");
+  public static final Parameter TABLE_MAX_INSERTS_PER_SECOND =
+      Parameter.of(
+          "TABLE_MAX_INSERTS_PER_SECOND",
+          "500",
+          "Ceiling on INSERTs (new parts) per second into the target table from every instance"
+              + " together, as ClickHouse counts them; each instance takes its share. 0: none.");
+  public static final Parameter TABLE_WATCH_INTERVAL_MS =
+      Parameter.of(
+          "TABLE_WATCH_INTERVAL_MS",
+          "2000",
+          "How often each instance reads the target table's parts, merges and new parts per"
+              + " second from ClickHouse (4 times as often under part pressure) for flow control;"
+              + " 0 turns flow control off.");
   public static final Parameter MAX_PENDING_BYTES =
       Parameter.of(
           "MAX_PENDING_BYTES",
@@ -105,6 +118,8 @@ public final class PushParameters {
             BATCH_LINGER_MS,
             MAX_CONCURRENT_INSERTS,
             MAX_INSERTS_PER_SECOND,
+            TABLE_MAX_INSERTS_PER_SECOND,
+            TABLE_WATCH_INTERVAL_MS,
             MAX_PENDING_BYTES,
             MAX_PENDING_MESSAGES,
             ANSWER_TIMEOUT_MS,

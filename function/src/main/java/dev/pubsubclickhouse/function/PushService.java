@@ -9,6 +9,9 @@ import dev.pubsubclickhouse.core.schema.SchemaReader;
 import dev.pubsubclickhouse.function.envelope.PayloadDecompressor;
 import dev.pubsubclickhouse.function.envelope.PushMessage;
 import dev.pubsubclickhouse.function.envelope.PushRequestParser;
+import dev.pubsubclickhouse.function.flow.FlowControl;
+import dev.pubsubclickhouse.function.flow.FlowGate;
+import dev.pubsubclickhouse.function.flow.TableLoadReader;
 import dev.pubsubclickhouse.function.ingest.AnswerDeadlines;
 import dev.pubsubclickhouse.function.ingest.BatchWriter;
 import dev.pubsubclickhouse.function.ingest.GroupCommitBatcher;
@@ -24,6 +27,7 @@ import dev.pubsubclickhouse.function.sinks.ErrorSink;
 import dev.pubsubclickhouse.function.sinks.ErrorTableSink;
 import java.io.IOException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,6 +42,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * and the metrics, built once per process and shared by every request thread.
  */
 public final class PushService {
+  /** Flow control never spaces INSERTs further apart than this. */
+  private static final Duration MAX_PACE = Duration.ofSeconds(10);
+
   private static volatile PushService shared;
 
   private final PushConfig config;
@@ -49,6 +56,7 @@ public final class PushService {
   private final Metrics metrics;
   private final DeadLetterTopicSink topicSink;
   private final ScheduledExecutorService housekeeping;
+  private final ScheduledExecutorService tableWatch;
   private final AtomicInteger activeRequests = new AtomicInteger();
   private final RequestMemoryBudget requestMemory;
   private volatile boolean accepting = true;
@@ -60,7 +68,8 @@ public final class PushService {
       GroupCommitBatcher batcher,
       AnswerDeadlines deadlines,
       Metrics metrics,
-      DeadLetterTopicSink topicSink) {
+      DeadLetterTopicSink topicSink,
+      FlowGate gate) {
     this.config = config;
     this.client = client;
     this.ingestor = ingestor;
@@ -76,17 +85,25 @@ public final class PushService {
         "request-memory-bytes",
         "Memory reserved by requests in progress (4 bytes per body byte).",
         requestMemory::reserved);
-    this.housekeeping =
-        Executors.newSingleThreadScheduledExecutor(
-            task -> {
-              Thread thread = new Thread(task, "housekeeping");
-              thread.setDaemon(true);
-              return thread;
-            });
+    this.housekeeping = daemonScheduler("housekeeping");
     long every = config.summaryInterval().toSeconds();
     housekeeping.scheduleAtFixedRate(this::logSummary, every, every, TimeUnit.SECONDS);
     long sweep = AnswerDeadlines.SWEEP_INTERVAL.toMillis();
     housekeeping.scheduleAtFixedRate(deadlines::sweep, sweep, sweep, TimeUnit.MILLISECONDS);
+    // Its own thread: a query that hangs must not hold up the answer deadlines.
+    this.tableWatch = gate == null ? null : daemonScheduler("table-watch");
+    if (gate != null) {
+      gate.start(tableWatch);
+    }
+  }
+
+  private static ScheduledExecutorService daemonScheduler(String name) {
+    return Executors.newSingleThreadScheduledExecutor(
+        task -> {
+          Thread thread = new Thread(task, name);
+          thread.setDaemon(true);
+          return thread;
+        });
   }
 
   /**
@@ -125,13 +142,33 @@ public final class PushService {
       MessageEncoder encoder =
           new MessageEncoder(
               new PayloadDecompressor(config.maxDecompressedBytes()), metrics, Clock.systemUTC());
-      GroupCommitBatcher batcher =
-          new GroupCommitBatcher(
-              config.batch(), new BatchWriter(table, inserter, encoder, sinks, metrics));
+      BatchWriter writer = new BatchWriter(table, inserter, encoder, sinks, metrics);
+      GroupCommitBatcher batcher;
+      FlowGate gate = null;
+      if (config.flow().enabled()) {
+        FlowControl control =
+            new FlowControl(
+                config.batch().maxInsertsPerSecond(),
+                config.flow().tableMaxInsertsPerSecond(),
+                Math.min(MAX_PACE.toNanos(), config.batch().answerTimeout().toNanos() / 2));
+        TableLoadReader reader = new TableLoadReader(client, config.clickHouse().table());
+        gate = new FlowGate(control, reader::read, writer, metrics, config.flow());
+        batcher = new GroupCommitBatcher(config.batch(), gate::paceNanos, gate);
+        gate.whenPaceFalls(batcher::wake);
+      } else {
+        batcher = new GroupCommitBatcher(config.batch(), writer);
+      }
       AnswerDeadlines deadlines = new AnswerDeadlines(config.batch().answerTimeout());
-      Ingestor ingestor = new Ingestor(table, encoder, batcher, deadlines, metrics);
+      Ingestor ingestor =
+          new Ingestor(
+              table,
+              encoder,
+              batcher,
+              deadlines,
+              metrics,
+              gate == null ? () -> true : gate::admits);
       PushService service =
-          new PushService(config, client, ingestor, batcher, deadlines, metrics, topicSink);
+          new PushService(config, client, ingestor, batcher, deadlines, metrics, topicSink, gate);
       JsonLog.info("push service ready", service.describe(sinks));
       return service;
     } catch (RuntimeException | IOException e) {
@@ -222,6 +259,9 @@ public final class PushService {
       Thread.currentThread().interrupt();
     }
     housekeeping.shutdownNow();
+    if (tableWatch != null) {
+      tableWatch.shutdownNow();
+    }
     logSummary();
     JsonLog.info(
         "push service stopped", Map.of("drained", drained, "unanswered", activeRequests.get()));
@@ -241,6 +281,8 @@ public final class PushService {
     fields.put("batchMaxRows", config.batch().maxRows());
     fields.put("batchMaxWaitMs", config.batch().maxWait().toMillis());
     fields.put("asyncInsert", config.clickHouse().insertOptions().asyncInsert());
+    fields.put("tableMaxInsertsPerSecond", config.flow().tableMaxInsertsPerSecond());
+    fields.put("tableWatchIntervalMs", config.flow().watchInterval().toMillis());
     return fields;
   }
 }

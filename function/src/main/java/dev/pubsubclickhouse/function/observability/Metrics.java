@@ -43,6 +43,11 @@ public final class Metrics {
           new long[] {1, 10, 50, 100, 250, 500, 1000, 5000, 10000, 50000});
   public final Counter deadLettered = counter("dead-lettered", "Messages sent to the error sinks.");
   public final Counter overloaded = counter("overloaded", "Requests refused with 429.");
+  public final Counter throttled =
+      counter(
+          "throttled",
+          "Of those, refused because the target table has nearly as many parts as ClickHouse"
+              + " allows.");
   public final Counter unavailable = counter("unavailable", "Requests answered 503.");
   public final Counter badRequests =
       counter("bad-requests", "Requests that were not push requests.");
