@@ -62,19 +62,36 @@ final class Ledger {
     List<String> lines = new ArrayList<>(count);
     for (int i = 1; i <= count; i++) {
       int seq = i % 10 == 0 ? -1 : i;
-      lines.add(
-          "{\"id\":\""
-              + id(i)
-              + "\",\"seq\":"
-              + seq
-              + ",\"body\":\"message "
-              + i
-              + " of "
-              + count
-              + " with a little text to make it a realistic size\"}");
+      lines.add("{\"id\":\"" + id(i) + "\",\"seq\":" + seq + ",\"body\":\"" + body(i) + "\"}");
     }
     Files.write(file, lines, StandardCharsets.UTF_8);
     return file;
+  }
+
+  private String body(int i) {
+    return "message " + i + " of " + count + " with a little text to make it a realistic size";
+  }
+
+  /**
+   * Rows of the target table whose values are not the ones the message carried (id, seq, body as
+   * TabSeparated lines); empty when every stored row is exactly what was sent.
+   */
+  List<String> alteredRows(Sql sql, String target) {
+    List<String> altered = new ArrayList<>();
+    for (String row :
+        sql.query("SELECT id, seq, body FROM " + target + " FORMAT TSV").split("\n")) {
+      if (row.isEmpty()) {
+        continue;
+      }
+      String[] values = row.split("\t", -1);
+      int i = Integer.parseInt(values[0].substring(2));
+      if (!values[0].equals(id(i))
+          || !values[1].equals(Integer.toString(i))
+          || !values[2].equals(body(i))) {
+        altered.add(row);
+      }
+    }
+    return altered;
   }
 
   /** Where every message ended; {@link #missing} must be empty. */
