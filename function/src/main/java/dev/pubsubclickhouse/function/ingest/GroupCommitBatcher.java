@@ -32,6 +32,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
   private final GroupCommitRule rule;
   private final LongSupplier pace;
   private final LongSupplier clock;
+  private final ReturnTime returnTime;
   private long queuedRows;
   private long queuedBytes;
   private long heldBytes;
@@ -71,6 +72,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
     this.rule = new GroupCommitRule(policy);
     this.pace = pace;
     this.clock = clock;
+    this.returnTime = new ReturnTime(policy.maxWait().toNanos());
     for (int i = 0; i < policy.maxConcurrentInserts(); i++) {
       Thread flusher = new Thread(this::flushLoop, "batch-flusher-" + i);
       flusher.setDaemon(true);
@@ -112,6 +114,9 @@ public final class GroupCommitBatcher implements AutoCloseable {
       boolean lastExpected = expectedBack == 1;
       if (expectedBack > 0) {
         expectedBack--;
+        if (lastExpected) {
+          returnTime.allBack(clock.getAsLong() - lastInsertEndNanos);
+        }
       }
       // Only the first message, the last one expected back or a full batch can change what a
       // waiting flusher decides; the others would wake it for nothing (a context switch each).
@@ -215,6 +220,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
     try {
       while (true) {
         long now = clock.getAsLong();
+        long patience = returnTime.patience(lastInsertNanos);
         GroupCommitRule.Decision decision =
             rule.decide(
                 new GroupCommitRule.Queue(
@@ -226,11 +232,14 @@ public final class GroupCommitBatcher implements AutoCloseable {
                     lastInsertStartNanos,
                     expectedBack,
                     lastInsertEndNanos,
-                    lastInsertNanos,
+                    patience,
                     closing),
                 now,
                 queue.isEmpty() ? 0 : pace.getAsLong());
         if (decision.send()) {
+          if (expectedBack > 0 && insertsInFlight == 0 && now - lastInsertEndNanos >= patience) {
+            returnTime.gaveUp(now - lastInsertEndNanos);
+          }
           insertsInFlight++;
           lastInsertStartNanos = now;
           expectedBack = 0; // who has not come back by now is not waited for again

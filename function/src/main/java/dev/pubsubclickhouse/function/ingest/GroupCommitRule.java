@@ -8,9 +8,9 @@ package dev.pubsubclickhouse.function.ingest;
  *   <li>No INSERT in flight: the batch goes at once, unless requests are expected back. Pub/Sub
  *       push is a closed loop: it sends the next message of its window when it gets an answer. So
  *       when a batch of N requests has been answered, N requests are expected back; while the
- *       batcher is idle it waits for them, at most twice as long as the last INSERT took, then
- *       sends everything at once. With one request in flight the one expected back is the one that
- *       arrives: a lone request waits for nothing but its own INSERT.
+ *       batcher is idle it waits for them, but no longer than they have been taking ({@link
+ *       ReturnTime}), then sends everything at once. With one request in flight the one expected
+ *       back is the one that arrives: a lone request waits for nothing but its own INSERT.
  *   <li>An INSERT in flight: the next batch gathers until that INSERT ends; a second one starts
  *       beside it only for a batch that is full or overdue ({@code maxWait}).
  *   <li>INSERTs from this instance start at least {@code minIntervalNanos} apart: the INSERT-rate
@@ -26,13 +26,6 @@ final class GroupCommitRule {
   /** Waits no longer than this before looking again (nothing scheduled; woken by a signal). */
   static final long WAIT_FOR_SIGNAL = Long.MAX_VALUE;
 
-  /**
-   * How long an idle batcher waits for the requests expected back, in units of the last INSERT's
-   * duration. Answering a batch and receiving the next requests takes about as long as the INSERT
-   * under load (both are mostly this instance's CPU work per message).
-   */
-  static final long PATIENCE_PER_INSERT = 2;
-
   private final BatchPolicy policy;
 
   GroupCommitRule(BatchPolicy policy) {
@@ -47,7 +40,7 @@ final class GroupCommitRule {
    * @param lastInsertStartNanos when the last INSERT started, or {@link Long#MIN_VALUE} for never
    * @param expectedBack requests answered since the last INSERT started that have not come back
    * @param lastInsertEndNanos when the last INSERT ended
-   * @param lastInsertNanos how long the last INSERT took
+   * @param patienceNanos how long after that to wait for the requests expected back
    */
   record Queue(
       int messages,
@@ -58,7 +51,7 @@ final class GroupCommitRule {
       long lastInsertStartNanos,
       int expectedBack,
       long lastInsertEndNanos,
-      long lastInsertNanos,
+      long patienceNanos,
       boolean closing) {}
 
   /**
@@ -73,6 +66,9 @@ final class GroupCommitRule {
     }
   }
 
+  /**
+   * @param minIntervalNanos the least time between the starts of two INSERTs
+   */
   Decision decide(Queue queue, long now, long minIntervalNanos) {
     if (queue.messages() == 0) {
       return Decision.waitFor(WAIT_FOR_SIGNAL);
@@ -88,7 +84,7 @@ final class GroupCommitRule {
     } else if (queue.insertsInFlight() == 0) {
       readyAt = queue.oldestEnqueuedNanos() + policy.linger().toNanos();
       if (queue.expectedBack() > 0) {
-        long backBy = queue.lastInsertEndNanos() + PATIENCE_PER_INSERT * queue.lastInsertNanos();
+        long backBy = queue.lastInsertEndNanos() + queue.patienceNanos();
         if (backBy - readyAt > 0) {
           readyAt = backBy;
         }

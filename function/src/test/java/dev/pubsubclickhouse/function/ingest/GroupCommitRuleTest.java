@@ -34,17 +34,17 @@ class GroupCommitRuleTest {
   }
 
   private static GroupCommitRule.Queue expecting(
-      int messages, long since, int expectedBack, long lastEnd, long lastInsertNanos) {
+      int messages, long since, int expectedBack, long lastEnd, long patience) {
     return new GroupCommitRule.Queue(
         messages,
         messages,
         10L * messages,
         since,
         0,
-        lastEnd - lastInsertNanos,
+        lastEnd - MS,
         expectedBack,
         lastEnd,
-        lastInsertNanos,
+        patience,
         false);
   }
 
@@ -58,7 +58,7 @@ class GroupCommitRuleTest {
         lastStart,
         q.expectedBack(),
         q.lastInsertEndNanos(),
-        q.lastInsertNanos(),
+        q.patienceNanos(),
         q.closing());
   }
 
@@ -91,24 +91,24 @@ class GroupCommitRuleTest {
   }
 
   @Test
-  void requestsExpectedBackAreWaitedForAtMostTwiceTheLastInsert() {
-    // the last INSERT took 3 ms and ended at 100 ms; 40 of its requests have not come back
-    GroupCommitRule.Queue waiting = expecting(50, 99 * MS, 40, 100 * MS, 3 * MS);
+  void requestsExpectedBackAreWaitedForUntilThePatienceRunsOut() {
+    // the last INSERT ended at 100 ms; 40 of its requests have not come back; patience 6 ms
+    GroupCommitRule.Queue waiting = expecting(50, 99 * MS, 40, 100 * MS, 6 * MS);
     assertThat(rule.decide(waiting, 101 * MS, 0)).isEqualTo(waitFor(5 * MS));
     assertThat(rule.decide(waiting, 106 * MS, 0)).isEqualTo(GroupCommitRule.Decision.SEND);
     // once all are back the batch goes at once
-    GroupCommitRule.Queue allBack = expecting(90, 99 * MS, 0, 100 * MS, 3 * MS);
+    GroupCommitRule.Queue allBack = expecting(90, 99 * MS, 0, 100 * MS, 6 * MS);
     assertThat(rule.decide(allBack, 101 * MS, 0)).isEqualTo(GroupCommitRule.Decision.SEND);
   }
 
   @Test
   void waitingForRequestsExpectedBackNeverPassesMaxWaitNorHoldsAFullBatch() {
-    // an INSERT of 800 ms ended at 1000 ms: twice that would be 1.6 s more, but the oldest message
-    // (at 600 ms) is overdue at 1600 ms
-    GroupCommitRule.Queue slow = expecting(3, 600 * MS, 5, 1000 * MS, 800 * MS);
+    // the last INSERT ended at 1000 ms and the patience is 1.6 s, but the oldest message (at 600
+    // ms) is overdue at 1600 ms
+    GroupCommitRule.Queue slow = expecting(3, 600 * MS, 5, 1000 * MS, 1600 * MS);
     assertThat(rule.decide(slow, 1001 * MS, 0)).isEqualTo(waitFor(599 * MS));
     assertThat(rule.decide(slow, 1600 * MS, 0)).isEqualTo(GroupCommitRule.Decision.SEND);
-    assertThat(rule.decide(expecting(100, 1000 * MS, 5, 1000 * MS, 3 * MS), 1000 * MS, 0))
+    assertThat(rule.decide(expecting(100, 1000 * MS, 5, 1000 * MS, 6 * MS), 1000 * MS, 0))
         .isEqualTo(GroupCommitRule.Decision.SEND);
   }
 
