@@ -77,13 +77,20 @@ class GroupCommitBatcherTest {
   }
 
   @Test
-  void aLoneMessageGoesAtOnceWithoutWaitingForTheClock() throws Exception {
-    // maxWait ten minutes: the clock never moves, so only the rule's "at once" can send it
-    try (GroupCommitBatcher batcher = batcher(policy(1000, 0, 600_000, 100), this::record)) {
+  void aLoneMessageIsWrittenAtOnceByItsOwnCaller() throws Exception {
+    // maxWait ten minutes and a clock that never moves: only the rule's "at once" can send it
+    List<Thread> writers = new CopyOnWriteArrayList<>();
+    try (GroupCommitBatcher batcher =
+        batcher(
+            policy(1000, 0, 600_000, 100),
+            batch -> {
+              writers.add(Thread.currentThread());
+              record(batch);
+            })) {
       PendingMessage lone = message("lone");
       batcher.offer(lone);
-      assertThat(lone.answer().get(PATIENT, TimeUnit.SECONDS)).isEqualTo(PushOutcome.STORED);
-      assertThat(batches).hasSize(1);
+      assertThat(lone.answer()).isCompletedWithValue(PushOutcome.STORED);
+      assertThat(writers).containsExactly(Thread.currentThread());
     }
   }
 
@@ -103,7 +110,7 @@ class GroupCommitBatcherTest {
               record(batch);
             })) {
       PendingMessage first = message("first");
-      batcher.offer(first);
+      offerFromAnotherThread(batcher, first);
       await(writing); // the first batch is now held inside the writer
       List<PendingMessage> next = new ArrayList<>();
       for (int i = 0; i < 5; i++) {
@@ -142,7 +149,7 @@ class GroupCommitBatcherTest {
               }
               record(batch);
             })) {
-      batcher.offer(message("a"));
+      offerFromAnotherThread(batcher, message("a"));
       await(writing);
       PendingMessage waiting = message("waiting");
       batcher.offer(waiting);
@@ -167,7 +174,8 @@ class GroupCommitBatcherTest {
               await(release);
               record(batch);
             })) {
-      assertThat(batcher.offer(message("1"))).isEqualTo(GroupCommitBatcher.Refusal.NONE);
+      offerFromAnotherThread(batcher, message("1")); // held in the writer by its own caller
+      awaitWaiting(batcher, 1);
       assertThat(batcher.offer(message("2"))).isEqualTo(GroupCommitBatcher.Refusal.NONE);
       assertThat(batcher.offer(message("3"))).isEqualTo(GroupCommitBatcher.Refusal.FULL);
       release.countDown();
@@ -189,6 +197,13 @@ class GroupCommitBatcherTest {
       assertThat(message.answer().get(PATIENT, TimeUnit.SECONDS))
           .isEqualTo(PushOutcome.UNAVAILABLE);
     }
+  }
+
+  /** Offers on a thread of its own: the caller that writes the batch may be held in the writer. */
+  private static void offerFromAnotherThread(GroupCommitBatcher batcher, PendingMessage message) {
+    Thread caller = new Thread(() -> batcher.offer(message));
+    caller.setDaemon(true);
+    caller.start();
   }
 
   /** Until exactly {@code count} messages are held (the batch before them has been answered). */
