@@ -7,10 +7,11 @@ package dev.pubsubclickhouse.function.ingest;
  * <ul>
  *   <li>No INSERT in flight: the batch goes at once, unless requests are expected back. Pub/Sub
  *       push is a closed loop: it sends the next message of its window when it gets an answer. So
- *       when a batch of N requests has been answered, N requests are expected back; while the
- *       batcher is idle it waits for them, but no longer than they have been taking ({@link
- *       ReturnTime}), then sends everything at once. With one request in flight the one expected
- *       back is the one that arrives: a lone request waits for nothing but its own INSERT.
+ *       when a batch of N requests has been answered, N requests are expected back (95% of them
+ *       when N is large, so that a few stragglers do not hold up the rest); while the batcher is
+ *       idle it waits for them, but no longer than they have been taking ({@link ReturnTime}), then
+ *       sends everything at once. With one request in flight the one expected back is the one that
+ *       arrives: a lone request waits for nothing but its own INSERT.
  *   <li>An INSERT in flight: the next batch gathers until that INSERT ends; a second one starts
  *       beside it only for a batch that is full or overdue ({@code maxWait}).
  *   <li>INSERTs from this instance start at least {@code minIntervalNanos} apart: the INSERT-rate
@@ -38,7 +39,8 @@ final class GroupCommitRule {
    * @param oldestEnqueuedNanos when the first queued message arrived (meaningless when empty)
    * @param insertsInFlight INSERTs that have started and not ended
    * @param lastInsertStartNanos when the last INSERT started, or {@link Long#MIN_VALUE} for never
-   * @param expectedBack requests answered since the last INSERT started that have not come back
+   * @param expectedBack requests still expected back from the batches answered since the last
+   *     INSERT started
    * @param lastInsertEndNanos when the last INSERT ended
    * @param patienceNanos how long after that to wait for the requests expected back
    */

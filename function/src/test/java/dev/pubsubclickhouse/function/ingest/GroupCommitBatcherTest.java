@@ -165,6 +165,43 @@ class GroupCommitBatcherTest {
   }
 
   @Test
+  void aLargeBatchDoesNotWaitForItsLastFewStragglers() throws Exception {
+    CountDownLatch writing = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    try (GroupCommitBatcher batcher =
+        batcher(
+            policy(1000, 0, 600_000, 1000),
+            batch -> {
+              if (batches.isEmpty()) {
+                writing.countDown();
+                await(release);
+              }
+              now.addAndGet(3_000_000); // every INSERT takes 3 ms
+              record(batch);
+            })) {
+      offerFromAnotherThread(batcher, message("blocker"));
+      await(writing);
+      for (int i = 0; i < 39; i++) {
+        batcher.offer(message("a" + i));
+      }
+      release.countDown();
+      awaitWaiting(batcher, 39);
+      batcher.offer(message("blocker-back")); // the 40 go together, written by this caller
+      assertThat(batches).hasSize(2);
+      // 40 answered: 38 are expected back (two may straggle); the clock stands still, so only
+      // the 38th arrival can send the batch
+      for (int i = 0; i < 37; i++) {
+        batcher.offer(message("b" + i));
+      }
+      assertThat(batches).hasSize(2);
+      batcher.offer(message("b37"));
+      assertThat(batches).hasSize(3);
+    }
+    assertThat(batches.get(1)).hasSize(40);
+    assertThat(batches.get(2)).hasSize(38);
+  }
+
+  @Test
   void beyondTheWaitingBoundOffersAreRefusedAtOnce() throws Exception {
     CountDownLatch release = new CountDownLatch(1);
     try (GroupCommitBatcher batcher =
