@@ -133,6 +133,13 @@ class PartSampler(threading.Thread):
             self.stopping.wait(0.5)
 
 
+def newest_block():
+    """The fleet table's newest block number: it grows by one for every part an INSERT (or an
+    asynchronous insert's flush) writes, whatever merges do."""
+    return int(ch("SELECT max(max_block_number) FROM system.parts WHERE database = 'bench'"
+                  " AND table = '%s' AND active" % FLEET_TABLE).strip() or 0)
+
+
 def server_events():
     row = ch_row("SELECT sumIf(value, event = 'DelayedInserts'), sumIf(value, event ="
                  " 'RejectedInserts') FROM system.events")
@@ -216,6 +223,7 @@ def measure_fleet(args, chpid, size, mode, env_extra):
         time.sleep(1)
         ch("TRUNCATE TABLE bench.%s" % FLEET_TABLE)
         events0 = server_events()
+        block0 = newest_block()
         cpu0 = sum(cpu_seconds(s.process.pid) for s in servers)
         chcpu0 = cpu_seconds(chpid)
         started = time.monotonic()
@@ -234,6 +242,7 @@ def measure_fleet(args, chpid, size, mode, env_extra):
         sampler.stopping.set()
         sampler.join()
         events1 = server_events()
+        block1 = newest_block()
         inserts = insert_series(t0, t1)
         accounts = [account(out_dir, "%s%d" % (tag, i)) for i in range(size)]
         throttled = 0
@@ -265,6 +274,7 @@ def measure_fleet(args, chpid, size, mode, env_extra):
         "throttled_by_flow_control": throttled,
         "p50_ms": merged_percentile(results, 0.5), "p99_ms": merged_percentile(results, 0.99),
         "inserts": inserts["inserts"], "inserts_per_s": inserts["inserts"] / seconds,
+        "parts_written": block1 - block0, "parts_written_per_s": (block1 - block0) / seconds,
         "inserts_per_second_busiest": inserts["inserts_per_second_busiest"],
         "rows_per_insert": inserts["inserted_rows"] / max(inserts["inserts"], 1),
         "failed_inserts": inserts["failed_inserts"], "too_many_parts": inserts["too_many_parts"],

@@ -77,19 +77,22 @@ def print_fleet(fleet):
           " (%s); table budget %d INSERTs/s" % (
               fleet["concurrency"], fleet["duration"], fleet["cpus"],
               fleet["rows"][0]["cpu_share"] if fleet["rows"] else "-", fleet["budget"]))
-    header = ("%-9s %4s %8s %8s %8s %9s %9s %7s %7s %6s %6s %5s %5s %5s" % (
-        "mode", "inst", "msg/s", "p50 ms", "p99 ms", "INSERT/s", "rows/ins", "parts", "delayed",
-        "429", "5xx", "252", "lost", "dups"))
+    header = ("%-9s %4s %8s %8s %8s %9s %8s %9s %7s %7s %6s %6s %5s %5s %5s" % (
+        "mode", "inst", "msg/s", "p50 ms", "p99 ms", "INSERT/s", "parts/s", "rows/ins", "parts",
+        "delayed", "429", "5xx", "252", "lost", "dups"))
     print(header)
     print("-" * len(header))
     for r in fleet["rows"]:
-        print("%-9s %4d %8.0f %8.1f %8.1f %9.1f %9.1f %7d %7d %6d %6d %5d %5d %5d" % (
+        print("%-9s %4d %8.0f %8.1f %8.1f %9.1f %8.1f %9.1f %7d %7d %6d %6d %5d %5d %5d" % (
             r["mode"], r["instances"], r["msgs_per_s"], r["p50_ms"] or 0, r["p99_ms"] or 0,
-            r["inserts_per_s"], r["rows_per_insert"], r["partition_parts_max"],
+            r["inserts_per_s"], r.get("parts_written_per_s", 0), r["rows_per_insert"],
+            r["partition_parts_max"],
             r["delayed_inserts"], r["refusals_429"], r["failures"], r["too_many_parts"],
             r["lost"], r["duplicate_rows"]))
-    print("(parts: most active parts in a partition, sampled every 0.5 s; delayed: the server's"
-          " DelayedInserts; lost: acknowledged ids not in the table; dups: rows stored twice)")
+    print("(INSERT/s: INSERT queries; parts/s: parts written, by the table's block numbers (with"
+          " async inserts, ClickHouse's flushes); parts: most active parts in a partition, sampled"
+          " every 0.5 s; delayed: the server's DelayedInserts; lost: acknowledged ids not in the"
+          " table; dups: rows stored twice)")
 
 
 def print_others(results, cost):
@@ -220,15 +223,17 @@ def render_markdown(results):
     fleet = results.get("fleet")
     if fleet:
         out.append("| mode | instances | msg/s | p50 ms | p99 ms | INSERTs/s | busiest second"
-                   " | rows/INSERT | most parts in a partition | delayed INSERTs | 429 | 5xx"
-                   " | 252 | lost | service CPU s | ClickHouse CPU s |")
-        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+                   " | parts written/s | rows/INSERT | most parts in a partition | delayed INSERTs"
+                   " | 429 | 5xx | 252 | lost | service CPU s | ClickHouse CPU s |")
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+                   "---:|---:|")
         for r in fleet["rows"]:
-            out.append("| %s | %d | %s | %.1f | %.1f | %.1f | %s | %.1f | %d | %d | %d | %d | %d"
-                       " | %d | %.1f | %.1f |" % (
+            out.append("| %s | %d | %s | %.1f | %.1f | %.1f | %s | %.1f | %.1f | %d | %d | %d | %d"
+                       " | %d | %d | %.1f | %.1f |" % (
                            r["mode"], r["instances"], "{:,.0f}".format(r["msgs_per_s"]),
                            r["p50_ms"] or 0, r["p99_ms"] or 0, r["inserts_per_s"],
-                           (r["inserts_per_second_busiest"] or ["–"])[0], r["rows_per_insert"],
+                           (r["inserts_per_second_busiest"] or ["–"])[0],
+                           r.get("parts_written_per_s", 0), r["rows_per_insert"],
                            r["partition_parts_max"], r["delayed_inserts"], r["refusals_429"],
                            r["failures"], r["too_many_parts"], r["lost"], r["service_cpu_s"],
                            r["clickhouse_cpu_s"]))
