@@ -27,6 +27,8 @@ import java.util.UUID;
  * @param project the project that runs jobs and is billed for reads
  * @param deadLetterTable the BigQuery table for rows that cannot be written, if any
  * @param checkpointTable the ClickHouse table that records written pages, if any
+ * @param read how rows are read
+ * @param tableCreation whether and how the ClickHouse table is made from the BigQuery schema
  * @param executionId identifies one execution of the job (all of its tasks and their retries)
  * @param notes things worth one warning line at start (never a secret)
  */
@@ -43,9 +45,8 @@ public record BackfillConfig(
     Optional<TableId> deadLetterTable,
     ClickHouseConfig clickHouse,
     Optional<TableName> checkpointTable,
-    int pageRows,
-    int prefetchPages,
-    PageReaderKind pageReader,
+    ReadOptions read,
+    TableCreation tableCreation,
     boolean dryRun,
     Duration progressInterval,
     int taskIndex,
@@ -53,11 +54,33 @@ public record BackfillConfig(
     String executionId,
     List<String> notes) {
 
-  /** How tabledata.list pages are parsed. */
+  /** Which API reads the rows. */
   public enum PageReaderKind {
-    STREAM,
+    /** The Storage Read API: Avro streams at the snapshot time. */
+    STORAGE,
+    /** tabledata.list, parsed by a streaming JSON reader. */
+    REST,
+    /** tabledata.list through the client library's parser. */
     CLIENT
   }
+
+  /**
+   * How rows are read.
+   *
+   * @param storageEndpoint a plaintext {@code host:port} for the Storage Read API, if overridden
+   * @param rowRestriction the SQL condition rows must match, if any
+   */
+  public record ReadOptions(
+      PageReaderKind reader,
+      Optional<String> storageEndpoint,
+      int streamsPerTask,
+      int bigQueryMaxAttempts,
+      Optional<String> rowRestriction,
+      int pageRows,
+      int prefetchPages) {}
+
+  /** Whether the ClickHouse table is created from the BigQuery schema, and its ORDER BY. */
+  public record TableCreation(boolean create, Optional<String> orderBy) {}
 
   private static final String NONE = "none";
 
@@ -67,7 +90,7 @@ public record BackfillConfig(
    * @throws ConfigurationException one line naming the parameter
    */
   public static BackfillConfig read(Map<String, String> environment, String[] args) {
-    Map<String, String> flags = ConfigReader.parseFlags(args, ALL);
+    Map<String, String> flags = CommandLineFlags.parse(args);
     List<String> notes = new ArrayList<>();
     Map<String, String> effective = clickHouseEndpoint(environment, flags, notes);
     ConfigReader config = new ConfigReader(effective, flags);
@@ -104,11 +127,12 @@ public record BackfillConfig(
               : Optional.of(
                   tableSpec(OUTPUT_DEADLETTER_TABLE, deadLetterText.get(), Optional.of(project)));
     } else {
-      deadLetter =
-          query.isPresent()
-              ? Optional.empty()
-              : inputTable.map(
-                  t -> TableId.of(t.getProject(), t.getDataset(), t.getTable() + "_error_records"));
+      TableId dataset =
+          datasetSpec(
+              OUTPUT_DEADLETTER_DATASET, config.required(OUTPUT_DEADLETTER_DATASET), project);
+      String name =
+          inputTable.map(t -> t.getTable() + "_error_records").orElse("query_error_records");
+      deadLetter = Optional.of(TableId.of(dataset.getProject(), dataset.getDataset(), name));
     }
 
     Optional<String> kmsKey = config.optional(KMS_ENCRYPTION_KEY);
@@ -140,11 +164,35 @@ public record BackfillConfig(
             .filter(name -> !NONE.equalsIgnoreCase(name))
             .map(name -> tableName(CHECKPOINT_TABLE, name, clickHouse.table().database()));
 
+    PageReaderKind reader = pageReader(config, endpoint.isPresent());
+    Optional<String> rowRestriction = config.optional(ROW_RESTRICTION);
+    if (rowRestriction.isPresent() && query.isPresent()) {
+      throw new ConfigurationException(
+          ROW_RESTRICTION, "applies to --inputTableSpec; put the condition in the query instead");
+    }
+    ReadOptions read =
+        new ReadOptions(
+            reader,
+            config.optional(BIGQUERY_STORAGE_ENDPOINT).map(text -> hostPort(text)),
+            config.integer(STREAMS_PER_TASK, 1, 64),
+            config.integer(BIGQUERY_MAX_ATTEMPTS, 1, 100),
+            rowRestriction,
+            config.integer(PAGE_ROWS, 1, 1_000_000),
+            config.integer(PREFETCH_PAGES, 1, 16));
+
     int taskCount = config.integer(TASK_COUNT, 1, 100_000);
     int taskIndex = config.integer(TASK_INDEX, 0, 99_999);
     if (taskIndex >= taskCount) {
       throw new ConfigurationException(
           TASK_INDEX, "must be below CLOUD_RUN_TASK_COUNT (" + taskCount + "), got " + taskIndex);
+    }
+    if (taskCount > 1 && checkpoints.isEmpty() && reader == PageReaderKind.STORAGE) {
+      throw new ConfigurationException(
+          CHECKPOINT_TABLE,
+          "is needed by "
+              + taskCount
+              + " tasks reading with the Storage Read API: their shared read session is pinned"
+              + " beside it (or set PAGE_READER=rest)");
     }
     String execution =
         Optional.ofNullable(environment.get("CLOUD_RUN_EXECUTION"))
@@ -164,9 +212,8 @@ public record BackfillConfig(
         deadLetter,
         clickHouse,
         checkpoints,
-        config.integer(PAGE_ROWS, 1, 1_000_000),
-        config.integer(PREFETCH_PAGES, 1, 16),
-        pageReader(config),
+        read,
+        new TableCreation(config.bool(CREATE_TABLE), config.optional(ORDER_BY)),
         config.bool(DRY_RUN),
         Duration.ofSeconds(config.longValue(PROGRESS_INTERVAL_SECONDS, 1, 3600)),
         taskIndex,
@@ -242,14 +289,39 @@ public record BackfillConfig(
     return value != null && !value.isBlank();
   }
 
-  private static PageReaderKind pageReader(ConfigReader config) {
-    String value = config.required(PAGE_READER).toUpperCase(Locale.ROOT);
+  /** The Storage Read API in the cloud, REST against an emulator or test server. */
+  private static PageReaderKind pageReader(ConfigReader config, boolean restEndpoint) {
+    Optional<String> value = config.optional(PAGE_READER);
+    if (value.isEmpty()) {
+      return restEndpoint ? PageReaderKind.REST : PageReaderKind.STORAGE;
+    }
     try {
-      return PageReaderKind.valueOf(value);
+      return PageReaderKind.valueOf(value.get().toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
       throw new ConfigurationException(
-          PAGE_READER, "expected stream or client, got '" + config.required(PAGE_READER) + "'");
+          PAGE_READER, "expected storage, rest or client, got '" + value.get() + "'");
     }
+  }
+
+  private static String hostPort(String text) {
+    if (!text.matches("[A-Za-z0-9.\\-]+:\\d{1,5}")) {
+      throw new ConfigurationException(
+          BIGQUERY_STORAGE_ENDPOINT, "expected host:port, got '" + text + "'");
+    }
+    return text;
+  }
+
+  /** {@code dataset} or {@code project:dataset} (or {@code project.dataset}), as a TableId. */
+  private static TableId datasetSpec(Parameter parameter, String spec, String project) {
+    String text = spec.trim();
+    int separator = Math.max(text.lastIndexOf(':'), text.indexOf('.'));
+    String datasetProject = separator < 0 ? project : text.substring(0, separator);
+    String dataset = separator < 0 ? text : text.substring(separator + 1);
+    if (!dataset.matches("\\w+") || datasetProject.isBlank()) {
+      throw new ConfigurationException(
+          parameter, "expected dataset or project:dataset, got '" + text + "'");
+    }
+    return TableId.of(datasetProject, dataset, "_");
   }
 
   private static TableId tableSpec(Parameter parameter, String spec, Optional<String> project) {

@@ -4,56 +4,60 @@ import com.clickhouse.client.api.Client;
 import com.google.cloud.bigquery.BigQuery;
 import com.google.cloud.bigquery.BigQueryException;
 import com.google.cloud.bigquery.Schema;
+import dev.pubsubclickhouse.backfill.BackfillConfig.PageReaderKind;
+import dev.pubsubclickhouse.backfill.plan.PlanStore;
+import dev.pubsubclickhouse.backfill.plan.TaskPlan;
 import dev.pubsubclickhouse.backfill.progress.JobLog;
+import dev.pubsubclickhouse.backfill.progress.JobWriteEvents;
 import dev.pubsubclickhouse.backfill.progress.Progress;
 import dev.pubsubclickhouse.backfill.source.BigQueryClients;
-import dev.pubsubclickhouse.backfill.source.ClientPageReader;
-import dev.pubsubclickhouse.backfill.source.PageReader;
-import dev.pubsubclickhouse.backfill.source.RestPageReader;
-import dev.pubsubclickhouse.backfill.source.RowRange;
-import dev.pubsubclickhouse.backfill.source.Source;
+import dev.pubsubclickhouse.backfill.source.BigQueryRetry;
+import dev.pubsubclickhouse.backfill.source.ReadUnit;
 import dev.pubsubclickhouse.backfill.source.SourceException;
 import dev.pubsubclickhouse.backfill.source.SourceResolver;
 import dev.pubsubclickhouse.backfill.source.SourceResolver.QuerySpec;
+import dev.pubsubclickhouse.backfill.source.StorageReads;
 import dev.pubsubclickhouse.backfill.source.TableSpec;
 import dev.pubsubclickhouse.backfill.write.BigQueryDeadLetters;
 import dev.pubsubclickhouse.backfill.write.Checkpoints;
-import dev.pubsubclickhouse.backfill.write.ClickHouseDeadLetters;
 import dev.pubsubclickhouse.backfill.write.ColumnPlan;
-import dev.pubsubclickhouse.backfill.write.DeadLetterSink;
-import dev.pubsubclickhouse.backfill.write.DeduplicationTokens;
-import dev.pubsubclickhouse.backfill.write.EncodedPage;
 import dev.pubsubclickhouse.backfill.write.PageEncoder;
 import dev.pubsubclickhouse.backfill.write.PageWriter;
-import dev.pubsubclickhouse.backfill.write.RejectedRow;
+import dev.pubsubclickhouse.backfill.write.TableDefinition;
+import dev.pubsubclickhouse.core.config.ClickHouseParameters;
 import dev.pubsubclickhouse.core.config.ConfigurationException;
-import dev.pubsubclickhouse.core.errors.ErrorTable;
 import dev.pubsubclickhouse.core.insert.ClickHouseClients;
+import dev.pubsubclickhouse.core.insert.ClickHouseHttp;
 import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
 import dev.pubsubclickhouse.core.insert.InsertException;
+import dev.pubsubclickhouse.core.insert.InsertFormat;
 import dev.pubsubclickhouse.core.schema.SchemaReader;
+import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.core.schema.TableNotFoundException;
 import dev.pubsubclickhouse.core.schema.TableSchema;
+import dev.pubsubclickhouse.core.write.DeadLetterSink;
+import dev.pubsubclickhouse.core.write.DeadLetterTable;
+import dev.pubsubclickhouse.core.write.TargetTable;
 import java.io.PrintStream;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
- * One task of a backfill execution, as numbered steps: connect, find the source, plan the columns,
- * open the dead-letter sinks and checkpoints, then read this task's rows page by page into
- * ClickHouse. Returns the process exit code: 0 when every row read was written or dead-lettered.
+ * One task of a backfill execution: connect, plan (the execution's pinned snapshot and this task's
+ * share of it), then execute the plan page by page into ClickHouse. Returns the process exit code:
+ * 0 when every row read was written or dead-lettered.
  */
 public final class BackfillJob {
-  /** Rejected rows logged one by one when there is no dead-letter sink to keep them. */
-  private static final int LOGGED_REJECTIONS = 20;
-
   private final BackfillConfig config;
   private final JobLog log;
   private final PrintStream bar;
   private final Clock clock = Clock.systemUTC();
+  private final BigQueryRetry retry;
 
   /**
    * @param bar where a terminal's progress bar goes, or null for progress log lines
@@ -62,6 +66,7 @@ public final class BackfillJob {
     this.config = config;
     this.log = log;
     this.bar = bar;
+    this.retry = BigQueryRetry.withAttempts(config.read().bigQueryMaxAttempts());
   }
 
   public int run() {
@@ -71,7 +76,9 @@ public final class BackfillJob {
     log.info("backfill starting", startFields());
     Client client = ClickHouseClients.open(config.clickHouse(), "pubsub-clickhouse-backfill", 4);
     try {
-      return run(client);
+      BigQuery bigQuery = bigQuery(false);
+      SourceResolver resolver = new SourceResolver(bigQuery, config.project(), retry);
+      return config.dryRun() ? dryRun(client, resolver, bigQuery) : execute(client, resolver);
     } catch (FailedStart e) {
       log.error("backfill failed before reading: " + e.getMessage(), Map.of());
       return 1;
@@ -84,135 +91,133 @@ public final class BackfillJob {
     }
   }
 
-  private int run(Client client) throws InterruptedException {
-    // 1. The target table, which also shows that ClickHouse answers.
-    TableSchema target = start(() -> new SchemaReader(client).read(config.clickHouse().table()));
-    BigQuery bigQuery =
-        BigQueryClients.open(
-            config.project(),
-            config.queryLocation(),
-            config.bigQueryEndpoint(),
-            config.credentialsWithEndpoint());
-    SourceResolver resolver = new SourceResolver(bigQuery, config.project());
-
-    // 2. The source's schema; in a dry run without running the query or reading a row.
-    Source source = null;
-    Schema schema;
-    if (config.dryRun()) {
-      schema =
-          start(
-              () ->
-                  config.query().isPresent()
-                      ? resolver.schemaOf(querySpec())
-                      : resolver.describeTable(config.inputTable().orElseThrow()).schema());
-    } else {
-      Source resolved =
-          start(
-              () ->
-                  config.query().isPresent()
-                      ? resolver.query(querySpec(), config.executionId())
-                      : resolver.table(config.inputTable().orElseThrow(), config.executionId()));
-      source = resolved;
-      schema = resolved.schema();
+  /** Checks parameters, both schemas, the type mapping and the dead letters; writes nothing. */
+  private int dryRun(Client client, SourceResolver resolver, BigQuery bigQuery)
+      throws InterruptedException {
+    Optional<TableSchema> existing = start(() -> target(client));
+    Schema schema =
+        start(
+            () ->
+                config.query().isPresent()
+                    ? resolver.schemaOf(querySpec())
+                    : resolver.describe(config.inputTable().orElseThrow()).schema());
+    TableName targetName = config.clickHouse().table();
+    if (existing.isEmpty()) {
+      log.text(
+          TableDefinition.createStatement(targetName, schema, config.tableCreation().orderBy()));
     }
-
-    // 3. Which field fills which column; a misfit stops here.
-    ColumnPlan plan = start(() -> ColumnPlan.of(schema, target));
-    if (!plan.ignoredFields().isEmpty()) {
-      log.warning(
-          "BigQuery fields without a ClickHouse column are ignored",
-          Map.of("fields", plan.ignoredFields()));
+    TableSchema target = existing.orElseGet(() -> TableDefinition.schemaOf(targetName, schema));
+    ColumnPlan plan = columnPlan(schema, target);
+    log.text(plan.describe());
+    if (config.deadLetterTable().isPresent()) {
+      start(
+          () -> {
+            DeadLetterCheck.check(bigQuery, config.deadLetterTable().get(), retry);
+            return null;
+          });
     }
-    if (config.dryRun()) {
-      log.text(plan.describe());
-      log.info(
-          "dry run: parameters, schemas and type mapping are valid; nothing was read or written",
-          Map.of(
-              "deadLetters",
-              plannedDeadLetters(),
-              "checkpointTable",
-              config.checkpointTable().map(Object::toString).orElse("none")));
-      return 0;
-    }
-    log.info("column plan", Map.of("columns", plan.mappings().size(), "plan", plan.describe()));
+    log.info(
+        "dry run: parameters, schemas and type mapping are valid; nothing was read or written",
+        Map.of(
+            "deadLetters",
+            plannedDeadLetters(),
+            "checkpointTable",
+            config.checkpointTable().map(Object::toString).orElse("none"),
+            "createTable",
+            existing.isEmpty()));
+    return 0;
+  }
 
-    // 4. Where rejected rows go, and the checkpoints.
+  /** Plans this task's share of the execution's snapshot and writes it. */
+  private int execute(Client client, SourceResolver resolver) throws InterruptedException {
+    Optional<TableSchema> existing = start(() -> target(client));
     ClickHouseInserter inserter =
-        new ClickHouseInserter(client, config.clickHouse().insertOptions());
-    List<DeadLetterSink> sinks = start(() -> deadLetterSinks(client, inserter, bigQuery));
-    Checkpoints checkpoints =
-        config.checkpointTable().isPresent()
-            ? start(() -> Checkpoints.open(client, config.checkpointTable().get(), inserter))
+        new ClickHouseInserter(
+            ClickHouseHttp.open(config.clickHouse(), "pubsub-clickhouse-backfill"),
+            start(() -> InsertFormat.supportedBy(client)),
+            config.clickHouse().insertOptions());
+    start(
+        () -> {
+          try {
+            inserter.checkPassedSettings();
+          } catch (IllegalArgumentException e) {
+            throw new ConfigurationException(ClickHouseParameters.SETTINGS, e.getMessage());
+          }
+          return null;
+        });
+    List<DeadLetterSink> sinks = start(() -> deadLetterSinks(client, inserter));
+    Optional<Checkpoints> checkpoints = start(() -> checkpoints(client, inserter));
+    Optional<PlanStore> plans = start(() -> planStore(client));
+    StorageReads storage =
+        config.read().reader() == PageReaderKind.STORAGE
+            ? start(
+                () ->
+                    StorageReads.open(
+                        config.read().storageEndpoint(), config.credentialsWithEndpoint(), retry))
             : null;
-
-    // 5. This task's rows, and where an earlier run left them.
-    RowRange range = RowRange.forTask(source.totalRows(), config.taskIndex(), config.taskCount());
-    String targetName = config.clickHouse().table().toString();
-    String fingerprint = source.fingerprint();
-    long from =
-        checkpoints == null
-            ? range.start()
-            : start(() -> checkpoints.resumePosition(targetName, fingerprint, range));
-    Map<String, Object> taskFields = new LinkedHashMap<>();
-    taskFields.put("source", source.description());
-    taskFields.put("sourceRows", source.totalRows());
-    taskFields.put("task", config.taskIndex());
-    taskFields.put("tasks", config.taskCount());
-    taskFields.put("range", range.toString());
-    if (from > range.start()) {
-      taskFields.put("resumeAt", from);
+    try {
+      TaskPlan plan =
+          start(
+              () ->
+                  new ExecutionPlanner(
+                          config, resolver, resolver.bigQuery(), plans, storage, retry, clock)
+                      .plan());
+      TableSchema target =
+          existing.isPresent() ? existing.get() : start(() -> createTarget(client, plan.schema()));
+      ColumnPlan columns = columnPlan(plan.schema(), target);
+      log.info(
+          "column plan", Map.of("columns", columns.mappings().size(), "plan", columns.describe()));
+      TargetTable table =
+          start(() -> new TargetTable(config.clickHouse().table(), new SchemaReader(client)));
+      return write(
+          plan,
+          table,
+          new PageHandoff(table, inserter, sinks, new JobWriteEvents(log), clock, log),
+          checkpoints);
+    } finally {
+      if (storage != null) {
+        storage.close();
+      }
     }
-    log.info("reading", taskFields);
+  }
 
-    // 6. Read, encode, insert, page by page.
-    DeduplicationTokens tokens = new DeduplicationTokens(fingerprint);
-    PageWriter writer = new PageWriter(inserter, config.clickHouse().table(), plan, tokens, clock);
-    PageReader reader =
-        config.pageReader() == BackfillConfig.PageReaderKind.STREAM
-            ? new RestPageReader(bigQuery.getOptions(), schema)
-            : new ClientPageReader(bigQuery, schema);
-    Progress progress = new Progress(range.size(), log, bar);
-    progress.skipped(from - range.start());
+  /** Reads this task's units from where an earlier attempt left them, and writes them. */
+  private int write(
+      TaskPlan plan, TargetTable table, PageHandoff handoff, Optional<Checkpoints> checkpoints)
+      throws InterruptedException {
+    Map<ReadUnit, Long> from = new HashMap<>();
+    long resumed = 0;
+    for (ReadUnit unit : plan.units()) {
+      long position =
+          checkpoints.isEmpty()
+              ? unit.range().start()
+              : start(() -> checkpoints.get().resumePosition(unit.key(), unit.range()));
+      from.put(unit, position);
+      resumed += position - unit.range().start();
+    }
+    log.info("reading", taskFields(plan, resumed));
+
+    Progress progress = new Progress(plan.taskRows(), log, bar);
+    progress.skipped(resumed);
     progress.start(config.progressInterval().toSeconds());
-    List<String> unkept = new ArrayList<>();
     Exception failure = null;
     try (progress) {
       new TaskRun(
-              reader,
-              source.table(),
-              config.pageRows(),
-              config.prefetchPages(),
-              new PageEncoder(plan.encoder(), clock),
-              writer,
+              config.read().prefetchPages(),
+              new PageEncoder(table.current().encoder()),
+              new PageCompletion(handoff, checkpoints, progress),
               progress)
-          .run(
-              range,
-              from,
-              (page, result, rejected) -> {
-                keep(page, rejected, sinks, tokens, progress, unkept);
-                progress.pageDone(
-                    result.written(), rejected.size(), sinks.isEmpty() ? 0 : rejected.size());
-                if (checkpoints != null) {
-                  checkpoints.record(
-                      targetName,
-                      fingerprint,
-                      page.startIndex(),
-                      page.rowsRead(),
-                      result.written(),
-                      rejected.size(),
-                      config.taskIndex(),
-                      config.taskCount(),
-                      config.executionId(),
-                      clock.instant());
-                }
-              });
+          .run(plan.units(), from);
     } catch (InterruptedException e) {
       throw e;
     } catch (Exception e) {
       failure = e;
     }
+    return summary(progress, failure);
+  }
 
-    // 7. The summary and the exit code.
+  /** The last line and the exit code. */
+  private int summary(Progress progress, Exception failure) {
     Map<String, Object> summary = progress.fields();
     summary.put("task", config.taskIndex());
     summary.put("tasks", config.taskCount());
@@ -236,57 +241,115 @@ public final class BackfillJob {
     return 0;
   }
 
-  private void keep(
-      EncodedPage page,
-      List<RejectedRow> rejected,
-      List<DeadLetterSink> sinks,
-      DeduplicationTokens tokens,
-      Progress progress,
-      List<String> unkept)
-      throws Exception {
-    if (rejected.isEmpty()) {
-      return;
+  private Map<String, Object> taskFields(TaskPlan plan, long resumed) {
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("source", plan.description());
+    plan.snapshotTime().ifPresent(t -> fields.put("snapshotTime", t.toString()));
+    fields.put("sourceRows", plan.sourceRows());
+    fields.put("task", config.taskIndex());
+    fields.put("tasks", config.taskCount());
+    fields.put("reader", config.read().reader().name().toLowerCase(java.util.Locale.ROOT));
+    fields.put("units", plan.units().stream().map(ReadUnit::describe).toList());
+    if (resumed > 0) {
+      fields.put("resumedAfter", resumed);
     }
-    String token = tokens.forRows(page.startIndex(), page.endIndex());
-    for (DeadLetterSink sink : sinks) {
-      try {
-        sink.write(rejected, token);
-      } catch (Exception e) {
-        throw new IllegalStateException(
-            "rejected rows could not be kept in " + sink.name() + ": " + describe(e), e);
+    return fields;
+  }
+
+  /** The target table, or empty when it is missing and --createTable will make it. */
+  private Optional<TableSchema> target(Client client) {
+    try {
+      return Optional.of(new SchemaReader(client).read(config.clickHouse().table()));
+    } catch (TableNotFoundException e) {
+      if (config.tableCreation().create()) {
+        return Optional.empty();
       }
-    }
-    if (sinks.isEmpty()) {
-      for (RejectedRow row : rejected) {
-        if (unkept.size() < LOGGED_REJECTIONS) {
-          unkept.add(row.reason());
-          log.warning("row rejected", Map.of("position", row.position(), "reason", row.reason()));
-        }
-      }
+      throw e;
     }
   }
 
-  private List<DeadLetterSink> deadLetterSinks(
-      Client client, ClickHouseInserter inserter, BigQuery bigQuery) {
-    List<DeadLetterSink> sinks = new ArrayList<>();
-    if (config.clickHouse().errorTable().isPresent()) {
-      sinks.add(
-          new ClickHouseDeadLetters(
-              ErrorTable.open(
-                  client,
-                  config.clickHouse().errorTable().get(),
-                  config.clickHouse().createErrorTable(),
-                  inserter)));
+  private TableSchema createTarget(Client client, Schema schema) throws Exception {
+    String statement =
+        TableDefinition.createStatement(
+            config.clickHouse().table(), schema, config.tableCreation().orderBy());
+    try (var created = client.execute(statement).get()) {
+      // DDL answers nothing worth reading.
     }
-    config
-        .deadLetterTable()
-        .ifPresent(table -> sinks.add(BigQueryDeadLetters.open(bigQuery, table, true)));
+    log.info(
+        "table created",
+        Map.of("table", config.clickHouse().table().toString(), "statement", statement));
+    return new SchemaReader(client).read(config.clickHouse().table());
+  }
+
+  private ColumnPlan columnPlan(Schema schema, TableSchema target) throws InterruptedException {
+    ColumnPlan plan = start(() -> ColumnPlan.of(schema, target));
+    if (!plan.ignoredFields().isEmpty()) {
+      log.warning(
+          "BigQuery fields without a ClickHouse column are ignored",
+          Map.of("fields", plan.ignoredFields()));
+    }
+    return plan;
+  }
+
+  private List<DeadLetterSink> deadLetterSinks(Client client, ClickHouseInserter inserter)
+      throws InterruptedException {
+    List<DeadLetterSink> sinks = new ArrayList<>();
+    if (config.clickHouse().deadLetterTable().isPresent()) {
+      sinks.add(
+          DeadLetterTable.open(
+              client,
+              config.clickHouse().deadLetterTable().get(),
+              config.clickHouse().createDeadLetterTable(),
+              inserter));
+    }
+    if (config.deadLetterTable().isPresent()) {
+      // The dead-letter writer does not retry by itself: the client library does it.
+      BigQuery writer = bigQuery(true);
+      DeadLetterCheck.check(writer, config.deadLetterTable().get(), retry);
+      sinks.add(BigQueryDeadLetters.open(writer, config.deadLetterTable().get(), true));
+    }
     return sinks;
+  }
+
+  private Optional<Checkpoints> checkpoints(Client client, ClickHouseInserter inserter)
+      throws Exception {
+    if (config.checkpointTable().isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        Checkpoints.open(
+            client,
+            config.checkpointTable().get(),
+            inserter,
+            new Checkpoints.Writer(
+                config.clickHouse().table().toString(),
+                config.taskIndex(),
+                config.taskCount(),
+                config.executionId()),
+            clock));
+  }
+
+  private Optional<PlanStore> planStore(Client client) throws Exception {
+    if (config.checkpointTable().isEmpty()) {
+      return Optional.empty();
+    }
+    TableName checkpoints = config.checkpointTable().get();
+    TableName plans = new TableName(checkpoints.database(), checkpoints.table() + "_plans");
+    return Optional.of(PlanStore.open(client, plans, config.taskIndex(), clock));
+  }
+
+  private BigQuery bigQuery(boolean libraryRetries) {
+    return BigQueryClients.open(
+        config.project(),
+        config.queryLocation(),
+        config.bigQueryEndpoint(),
+        config.credentialsWithEndpoint(),
+        libraryRetries);
   }
 
   private List<String> plannedDeadLetters() {
     List<String> planned = new ArrayList<>();
-    config.clickHouse().errorTable().ifPresent(t -> planned.add("ClickHouse " + t));
+    config.clickHouse().deadLetterTable().ifPresent(t -> planned.add("ClickHouse " + t));
     config.deadLetterTable().ifPresent(t -> planned.add("BigQuery " + TableSpec.format(t)));
     return planned;
   }
@@ -307,6 +370,7 @@ public final class BackfillJob {
     fields.put("table", config.clickHouse().table().toString());
     fields.put("task", config.taskIndex());
     fields.put("tasks", config.taskCount());
+    fields.put("execution", config.executionId());
     fields.put("dryRun", config.dryRun());
     config.bigQueryEndpoint().ifPresent(e -> fields.put("bigQueryEndpoint", e.toString()));
     return fields;
@@ -338,14 +402,22 @@ public final class BackfillJob {
 
   /** One line: the message's first line, or the exception's name. */
   private String describe(Throwable e) {
-    String message = e.getMessage();
-    if (e instanceof InsertException insert) {
-      message =
-          "ClickHouse at "
-              + config.clickHouse().url()
-              + " did not take a page: "
-              + insert.getMessage();
+    if (e instanceof PageWriter.PageNotWrittenException && e.getCause() != null) {
+      e = e.getCause();
     }
+    if (e instanceof InsertException insert) {
+      return firstLine(
+          new IllegalStateException(
+              "ClickHouse at "
+                  + config.clickHouse().url()
+                  + " did not take a page: "
+                  + insert.getMessage()));
+    }
+    return firstLine(e);
+  }
+
+  static String firstLine(Throwable e) {
+    String message = e.getMessage();
     if (message == null || message.isBlank()) {
       message = e.getClass().getSimpleName();
     }

@@ -5,6 +5,7 @@ import dev.pubsubclickhouse.core.config.Parameter;
 import dev.pubsubclickhouse.core.config.SecretManagerAccess;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Every parameter of the backfill job. Flags carry the Dataflow "BigQuery to ClickHouse" template's
@@ -63,9 +64,18 @@ public final class BackfillParameters {
               "OUTPUT_DEADLETTER_TABLE",
               null,
               "BigQuery table (`project:dataset.table`) for rows that cannot be written; created"
-                  + " when missing. Unset: `<input table>_error_records` for a table source, none"
-                  + " for a query. `none` turns it off.")
+                  + " when missing. Unset: `<input table>_error_records` (a query:"
+                  + " `query_error_records`) in OUTPUT_DEADLETTER_DATASET. `none` turns it off.")
           .withFlag("outputDeadletterTable");
+  public static final Parameter OUTPUT_DEADLETTER_DATASET =
+      Parameter.of(
+              "OUTPUT_DEADLETTER_DATASET",
+              "backfill_dead_letters",
+              "BigQuery dataset (`dataset` or `project:dataset`, default project: the job's) of"
+                  + " the default dead-letter table. It must exist and the job's account needs"
+                  + " `roles/bigquery.dataEditor` on it (Terraform creates and grants it); checked"
+                  + " at start.")
+          .withFlag("outputDeadletterDataset");
   public static final Parameter PROJECT =
       Parameter.of(
               "GOOGLE_CLOUD_PROJECT",
@@ -80,11 +90,36 @@ public final class BackfillParameters {
                   + " `http://127.0.0.1:9050`; no credentials then unless"
                   + " GOOGLE_APPLICATION_CREDENTIALS is set.")
           .withFlag("bigQueryEndpoint");
+  public static final Parameter BIGQUERY_STORAGE_ENDPOINT =
+      Parameter.of(
+              "BIGQUERY_STORAGE_ENDPOINT",
+              null,
+              "BigQuery Storage Read API `host:port` override (a test server, plaintext gRPC); no"
+                  + " credentials then unless GOOGLE_APPLICATION_CREDENTIALS is set.")
+          .withFlag("bigQueryStorageEndpoint");
+  public static final Parameter BIGQUERY_MAX_ATTEMPTS =
+      Parameter.of(
+              "BIGQUERY_MAX_ATTEMPTS",
+              "8",
+              "Attempts of every BigQuery call (job insert and polling, table metadata, page and"
+                  + " stream reads) through transient failures (5xx, 429, rateLimitExceeded,"
+                  + " connection resets), with exponential backoff from 200 ms or the server's"
+                  + " Retry-After.")
+          .withFlag("bigQueryMaxAttempts");
+  public static final Parameter ROW_RESTRICTION =
+      Parameter.of(
+              "ROW_RESTRICTION",
+              null,
+              "Read only the rows of INPUT_TABLE_SPEC that match this SQL condition, e.g."
+                  + " `ts >= '2025-12-01' AND ts < '2026-01-01'` (a time range, a partition, an"
+                  + " incremental backfill). Also `--where`.")
+          .withFlag("rowRestriction");
   public static final Parameter PAGE_ROWS =
       Parameter.of(
               "PAGE_ROWS",
               "50000",
-              "Rows asked for per BigQuery page (tabledata.list maxResults); one INSERT per page.")
+              "Rows per page: one INSERT each (REST: tabledata.list maxResults; Storage Read API:"
+                  + " stream blocks gathered up to this many rows).")
           .withFlag("pageRows");
   public static final Parameter PREFETCH_PAGES =
       Parameter.of(
@@ -95,17 +130,44 @@ public final class BackfillParameters {
   public static final Parameter PAGE_READER =
       Parameter.of(
               "PAGE_READER",
-              "stream",
-              "`stream`: parse tabledata.list pages with a streaming JSON reader (fast); `client`:"
-                  + " through the BigQuery client library's own parser (slower reference path).")
+              null,
+              "How rows are read. `storage`: the BigQuery Storage Read API, Avro streams at the"
+                  + " execution's snapshot time (the default); `rest`: tabledata.list pages of the"
+                  + " snapshot's query result, parsed by a streaming JSON reader (the default when"
+                  + " BIGQUERY_ENDPOINT is set: emulators, test servers); `client`: the same"
+                  + " through the client library's parser (a slower reference path).")
           .withFlag("pageReader");
+  public static final Parameter STREAMS_PER_TASK =
+      Parameter.of(
+              "STREAMS_PER_TASK",
+              "2",
+              "Storage Read API streams each task reads at once; the execution asks BigQuery for"
+                  + " tasks times this many.")
+          .withFlag("streamsPerTask");
   public static final Parameter CHECKPOINT_TABLE =
       Parameter.of(
               "CHECKPOINT_TABLE",
               "_backfill_checkpoints",
               "ClickHouse table (`table` or `db.table`, in CLICKHOUSE_DATABASE) recording written"
-                  + " pages so a re-run resumes; created when missing. `none` turns it off.")
+                  + " pages so a retried task resumes; beside it `<name>_plans` pins each"
+                  + " execution's snapshot for all its tasks. Created when missing. `none` turns"
+                  + " both off (then several tasks need PAGE_READER=rest).")
           .withFlag("checkpointTable");
+  public static final Parameter CREATE_TABLE =
+      Parameter.of(
+              "CREATE_TABLE",
+              "false",
+              "Create the ClickHouse table from the BigQuery schema when it is missing (the same"
+                  + " type mapping as the column plan); --dryRun prints the statement.")
+          .withFlag("createTable");
+  public static final Parameter ORDER_BY =
+      Parameter.of(
+              "ORDER_BY",
+              null,
+              "ORDER BY of the table --createTable makes, e.g. `(service, event_time)`; default:"
+                  + " the first REQUIRED TIMESTAMP, DATETIME or DATE field, else the first REQUIRED"
+                  + " INT64 or STRING field, else `tuple()`.")
+          .withFlag("orderBy");
   public static final Parameter DRY_RUN =
       Parameter.of(
               "DRY_RUN",
@@ -128,6 +190,10 @@ public final class BackfillParameters {
           "1",
           "Number of tasks sharing the rows; set by Cloud Run Jobs (`--tasks`).");
 
+  /** Further flag names of a parameter: {@code --where} for ROW_RESTRICTION. */
+  public static final Map<Parameter, List<String>> ALIASES =
+      Map.of(ROW_RESTRICTION, List.of("where"));
+
   /** The template's ClickHouse options, then ours, in the order --help shows them. */
   public static final List<Parameter> ALL = all();
 
@@ -142,6 +208,7 @@ public final class BackfillParameters {
                 QUERY_TEMP_DATASET,
                 KMS_ENCRYPTION_KEY,
                 OUTPUT_DEADLETTER_TABLE,
+                OUTPUT_DEADLETTER_DATASET,
                 JDBC_URL,
                 CLICKHOUSE_URL,
                 CLICKHOUSE_DATABASE));
@@ -154,10 +221,16 @@ public final class BackfillParameters {
         List.of(
             PROJECT,
             BIGQUERY_ENDPOINT,
+            BIGQUERY_STORAGE_ENDPOINT,
+            BIGQUERY_MAX_ATTEMPTS,
+            PAGE_READER,
+            STREAMS_PER_TASK,
+            ROW_RESTRICTION,
             PAGE_ROWS,
             PREFETCH_PAGES,
-            PAGE_READER,
             CHECKPOINT_TABLE,
+            CREATE_TABLE,
+            ORDER_BY,
             DRY_RUN,
             PROGRESS_INTERVAL_SECONDS,
             TASK_INDEX,

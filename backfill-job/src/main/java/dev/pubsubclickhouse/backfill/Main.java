@@ -1,8 +1,8 @@
 package dev.pubsubclickhouse.backfill;
 
 import dev.pubsubclickhouse.backfill.progress.JobLog;
+import dev.pubsubclickhouse.backfill.progress.LibraryLogs;
 import dev.pubsubclickhouse.core.config.ConfigurationException;
-import dev.pubsubclickhouse.core.config.ParameterHelp;
 import java.io.PrintStream;
 import java.time.Clock;
 import java.util.Map;
@@ -29,11 +29,8 @@ public final class Main {
       PrintStream out,
       PrintStream err,
       boolean terminal) {
-    if (args.length > 0 && ("--help".equals(args[0]) || "-h".equals(args[0]))) {
-      out.print(
-          "Backfill a BigQuery table or query into a ClickHouse table.\n"
-              + "Usage: java -jar backfill-job.jar [--flag=value ...]\n\n"
-              + ParameterHelp.text(BackfillParameters.ALL));
+    if (CommandLineFlags.wantsHelp(args)) {
+      out.print(CommandLineFlags.help());
       return 0;
     }
     BackfillConfig config;
@@ -44,6 +41,7 @@ public final class Main {
       return 2;
     }
     JobLog log = new JobLog(out, terminal, Clock.systemUTC());
+    LibraryLogs.install(log);
     return new BackfillJob(config, log, terminal ? err : null).run();
   }
 }

@@ -1,79 +1,72 @@
 package dev.pubsubclickhouse.backfill;
 
-import com.google.cloud.bigquery.TableId;
 import dev.pubsubclickhouse.backfill.progress.Progress;
 import dev.pubsubclickhouse.backfill.source.Page;
-import dev.pubsubclickhouse.backfill.source.PageReader;
-import dev.pubsubclickhouse.backfill.source.RowRange;
-import dev.pubsubclickhouse.backfill.source.SourceException;
+import dev.pubsubclickhouse.backfill.source.ReadUnit;
 import dev.pubsubclickhouse.backfill.write.EncodedPage;
 import dev.pubsubclickhouse.backfill.write.PageEncoder;
-import dev.pubsubclickhouse.backfill.write.PageWriter;
-import dev.pubsubclickhouse.backfill.write.RejectedRow;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 /**
- * One task's share of the rows, as a three-stage pipeline: a reader thread fetches and parses pages
- * ahead, an encoder thread encodes them, and the calling thread inserts each page, keeps its
- * rejected rows and records it as done. Bounded queues between the stages hold at most {@code
- * prefetch} pages each, so reading, encoding and inserting overlap within a fixed amount of memory.
+ * One task's share of the rows, as a three-stage pipeline: one reader thread per read unit (a row
+ * range, or each of the task's read streams) fetches and parses pages ahead, an encoder thread
+ * encodes them, and the calling thread hands each page to {@link PageCompletion}. Bounded queues
+ * between the stages hold at most {@code prefetch} pages each, so reading, encoding and writing
+ * overlap within a fixed amount of memory.
  */
 final class TaskRun {
-  /** Called for each written page, in order, on the calling thread. */
-  interface PageDone {
-    void done(EncodedPage page, PageWriter.Result result, List<RejectedRow> rejected)
-        throws Exception;
-  }
+  /** A page of one read unit, as read and as encoded. */
+  record UnitPage(ReadUnit unit, Page page) {}
+
+  record EncodedUnitPage(ReadUnit unit, EncodedPage page) {}
+
+  /** One reader is done. */
+  private static final Object UNIT_END = new Object();
 
   private static final Object END = new Object();
 
   private record Failure(Throwable cause) {}
 
-  private final PageReader reader;
-  private final TableId table;
-  private final int pageRows;
   private final int prefetch;
   private final PageEncoder encoder;
-  private final PageWriter writer;
+  private final PageCompletion completion;
   private final Progress progress;
 
-  TaskRun(
-      PageReader reader,
-      TableId table,
-      int pageRows,
-      int prefetch,
-      PageEncoder encoder,
-      PageWriter writer,
-      Progress progress) {
-    this.reader = reader;
-    this.table = table;
-    this.pageRows = pageRows;
+  TaskRun(int prefetch, PageEncoder encoder, PageCompletion completion, Progress progress) {
     this.prefetch = prefetch;
     this.encoder = encoder;
-    this.writer = writer;
+    this.completion = completion;
     this.progress = progress;
   }
 
-  /** Reads [from, range.end()) and writes it; throws the first failure of any stage. */
-  void run(RowRange range, long from, PageDone done) throws Exception {
-    BlockingQueue<Object> pages = new ArrayBlockingQueue<>(prefetch);
+  /**
+   * Reads each unit from its resume position to its end and writes it; throws the first failure of
+   * any stage.
+   */
+  void run(List<ReadUnit> units, Map<ReadUnit, Long> from) throws Exception {
+    if (units.isEmpty()) {
+      return;
+    }
+    BlockingQueue<Object> pages = new ArrayBlockingQueue<>(prefetch + units.size());
     BlockingQueue<Object> encoded = new ArrayBlockingQueue<>(prefetch);
     ExecutorService stages =
         Executors.newFixedThreadPool(
-            2,
+            units.size() + 1,
             task -> {
               Thread thread = new Thread(task, "backfill-stage");
               thread.setDaemon(true);
               return thread;
             });
     try {
-      stages.submit(() -> stage(pages, () -> read(range, from, pages)));
-      stages.submit(() -> encode(pages, encoded));
+      for (ReadUnit unit : units) {
+        stages.submit(() -> read(unit, from.get(unit), pages));
+      }
+      stages.submit(() -> encode(pages, units.size(), encoded));
       while (true) {
         Object item = encoded.take();
         if (item == END) {
@@ -82,29 +75,24 @@ final class TaskRun {
         if (item instanceof Failure failure) {
           throw rethrow(failure.cause());
         }
-        EncodedPage page = (EncodedPage) item;
-        PageWriter.Result result = writer.write(page);
-        List<RejectedRow> rejected = page.rejected();
-        if (!result.refused().isEmpty()) {
-          rejected = new ArrayList<>(rejected);
-          rejected.addAll(result.refused());
-        }
-        done.done(page, result, rejected);
+        EncodedUnitPage page = (EncodedUnitPage) item;
+        completion.complete(page.unit(), page.page());
       }
     } finally {
       stages.shutdownNow();
     }
   }
 
-  private interface Body {
-    void run() throws Exception;
-  }
-
-  /** Runs a stage; its failure travels down the pipeline in place of the next item. */
-  private static void stage(BlockingQueue<Object> out, Body body) {
+  /** Runs a reader; its end or failure travels down the pipeline after its pages. */
+  private void read(ReadUnit unit, long from, BlockingQueue<Object> out) {
     try {
-      body.run();
-      out.put(END);
+      unit.read(
+          from,
+          page -> {
+            progress.pageRead(page.rows().size());
+            out.put(new UnitPage(unit, page));
+          });
+      out.put(UNIT_END);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (Throwable t) {
@@ -116,52 +104,29 @@ final class TaskRun {
     }
   }
 
-  private void read(RowRange range, long from, BlockingQueue<Object> out) throws Exception {
-    long position = from;
-    String token = null;
-    while (position < range.end()) {
-      int want = (int) Math.min(pageRows, range.end() - position);
-      Page page = reader.read(table, position, token, want);
-      int rows = page.rows().size();
-      if (rows == 0) {
-        throw new SourceException(
-            "BigQuery returned no rows at position "
-                + position
-                + " of "
-                + range
-                + ": the table has fewer rows than it had at start");
-      }
-      token = page.nextPageToken();
-      if (rows > want) {
-        // A server that ignores maxResults: keep this task inside its range.
-        page = new Page(position, page.rows().subList(0, want), null);
-        rows = want;
-        token = null;
-      } else if (page.startIndex() != position) {
-        page = new Page(position, page.rows(), token);
-      }
-      position += rows;
-      progress.pageRead(rows);
-      out.put(page);
-    }
-  }
-
-  /** Encodes pages until the reader's END or failure, which it passes on. */
-  private void encode(BlockingQueue<Object> in, BlockingQueue<Object> out) {
+  /** Encodes pages until every reader has ended, or passes the first failure on. */
+  private void encode(BlockingQueue<Object> in, int readers, BlockingQueue<Object> out) {
     try {
-      while (true) {
+      int ended = 0;
+      while (ended < readers) {
         Object item = in.take();
-        if (item == END || item instanceof Failure) {
+        if (item == UNIT_END) {
+          ended++;
+          continue;
+        }
+        if (item instanceof Failure) {
           out.put(item);
           return;
         }
+        UnitPage page = (UnitPage) item;
         try {
-          out.put(encoder.encode((Page) item));
+          out.put(new EncodedUnitPage(page.unit(), encoder.encode(page.page())));
         } catch (RuntimeException e) {
           out.put(new Failure(e));
           return;
         }
       }
+      out.put(END);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

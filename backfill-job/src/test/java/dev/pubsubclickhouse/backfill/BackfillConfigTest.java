@@ -71,7 +71,7 @@ class BackfillConfigTest {
 
     assertThat(config.inputTable()).contains(TableId.of("p", "ds", "t"));
     assertThat(config.clickHouse().insertOptions().maxInsertBlockSize()).isEqualTo(1000);
-    assertThat(config.pageRows()).isEqualTo(100_000);
+    assertThat(config.read().pageRows()).isEqualTo(100_000);
     assertThat(config.dryRun()).isTrue();
     assertThat(config.taskIndex()).isEqualTo(3);
     assertThat(config.taskCount()).isEqualTo(8);
@@ -79,7 +79,7 @@ class BackfillConfigTest {
   }
 
   @Test
-  void theDefaultsAreTheTemplatesAndTheDeadLetterTableIsNamedAfterTheInput() {
+  void theDefaultsAreTheTemplatesAndTheDeadLetterTableIsNamedAfterTheInputInItsOwnDataset() {
     Map<String, String> env = new HashMap<>(CLICKHOUSE);
     env.put("INPUT_TABLE_SPEC", "p:ds.events");
 
@@ -87,11 +87,72 @@ class BackfillConfigTest {
 
     assertThat(config.clickHouse().insertOptions().maxInsertBlockSize()).isEqualTo(1_000_000);
     assertThat(config.clickHouse().insertOptions().maxRetries()).isEqualTo(5);
-    assertThat(config.deadLetterTable()).contains(TableId.of("p", "ds", "events_error_records"));
+    assertThat(config.deadLetterTable())
+        .contains(TableId.of("p", "backfill_dead_letters", "events_error_records"));
     assertThat(config.checkpointTable().map(Object::toString))
         .contains("default._backfill_checkpoints");
-    assertThat(config.pageRows()).isEqualTo(50_000);
+    assertThat(config.read().pageRows()).isEqualTo(50_000);
+    assertThat(config.read().reader()).isEqualTo(BackfillConfig.PageReaderKind.STORAGE);
+    assertThat(config.read().streamsPerTask()).isEqualTo(2);
     assertThat(config.taskCount()).isEqualTo(1);
+  }
+
+  @Test
+  void theDeadLetterDatasetIsAParameterWithTheTemplatesStyleOfName() {
+    Map<String, String> env = new HashMap<>(CLICKHOUSE);
+    env.put("INPUT_TABLE_SPEC", "p:ds.events");
+    env.put("OUTPUT_DEADLETTER_DATASET", "ops:rejects");
+
+    assertThat(read(env).deadLetterTable())
+        .contains(TableId.of("ops", "rejects", "events_error_records"));
+    assertThat(read(env, "--outputDeadletterDataset=rejected_rows").deadLetterTable())
+        .contains(TableId.of("p", "rejected_rows", "events_error_records"));
+    assertThatThrownBy(() -> read(env, "--outputDeadletterDataset=a b"))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage(
+            "--outputDeadletterDataset (OUTPUT_DEADLETTER_DATASET): expected dataset or"
+                + " project:dataset, got 'a b'");
+  }
+
+  @Test
+  void restIsTheDefaultReaderAgainstAnEmulatorAndTheStorageReadApiElsewhere() {
+    Map<String, String> env = new HashMap<>(CLICKHOUSE);
+    env.put("INPUT_TABLE_SPEC", "p:ds.events");
+    env.put("BIGQUERY_ENDPOINT", "http://127.0.0.1:9050");
+
+    assertThat(read(env).read().reader()).isEqualTo(BackfillConfig.PageReaderKind.REST);
+    assertThat(read(env, "--pageReader=storage").read().reader())
+        .isEqualTo(BackfillConfig.PageReaderKind.STORAGE);
+    assertThatThrownBy(() -> read(env, "--pageReader=stream"))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage("--pageReader (PAGE_READER): expected storage, rest or client, got 'stream'");
+  }
+
+  @Test
+  void aRowRestrictionIsTakenAsWhereAndOnlyForATable() {
+    Map<String, String> env = new HashMap<>(CLICKHOUSE);
+    env.put("INPUT_TABLE_SPEC", "p:ds.events");
+
+    assertThat(read(env, "--where=ts >= '2025-12-01'").read().rowRestriction())
+        .contains("ts >= '2025-12-01'");
+    assertThat(read(env, "--rowRestriction=id < 5").read().rowRestriction()).contains("id < 5");
+    env.put("QUERY", "SELECT 1");
+    env.put("GOOGLE_CLOUD_PROJECT", "p");
+    assertThatThrownBy(() -> read(env, "--where=id < 5"))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageContaining("applies to --inputTableSpec");
+  }
+
+  @Test
+  void severalStorageTasksNeedTheTableThatPinsTheirSession() {
+    Map<String, String> env = new HashMap<>(CLICKHOUSE);
+    env.put("INPUT_TABLE_SPEC", "p:ds.events");
+    env.put("CLOUD_RUN_TASK_COUNT", "4");
+
+    assertThatThrownBy(() -> read(env, "--checkpointTable=none"))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageContaining("is needed by 4 tasks reading with the Storage Read API");
+    assertThat(read(env, "--checkpointTable=none", "--pageReader=rest").taskCount()).isEqualTo(4);
   }
 
   @Test
@@ -106,7 +167,8 @@ class BackfillConfigTest {
     assertThat(config.query()).contains("SELECT 1");
     assertThat(config.inputTable()).isEmpty();
     assertThat(config.project()).isEqualTo("billing");
-    assertThat(config.deadLetterTable()).isEmpty();
+    assertThat(config.deadLetterTable())
+        .contains(TableId.of("billing", "backfill_dead_letters", "query_error_records"));
     assertThat(config.notes())
         .containsExactly(
             "both --query and --inputTableSpec are set: reading the query, as the template does");

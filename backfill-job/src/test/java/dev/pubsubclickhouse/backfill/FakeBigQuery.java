@@ -35,19 +35,77 @@ final class FakeBigQuery implements AutoCloseable {
           "/bigquery/v2/projects/([^/]+)/datasets/([^/]+)/tables/([^/]+)(/data|/insertAll)?");
   private static final Pattern TABLES =
       Pattern.compile("/bigquery/v2/projects/([^/]+)/datasets/([^/]+)/tables");
+  private static final Pattern DATASET =
+      Pattern.compile("/bigquery/v2/projects/([^/]+)/datasets/([^/]+)");
+  private static final Pattern TEST_PERMISSIONS =
+      Pattern.compile(
+          "/bigquery/v2/projects/([^/]+)/datasets/([^/]+)/tables/([^/]+):testIamPermissions");
   private static final Pattern JOBS = Pattern.compile("/bigquery/v2/projects/([^/]+)/jobs");
   private static final Pattern JOB =
       Pattern.compile("/bigquery/v2/projects/([^/]+)/(jobs|queries)/([^/]+)");
 
-  /** A table: its schema fields (REST form), rows in f/v form, and its last modification. */
+  /**
+   * A table: its schema fields (REST form), rows in f/v form, and its last modification. Rows added
+   * to {@code rows} directly were always there; {@link #append} and {@link #update} record when, so
+   * that {@link #snapshotAt} can answer BigQuery's time travel.
+   */
   static final class Table {
     final ArrayNode fields;
     final List<JsonNode> rows = new CopyOnWriteArrayList<>();
-    long lastModified = 1_767_000_000_000L;
+    volatile long lastModified = 1_767_000_000_000L;
     String type = "TABLE";
+    private final List<Change> changes = new ArrayList<>();
+
+    private record Change(long at, int index, JsonNode before) {}
 
     Table(ArrayNode fields) {
       this.fields = fields;
+    }
+
+    /** Appends a row now, as a streaming insert or a load job would. */
+    synchronized void append(JsonNode row) {
+      long now = tick();
+      rows.add(row);
+      changes.add(new Change(now, rows.size() - 1, null));
+      lastModified = now;
+    }
+
+    /** Changes row {@code index} now, as a DML UPDATE would. */
+    synchronized void update(int index, JsonNode row) {
+      long now = tick();
+      changes.add(new Change(now, index, rows.get(index)));
+      rows.set(index, row);
+      lastModified = now;
+    }
+
+    /** The rows as they were at {@code millis}: changes after it undone, newest first. */
+    synchronized List<JsonNode> snapshotAt(long millis) {
+      List<JsonNode> snapshot = new ArrayList<>(rows);
+      for (int i = changes.size() - 1; i >= 0; i--) {
+        Change change = changes.get(i);
+        if (change.at() <= millis) {
+          break;
+        }
+        if (change.before() == null) {
+          snapshot.remove(change.index());
+        } else {
+          snapshot.set(change.index(), change.before());
+        }
+      }
+      return snapshot;
+    }
+
+    /**
+     * A fresh millisecond, so that a change is never at the same time as a snapshot taken before
+     * it.
+     */
+    private static long tick() {
+      long start = System.currentTimeMillis();
+      long now;
+      while ((now = System.currentTimeMillis()) == start) {
+        Thread.onSpinWait();
+      }
+      return now;
     }
   }
 
@@ -63,6 +121,10 @@ final class FakeBigQuery implements AutoCloseable {
   private final List<Hook> hooks = new CopyOnWriteArrayList<>();
   private final List<String> requests = Collections.synchronizedList(new ArrayList<>());
   private final List<JsonNode> insertedRows = new CopyOnWriteArrayList<>();
+  private final java.util.concurrent.atomic.AtomicInteger snapshots =
+      new java.util.concurrent.atomic.AtomicInteger();
+  private final java.util.Set<String> missingDatasets = ConcurrentHashMap.newKeySet();
+  private final java.util.Set<String> readOnlyTables = ConcurrentHashMap.newKeySet();
 
   FakeBigQuery() throws IOException {
     server.setDispatcher(
@@ -81,6 +143,14 @@ final class FakeBigQuery implements AutoCloseable {
 
   String endpoint() {
     return "http://127.0.0.1:" + server.getPort();
+  }
+
+  /** Injected faults that no request has met yet, as "path part x times". */
+  List<String> unusedFaults() {
+    return faults.stream()
+        .filter(f -> f.remaining()[0] > 0)
+        .map(f -> f.pathPart() + " x" + f.remaining()[0])
+        .toList();
   }
 
   /** Each request as "METHOD path?query", in order. */
@@ -115,7 +185,8 @@ final class FakeBigQuery implements AutoCloseable {
   }
 
   /**
-   * The next {@code times} requests whose path contains {@code pathPart} fail with {@code status}.
+   * The next {@code times} requests whose "METHOD path?query" contains {@code pathPart} fail with
+   * {@code status}.
    */
   void failNext(String pathPart, int status, int times) {
     failAfter(pathPart, 0, status, times);
@@ -134,6 +205,30 @@ final class FakeBigQuery implements AutoCloseable {
    */
   void onRequest(String pathPart, int nth, Runnable action) {
     hooks.add(new Hook(pathPart, new int[] {nth}, action));
+  }
+
+  /** datasets.get of {@code dataset} answers 404. */
+  void missingDataset(String dataset) {
+    missingDatasets.add(dataset);
+  }
+
+  /** tables.testIamPermissions of {@code table} grants nothing. */
+  void readOnlyTable(String table) {
+    readOnlyTables.add(table);
+  }
+
+  /** The tables the query jobs of the time-travel reads made, in order. */
+  List<Table> snapshotTables() {
+    return tables.entrySet().stream()
+        .filter(e -> e.getKey().contains("|_anon|") && e.getKey().contains("_snapshot"))
+        .sorted(java.util.Map.Entry.comparingByKey())
+        .map(java.util.Map.Entry::getValue)
+        .toList();
+  }
+
+  /** All tables, for the Storage Read API fake that serves them. */
+  Table tableByKey(String project, String dataset, String table) {
+    return tables.get(key(project, dataset, table));
   }
 
   static ArrayNode fields(String... nameTypeModes) {
@@ -191,21 +286,22 @@ final class FakeBigQuery implements AutoCloseable {
   private MockResponse handle(RecordedRequest request) throws IOException {
     HttpUrl url = request.getRequestUrl();
     String path = url.encodedPath();
-    requests.add(
+    String line =
         request.getMethod()
             + " "
             + path
-            + (url.encodedQuery() == null ? "" : "?" + url.encodedQuery()));
+            + (url.encodedQuery() == null ? "" : "?" + url.encodedQuery());
+    requests.add(line);
     for (Hook hook : hooks) {
       synchronized (hook) {
-        if (path.contains(hook.pathPart()) && --hook.remaining()[0] == 0) {
+        if (line.contains(hook.pathPart()) && --hook.remaining()[0] == 0) {
           hook.action().run();
         }
       }
     }
     for (Fault fault : faults) {
       synchronized (fault) {
-        if (path.contains(fault.pathPart())) {
+        if (line.contains(fault.pathPart())) {
           if (fault.skip()[0] > 0) {
             fault.skip()[0]--;
           } else if (fault.remaining()[0] > 0) {
@@ -217,6 +313,25 @@ final class FakeBigQuery implements AutoCloseable {
     }
     String method = request.getMethod();
     Matcher m;
+    if ((m = DATASET.matcher(path)).matches()) {
+      if (missingDatasets.contains(m.group(2))) {
+        return error(404, "Not found: Dataset " + m.group(1) + ":" + m.group(2));
+      }
+      ObjectNode dataset = NODES.objectNode().put("kind", "bigquery#dataset");
+      dataset.put("id", m.group(1) + ":" + m.group(2));
+      dataset
+          .putObject("datasetReference")
+          .put("projectId", m.group(1))
+          .put("datasetId", m.group(2));
+      return ok(dataset);
+    }
+    if ((m = TEST_PERMISSIONS.matcher(path)).matches()) {
+      ObjectNode answer = NODES.objectNode();
+      if (!readOnlyTables.contains(m.group(3))) {
+        answer.set("permissions", body(request).path("permissions"));
+      }
+      return ok(answer);
+    }
     if ((m = TABLE.matcher(path)).matches()) {
       Table table = tables.get(key(m.group(1), m.group(2), m.group(3)));
       if (table == null) {
@@ -258,14 +373,14 @@ final class FakeBigQuery implements AutoCloseable {
     return error(404, "no such API in FakeBigQuery: " + method + " " + path);
   }
 
+  private static final Pattern SNAPSHOT_QUERY =
+      Pattern.compile(
+          "SELECT \\* FROM `([^.`]+)\\.([^.`]+)\\.([^.`]+)`"
+              + "(?: FOR SYSTEM_TIME AS OF TIMESTAMP_MILLIS\\((\\d+)\\))?(?: WHERE (.+))?");
+
   private MockResponse insertJob(String project, ObjectNode body) {
     ObjectNode configuration = (ObjectNode) body.path("configuration");
     String sql = configuration.path("query").path("query").asText();
-    String resultKey = queryResults.get(sql);
-    if (resultKey == null) {
-      return error(400, "Syntax error: unknown query in FakeBigQuery");
-    }
-    Table result = tables.get(resultKey);
     ObjectNode job = NODES.objectNode().put("kind", "bigquery#job");
     ObjectNode reference = body.path("jobReference").deepCopy();
     if (!reference.has("jobId")) {
@@ -274,29 +389,106 @@ final class FakeBigQuery implements AutoCloseable {
     reference.put("projectId", project);
     job.set("jobReference", reference);
     job.put("id", project + ":" + reference.path("jobId").asText());
-    job.putObject("status").put("state", "DONE");
     ObjectNode statistics = job.putObject("statistics");
     statistics
         .put("creationTime", "1767000000000")
         .put("startTime", "1767000000000")
         .put("endTime", "1767000001000");
     ObjectNode queryStatistics = statistics.putObject("query");
+    String jobId = reference.path("jobId").asText();
+    if (!configuration.path("dryRun").asBoolean(false) && jobs.containsKey(jobId)) {
+      return error(409, "Already Exists: Job " + project + ":" + jobId);
+    }
+    Matcher snapshot = SNAPSHOT_QUERY.matcher(sql);
+    String resultKey = queryResults.get(sql);
+    Table result;
+    if (resultKey != null) {
+      result = tables.get(resultKey);
+    } else if (snapshot.matches()) {
+      Table source = tables.get(key(snapshot.group(1), snapshot.group(2), snapshot.group(3)));
+      if (source == null) {
+        return error(
+            404,
+            "Not found: Table "
+                + snapshot.group(1)
+                + ":"
+                + snapshot.group(2)
+                + "."
+                + snapshot.group(3));
+      }
+      List<JsonNode> rows =
+          snapshot.group(4) == null
+              ? List.copyOf(source.rows)
+              : source.snapshotAt(Long.parseLong(snapshot.group(4)));
+      result = new Table(source.fields);
+      for (JsonNode row : rows) {
+        if (snapshot.group(5) == null || matches(source.fields, row, snapshot.group(5))) {
+          result.rows.add(row);
+        }
+      }
+      if (configuration.path("dryRun").asBoolean(false)) {
+        resultKey = null;
+      } else {
+        resultKey =
+            key(PROJECT, "_anon", snapshot.group(3) + "_snapshot" + snapshots.incrementAndGet());
+        tables.put(resultKey, result);
+      }
+    } else {
+      return error(400, "Syntax error: unknown query in FakeBigQuery");
+    }
     if (configuration.path("dryRun").asBoolean(false)) {
+      job.putObject("status").put("state", "DONE");
       queryStatistics.putObject("schema").set("fields", result.fields);
       job.set("configuration", configuration);
       return ok(job);
-    }
-    String jobId = reference.path("jobId").asText();
-    if (jobs.containsKey(jobId)) {
-      return error(409, "Already Exists: Job " + project + ":" + jobId);
     }
     String[] parts = resultKey.split("\\|");
     ObjectNode destination =
         ((ObjectNode) configuration.path("query")).putObject("destinationTable");
     destination.put("projectId", parts[0]).put("datasetId", parts[1]).put("tableId", parts[2]);
     job.set("configuration", configuration);
+    // Done at the first jobs.get: the job has to be waited for, as on BigQuery.
+    job.putObject("status").put("state", "RUNNING");
     jobs.put(jobId, job);
-    return ok(job);
+    ObjectNode answer = job.deepCopy();
+    job.putObject("status").put("state", "DONE");
+    return ok(answer);
+  }
+
+  /**
+   * {@code field op number [AND ...]}: the row restrictions and WHERE conditions the tests use,
+   * with BigQuery's meaning.
+   */
+  static boolean matches(ArrayNode fields, JsonNode row, String condition) {
+    for (String part : condition.split("(?i) AND ")) {
+      Matcher m = Pattern.compile("\\s*(\\w+)\\s*(>=|<=|=|<|>)\\s*(-?\\d+)\\s*").matcher(part);
+      if (!m.matches()) {
+        throw new IllegalArgumentException("FakeBigQuery cannot evaluate: " + part);
+      }
+      int index = -1;
+      for (int i = 0; i < fields.size(); i++) {
+        if (fields.get(i).path("name").asText().equals(m.group(1))) {
+          index = i;
+        }
+      }
+      JsonNode cell = row.path("f").path(index).path("v");
+      if (cell.isNull() || cell.isMissingNode()) {
+        return false;
+      }
+      int compared = Long.compare(Long.parseLong(cell.asText()), Long.parseLong(m.group(3)));
+      boolean holds =
+          switch (m.group(2)) {
+            case ">=" -> compared >= 0;
+            case "<=" -> compared <= 0;
+            case ">" -> compared > 0;
+            case "<" -> compared < 0;
+            default -> compared == 0;
+          };
+      if (!holds) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** The request's JSON body; the client gzips what it sends. */

@@ -36,7 +36,8 @@ class JarIT {
     assertThat(result.exitCode()).isZero();
     assertThat(result.output())
         .startsWith("Backfill a BigQuery table or query into a ClickHouse table.")
-        .contains("  INPUT_TABLE_SPEC, --inputTableSpec\n");
+        .contains("--inputTableSpec=INPUT_TABLE_SPEC")
+        .doesNotContain("SLF4J");
   }
 
   @Test
@@ -46,5 +47,26 @@ class JarIT {
     assertThat(result.exitCode()).isEqualTo(2);
     assertThat(result.output())
         .isEqualTo("backfill: --inputTableSpec (INPUT_TABLE_SPEC): is required (or set --query)\n");
+  }
+
+  /**
+   * A run that starts the clients logs only JSON lines: no SLF4J "no providers" warning, the
+   * libraries' own records in the job's format.
+   */
+  @Test
+  void everyLineOfARunIsAJsonLogLine() throws Exception {
+    Result result =
+        java(
+            List.of(
+                "--inputTableSpec=p:d.t",
+                "--clickHouseUrl=http://127.0.0.1:1",
+                "--clickHouseTable=t",
+                "--bigQueryEndpoint=http://127.0.0.1:1",
+                "--outputDeadletterTable=none"));
+    assertThat(result.exitCode()).isEqualTo(1);
+    assertThat(result.output()).doesNotContain("SLF4J").contains("backfill failed before reading");
+    for (String line : result.output().split("\n")) {
+      assertThat(line).startsWith("{\"severity\":");
+    }
   }
 }

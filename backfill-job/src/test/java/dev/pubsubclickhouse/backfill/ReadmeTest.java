@@ -7,7 +7,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
-/** The README's parameter table is the one --help is made from, so the docs never drift. */
+/**
+ * The README's parameter table and --help are made from the same parameter list as the command
+ * line, so the docs never drift.
+ */
 class ReadmeTest {
   @Test
   void theReadmeParameterTableIsTheParameterList() throws Exception {
@@ -16,19 +19,35 @@ class ReadmeTest {
     String table =
         readme.substring(
             readme.indexOf(start) + start.length(), readme.indexOf("<!-- parameters:end -->"));
-    assertThat(table).isEqualTo(ParameterHelp.markdownTable(BackfillParameters.ALL));
+    String expected = ParameterHelp.markdownTable(BackfillParameters.ALL);
+    // Regenerate the README's table from this file when the parameters change.
+    Files.writeString(Path.of("target/readme-parameters.md"), expected);
+    assertThat(table).isEqualTo(expected);
   }
 
   @Test
-  void helpListsEveryParameterWithItsDefault() {
+  void helpListsEveryParameterWithItsVariableAndDefault() throws Exception {
     JobRun run = JobRun.of(java.util.Map.of(), "--help");
+    Files.writeString(Path.of("target/backfill-help.txt"), run.out());
+
     assertThat(run.exitCode()).isZero();
+    assertThat(run.out())
+        .startsWith("Backfill a BigQuery table or query into a ClickHouse table.\n")
+        .contains("Usage: java -jar backfill-job.jar [OPTIONS]");
+    String flat = run.out().replaceAll("\\s+", " ");
     for (var parameter : BackfillParameters.ALL) {
-      assertThat(run.out()).contains("  " + parameter.env());
       if (parameter.flag() != null) {
-        assertThat(run.out()).contains(", --" + parameter.flag() + "\n");
+        assertThat(run.out())
+            .containsAnyOf(
+                "--" + parameter.flag() + "=" + parameter.env(),
+                "--" + parameter.flag() + "[=" + parameter.env() + "]");
+      } else {
+        assertThat(run.out()).contains("\n  " + parameter.env() + "\n");
+      }
+      if (parameter.defaultValue() != null) {
+        assertThat(flat).contains("Default: " + parameter.defaultValue() + ".");
       }
     }
-    assertThat(run.out()).contains("Default: 1000000.").contains("Default: 5.");
+    assertThat(run.out()).contains("--where, --rowRestriction=ROW_RESTRICTION");
   }
 }

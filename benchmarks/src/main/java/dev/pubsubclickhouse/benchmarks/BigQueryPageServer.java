@@ -1,16 +1,26 @@
 package dev.pubsubclickhouse.benchmarks;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.zip.GZIPInputStream;
 
 /**
  * A locally served BigQuery page source for the backfill benchmark: answers tables.get for {@code
- * bench:ds.seed} and serves one pre-built tabledata.list page of seed rows for every read, so the
- * numbers measure the job (reading, parsing, encoding, inserting) and ClickHouse, not this server.
- * Runs in its own process; the backfill tasks reach it through {@code BIGQUERY_ENDPOINT}.
+ * bench:ds.seed}, the job's snapshot query (jobs.insert and jobs.get: its result is the seed table
+ * itself, which never changes), and serves one pre-built tabledata.list page of seed rows for every
+ * read, so the numbers measure the job (reading, parsing, encoding, inserting) and ClickHouse, not
+ * this server. Runs in its own process; the backfill tasks reach it through {@code
+ * BIGQUERY_ENDPOINT}.
  *
  * <p>{@code java -cp benchmarks.jar dev.pubsubclickhouse.benchmarks.BigQueryPageServer PORT
  * TOTAL_ROWS PAGE_ROWS} (PORT 0: any free port; prints {@code PAGESERVER <port>}).
@@ -45,7 +55,9 @@ public final class BigQueryPageServer {
     server.createContext(
         "/",
         exchange -> {
-          byte[] body = exchange.getRequestURI().getPath().endsWith("/data") ? page : table;
+          String path = exchange.getRequestURI().getPath();
+          byte[] body =
+              path.endsWith("/data") ? page : path.contains("/jobs") ? job(exchange) : table;
           exchange.getResponseHeaders().set("Content-Type", "application/json");
           exchange.sendResponseHeaders(200, body.length);
           try (OutputStream out = exchange.getResponseBody()) {
@@ -55,6 +67,39 @@ public final class BigQueryPageServer {
     server.start();
     System.out.println("PAGESERVER " + server.getAddress().getPort());
     System.out.flush();
+  }
+
+  private static final Map<String, byte[]> JOBS = new ConcurrentHashMap<>();
+
+  /**
+   * jobs.insert answers the job done, its configuration (labels included) as sent and the seed
+   * table as its result; jobs.get answers the same job again.
+   */
+  private static byte[] job(HttpExchange exchange) throws IOException {
+    String path = exchange.getRequestURI().getPath();
+    if (!"POST".equals(exchange.getRequestMethod())) {
+      byte[] known = JOBS.get(path.substring(path.lastIndexOf('/') + 1));
+      return known != null ? known : "{}".getBytes(StandardCharsets.UTF_8);
+    }
+    InputStream in = exchange.getRequestBody();
+    if ("gzip".equalsIgnoreCase(exchange.getRequestHeaders().getFirst("Content-Encoding"))) {
+      in = new GZIPInputStream(in);
+    }
+    ObjectMapper json = new ObjectMapper();
+    ObjectNode request = (ObjectNode) json.readTree(in.readAllBytes());
+    ObjectNode job = json.createObjectNode().put("kind", "bigquery#job");
+    job.set("jobReference", request.path("jobReference"));
+    job.putObject("status").put("state", "DONE");
+    ObjectNode configuration = (ObjectNode) request.path("configuration");
+    ((ObjectNode) configuration.path("query"))
+        .putObject("destinationTable")
+        .put("projectId", "bench")
+        .put("datasetId", "ds")
+        .put("tableId", "seed");
+    job.set("configuration", configuration);
+    byte[] body = json.writeValueAsBytes(job);
+    JOBS.putIfAbsent(request.path("jobReference").path("jobId").asText(), body);
+    return body;
   }
 
   private static byte[] page(int rows, long totalRows) {

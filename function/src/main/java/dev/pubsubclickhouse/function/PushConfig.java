@@ -39,9 +39,19 @@ public record PushConfig(
                 DEAD_LETTER_TOPIC, "expected projects/PROJECT/topics/TOPIC, got '" + name + "'");
           }
         });
+    int batchMaxRows = config.integer(BATCH_MAX_ROWS, 1, 10_000_000);
+    if (batchMaxRows > clickHouse.insertOptions().maxInsertBlockSize()) {
+      // One batch must be one block: a failure then leaves none of it, or (a failed view) all of
+      // it, in the table, never a part.
+      throw new ConfigurationException(
+          BATCH_MAX_ROWS,
+          "must not exceed MAX_INSERT_BLOCK_SIZE ("
+              + clickHouse.insertOptions().maxInsertBlockSize()
+              + "), so that one batch is one block");
+    }
     BatchPolicy batch =
         new BatchPolicy(
-            config.integer(BATCH_MAX_ROWS, 1, 10_000_000),
+            batchMaxRows,
             config.longValue(BATCH_MAX_BYTES, 1024, 1L << 30),
             Duration.ofMillis(config.longValue(BATCH_MAX_WAIT_MS, 0, 600_000)),
             Duration.ofMillis(config.longValue(BATCH_LINGER_MS, 0, 60_000)),
@@ -82,16 +92,17 @@ public record PushConfig(
       }
       return Optional.empty();
     }
+    if (account.isEmpty() && !config.bool(PUSH_ALLOW_ANY_SERVICE_ACCOUNT)) {
+      throw new ConfigurationException(
+          PUSH_SERVICE_ACCOUNT,
+          "is required with PUSH_AUDIENCE: without it any Google account's token for that audience"
+              + " is admitted (set PUSH_ALLOW_ANY_SERVICE_ACCOUNT=true if that is what you want)");
+    }
     return Optional.of(
         new PushAuthenticator(
             audience.get(),
             config.required(PUSH_TOKEN_ISSUER),
             account.orElse(null),
             config.httpUrl(PUSH_TOKEN_CERTS_URL).toString()));
-  }
-
-  /** True when failed messages have somewhere to go besides Pub/Sub's own dead-lettering. */
-  public boolean hasErrorSinks() {
-    return clickHouse.errorTable().isPresent() || deadLetterTopic.isPresent();
   }
 }

@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The HTTP edge, kept thin: {@code POST /} takes a Pub/Sub push request, {@code GET /healthz} says
@@ -40,7 +41,8 @@ public final class PushFunction implements HttpFunction {
       String path = request.getPath();
       String method = request.getMethod();
       if ("/livez".equals(path)) {
-        respond(response, body, 200, "alive");
+        Optional<String> death = service.deathCause();
+        respond(response, body, death.isEmpty() ? 200 : 503, death.orElse("alive"));
       } else if ("/healthz".equals(path)) {
         boolean healthy = "GET".equals(method) && service.healthy();
         respond(response, body, healthy ? 200 : 503, healthy ? "ok" : "ClickHouse does not answer");

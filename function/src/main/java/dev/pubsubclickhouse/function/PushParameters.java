@@ -91,7 +91,14 @@ public final class PushParameters {
           "PUSH_SERVICE_ACCOUNT",
           null,
           "With PUSH_AUDIENCE: only tokens of this service account (the subscription's push"
-              + " identity) are admitted; others get 403.");
+              + " identity) are admitted; others get 403. Required with PUSH_AUDIENCE, since"
+              + " anyone can mint a Google-signed token for any audience.");
+  public static final Parameter PUSH_ALLOW_ANY_SERVICE_ACCOUNT =
+      Parameter.of(
+          "PUSH_ALLOW_ANY_SERVICE_ACCOUNT",
+          "false",
+          "With PUSH_AUDIENCE and no PUSH_SERVICE_ACCOUNT: admit a token of any Google account"
+              + " (otherwise the service refuses to start that way).");
   public static final Parameter PUSH_TOKEN_ISSUER =
       Parameter.of(
           "PUSH_TOKEN_ISSUER", "https://accounts.google.com", "Issuer the push token must name.");
@@ -128,6 +135,7 @@ public final class PushParameters {
             PUSH_UNWRAPPED,
             PUSH_AUDIENCE,
             PUSH_SERVICE_ACCOUNT,
+            PUSH_ALLOW_ANY_SERVICE_ACCOUNT,
             PUSH_TOKEN_ISSUER,
             PUSH_TOKEN_CERTS_URL,
             SUMMARY_INTERVAL_SECONDS,

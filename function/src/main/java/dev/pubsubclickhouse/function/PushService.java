@@ -1,11 +1,19 @@
 package dev.pubsubclickhouse.function;
 
 import com.clickhouse.client.api.Client;
-import dev.pubsubclickhouse.core.errors.ErrorTable;
+import dev.pubsubclickhouse.core.config.ClickHouseParameters;
+import dev.pubsubclickhouse.core.config.ConfigurationException;
 import dev.pubsubclickhouse.core.insert.ClickHouseClients;
 import dev.pubsubclickhouse.core.insert.ClickHouseFailures;
+import dev.pubsubclickhouse.core.insert.ClickHouseHttp;
+import dev.pubsubclickhouse.core.insert.ClickHouseHttpException;
 import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
+import dev.pubsubclickhouse.core.insert.InsertFormat;
 import dev.pubsubclickhouse.core.schema.SchemaReader;
+import dev.pubsubclickhouse.core.write.DeadLetterSink;
+import dev.pubsubclickhouse.core.write.DeadLetterTable;
+import dev.pubsubclickhouse.core.write.TableWriter;
+import dev.pubsubclickhouse.core.write.TargetTable;
 import dev.pubsubclickhouse.function.envelope.PayloadDecompressor;
 import dev.pubsubclickhouse.function.envelope.PushMessage;
 import dev.pubsubclickhouse.function.envelope.PushRequestParser;
@@ -19,12 +27,10 @@ import dev.pubsubclickhouse.function.ingest.Ingestor;
 import dev.pubsubclickhouse.function.ingest.MessageEncoder;
 import dev.pubsubclickhouse.function.ingest.PushOutcome;
 import dev.pubsubclickhouse.function.ingest.RequestMemoryBudget;
-import dev.pubsubclickhouse.function.ingest.TargetTable;
 import dev.pubsubclickhouse.function.observability.JsonLog;
 import dev.pubsubclickhouse.function.observability.Metrics;
-import dev.pubsubclickhouse.function.sinks.DeadLetterTopicSink;
-import dev.pubsubclickhouse.function.sinks.ErrorSink;
-import dev.pubsubclickhouse.function.sinks.ErrorTableSink;
+import dev.pubsubclickhouse.function.observability.PushWriteEvents;
+import dev.pubsubclickhouse.function.sinks.DeadLetterTopic;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -32,14 +38,15 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The running push service: one ClickHouse client, the target table, the batcher, the error sinks
- * and the metrics, built once per process and shared by every request thread.
+ * The running push service: one ClickHouse client, the target table, the batcher, the dead-letter
+ * sinks and the metrics, built once per process and shared by every request thread.
  */
 public final class PushService {
   /** Flow control never spaces INSERTs further apart than this. */
@@ -54,7 +61,7 @@ public final class PushService {
   private final AnswerDeadlines deadlines;
   private final PushRequestParser parser;
   private final Metrics metrics;
-  private final DeadLetterTopicSink topicSink;
+  private final DeadLetterTopic topicSink;
   private final ScheduledExecutorService housekeeping;
   private final ScheduledExecutorService tableWatch;
   private final AtomicInteger activeRequests = new AtomicInteger();
@@ -68,7 +75,7 @@ public final class PushService {
       GroupCommitBatcher batcher,
       AnswerDeadlines deadlines,
       Metrics metrics,
-      DeadLetterTopicSink topicSink,
+      DeadLetterTopic topicSink,
       FlowGate gate) {
     this.config = config;
     this.client = client;
@@ -107,7 +114,7 @@ public final class PushService {
   }
 
   /**
-   * Connects to ClickHouse, checks the target and error tables, and starts the batcher.
+   * Connects to ClickHouse, checks the target and dead-letter tables, and starts the batcher.
    *
    * @throws IllegalStateException with one line naming what is wrong
    */
@@ -120,21 +127,24 @@ public final class PushService {
     try {
       TargetTable table = new TargetTable(config.clickHouse().table(), new SchemaReader(client));
       ClickHouseInserter inserter =
-          new ClickHouseInserter(client, config.clickHouse().insertOptions());
-      List<ErrorSink> sinks = new ArrayList<>();
-      if (config.clickHouse().errorTable().isPresent()) {
+          new ClickHouseInserter(
+              ClickHouseHttp.open(config.clickHouse(), "pubsub-clickhouse-push"),
+              InsertFormat.supportedBy(client),
+              config.clickHouse().insertOptions());
+      checkPassedSettings(inserter);
+      List<DeadLetterSink> sinks = new ArrayList<>();
+      if (config.clickHouse().deadLetterTable().isPresent()) {
         sinks.add(
-            new ErrorTableSink(
-                ErrorTable.open(
-                    client,
-                    config.clickHouse().errorTable().get(),
-                    config.clickHouse().createErrorTable(),
-                    inserter)));
+            DeadLetterTable.open(
+                client,
+                config.clickHouse().deadLetterTable().get(),
+                config.clickHouse().createDeadLetterTable(),
+                inserter));
       }
-      DeadLetterTopicSink topicSink = null;
+      DeadLetterTopic topicSink = null;
       if (config.deadLetterTopic().isPresent()) {
         topicSink =
-            DeadLetterTopicSink.open(
+            DeadLetterTopic.open(
                 config.deadLetterTopic().get(), config.pubsubEndpoint().orElse(null));
         sinks.add(topicSink);
       }
@@ -142,7 +152,10 @@ public final class PushService {
       MessageEncoder encoder =
           new MessageEncoder(
               new PayloadDecompressor(config.maxDecompressedBytes()), metrics, Clock.systemUTC());
-      BatchWriter writer = new BatchWriter(table, inserter, encoder, sinks, metrics);
+      BatchWriter writer =
+          new BatchWriter(
+              new TableWriter(
+                  table, inserter, sinks, new PushWriteEvents(metrics, table.name()), "pubsub"));
       GroupCommitBatcher batcher;
       FlowGate gate = null;
       if (config.flow().enabled()) {
@@ -169,18 +182,35 @@ public final class PushService {
               gate == null ? () -> true : gate::admits);
       PushService service =
           new PushService(config, client, ingestor, batcher, deadlines, metrics, topicSink, gate);
-      JsonLog.info("push service ready", service.describe(sinks));
+      JsonLog.info("push service ready", service.describe(sinks, inserter));
       return service;
-    } catch (RuntimeException | IOException e) {
+    } catch (ConfigurationException e) {
+      client.close();
+      throw e;
+    } catch (RuntimeException | IOException | ClickHouseHttpException e) {
       client.close();
       throw new IllegalStateException(startFailure(config, e), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      client.close();
+      throw new IllegalStateException("interrupted while starting", e);
+    }
+  }
+
+  /** A CLICKHOUSE_SETTINGS name or value ClickHouse refuses stops start-up, naming the variable. */
+  private static void checkPassedSettings(ClickHouseInserter inserter)
+      throws IOException, InterruptedException, ClickHouseHttpException {
+    try {
+      inserter.checkPassedSettings();
+    } catch (IllegalArgumentException e) {
+      throw new ConfigurationException(ClickHouseParameters.SETTINGS, e.getMessage());
     }
   }
 
   private static String startFailure(PushConfig config, Exception e) {
     String reason = ClickHouseFailures.describe(e);
     return reason.startsWith("table ")
-            || reason.startsWith("error table ")
+            || reason.startsWith("dead-letter table ")
             || reason.startsWith("column ")
         ? reason
         : "cannot use ClickHouse at " + config.clickHouse().url() + ": " + reason;
@@ -231,6 +261,13 @@ public final class PushService {
     }
   }
 
+  /** Empty while the service can write; else why it cannot (a stopped batch flusher). */
+  public Optional<String> deathCause() {
+    return batcher
+        .flusherDeath()
+        .map(e -> "batch flusher stopped: " + e.getClass().getSimpleName());
+  }
+
   /** True when ClickHouse answers. */
   public boolean healthy() {
     return accepting && client.ping(2_000);
@@ -273,11 +310,12 @@ public final class PushService {
     JsonLog.info("summary", fields);
   }
 
-  private Map<String, Object> describe(List<ErrorSink> sinks) {
+  private Map<String, Object> describe(List<DeadLetterSink> sinks, ClickHouseInserter inserter) {
     Map<String, Object> fields = new LinkedHashMap<>();
     fields.put("clickhouse", config.clickHouse().url().toString());
     fields.put("table", config.clickHouse().table().toString());
-    fields.put("errorSinks", sinks.stream().map(ErrorSink::name).toList());
+    fields.put("deadLetterSinks", sinks.stream().map(DeadLetterSink::name).toList());
+    fields.put("insertFormat", inserter.format().clickHouseName());
     fields.put("batchMaxRows", config.batch().maxRows());
     fields.put("batchMaxWaitMs", config.batch().maxWait().toMillis());
     fields.put("asyncInsert", config.clickHouse().insertOptions().asyncInsert());

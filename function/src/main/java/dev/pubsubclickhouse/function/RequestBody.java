@@ -9,8 +9,7 @@ import java.util.Arrays;
 /**
  * A request's body: read once for a push, or else settled before the answer so that the connection
  * can carry the next request. A body left unread makes Jetty close the connection after the answer
- * without saying so, and the client's next request on it fails ("header parser received no bytes"):
- * one to five in 200 requests that followed a refused one, before this class.
+ * without saying so, and the client's next request on it fails ("header parser received no bytes").
  */
 final class RequestBody {
   /** A body up to this long that the answer does not need is read and dropped. */
@@ -18,9 +17,8 @@ final class RequestBody {
 
   /**
    * Before a 413, a body is read up to Cloud Run's largest HTTP/1 request, 32 MiB: closing on
-   * unread data resets the connection, which can destroy the answer on its way (2 in 40 times
-   * here), and a sender that does not see its 413 takes the failure for a transient one and sends
-   * the same body again.
+   * unread data resets the connection, which can destroy the answer on its way, and a sender that
+   * does not see its 413 takes the failure for a transient one and sends the same body again.
    */
   static final long TOO_LARGE_DRAIN_LIMIT = 32L << 20;
 

@@ -26,9 +26,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Hostile and malformed input, each with a defined answer: the exact status, and where the message
- * ends (nowhere: Pub/Sub keeps it; the target table; the error table with a precise reason). The
- * service keeps serving throughout: a good message afterwards is written, and nothing was answered
- * by the catch-all for the handler's own failures. docs/reliability.md lists the same table.
+ * ends (nowhere: Pub/Sub keeps it; the target table; the dead-letter table with a precise reason).
+ * The service keeps serving throughout: a good message afterwards is written, and nothing was
+ * answered by the catch-all for the handler's own failures. docs/reliability.md lists the same
+ * table.
  */
 @ClickHouseTest
 class BadInputCorpusIT {
@@ -45,13 +46,13 @@ class BadInputCorpusIT {
      */
     PUBSUB,
     TARGET,
-    ERROR_TABLE
+    DEAD_LETTER_TABLE
   }
 
   /**
    * One input.
    *
-   * @param error for {@link End#ERROR_TABLE}: how the error_message starts
+   * @param error for {@link End#DEAD_LETTER_TABLE}: how the error_message starts
    */
   record Case(
       String name,
@@ -218,14 +219,14 @@ class BadInputCorpusIT {
             "data not UTF-8",
             envelope("c-not-utf8", new byte[] {(byte) 0xC3, 0x28, '{', '}'}),
             204,
-            End.ERROR_TABLE,
+            End.DEAD_LETTER_TABLE,
             "payload is not valid JSON: "));
     cases.add(
         post(
             "data not JSON",
             envelope("c-not-json", "hello"),
             204,
-            End.ERROR_TABLE,
+            End.DEAD_LETTER_TABLE,
             "payload is not valid JSON: "));
     cases.add(
         post(
@@ -233,28 +234,28 @@ class BadInputCorpusIT {
             bytes(
                 "{\"message\":{\"data\":\"\",\"attributes\":{\"k\":\"v\"},\"messageId\":\"c-empty-data\"}}"),
             204,
-            End.ERROR_TABLE,
+            End.DEAD_LETTER_TABLE,
             "payload is empty"));
     cases.add(
         post(
             "data a JSON string, not an object",
             envelope("c-json-string", "\"text\""),
             204,
-            End.ERROR_TABLE,
+            End.DEAD_LETTER_TABLE,
             "payload must be a JSON object or an array of objects"));
     cases.add(
         post(
             "data an empty JSON array",
             envelope("c-empty-array", "[]"),
             204,
-            End.ERROR_TABLE,
+            End.DEAD_LETTER_TABLE,
             "payload is an empty JSON array"));
     cases.add(
         post(
             "data nested 10,000 deep",
             envelope("c-deep", nested(10_000)),
             204,
-            End.ERROR_TABLE,
+            End.DEAD_LETTER_TABLE,
             "payload exceeds a JSON limit: Document nesting depth (201) exceeds"));
     cases.add(
         post(
@@ -273,7 +274,7 @@ class BadInputCorpusIT {
                 "c-digits-int",
                 row("c-digits-int", "\"s\":\"\",\"n\":" + digits + ",\"f\":1,\"d\":1")),
             204,
-            End.ERROR_TABLE,
+            End.DEAD_LETTER_TABLE,
             "column 'n' (Int64) rejects 9999"));
     cases.add(
         post(
@@ -282,7 +283,7 @@ class BadInputCorpusIT {
                 "c-digits-float",
                 row("c-digits-float", "\"s\":\"\",\"n\":1,\"f\":" + digits + ",\"d\":1")),
             204,
-            End.ERROR_TABLE,
+            End.DEAD_LETTER_TABLE,
             "column 'f' (Float64) rejects 9999"));
     cases.add(
         post(
@@ -291,7 +292,7 @@ class BadInputCorpusIT {
                 "c-digits-decimal",
                 row("c-digits-decimal", "\"s\":\"\",\"n\":1,\"f\":1,\"d\":" + digits)),
             204,
-            End.ERROR_TABLE,
+            End.DEAD_LETTER_TABLE,
             "column 'd' (Decimal(18, 4)) rejects 9999"));
     cases.add(
         post(
@@ -309,14 +310,14 @@ class BadInputCorpusIT {
                 "c-digits-1001",
                 row("c-digits-1001", "\"s\":" + digits + "9,\"n\":1,\"f\":1,\"d\":1")),
             204,
-            End.ERROR_TABLE,
+            End.DEAD_LETTER_TABLE,
             "payload exceeds a JSON limit: Number value length (1001) exceeds"));
     cases.add(
         post(
             "NaN as a bare token",
             envelope("c-nan-token", row("c-nan-token", "\"s\":\"\",\"n\":1,\"f\":NaN,\"d\":1")),
             204,
-            End.ERROR_TABLE,
+            End.DEAD_LETTER_TABLE,
             "payload is not valid JSON: Non-standard token 'NaN'"));
     cases.add(
         post(
@@ -325,14 +326,14 @@ class BadInputCorpusIT {
                 "c-exponent",
                 row("c-exponent", "\"s\":\"\",\"n\":1,\"f\":1e92987364836286162198047,\"d\":1")),
             204,
-            End.ERROR_TABLE,
+            End.DEAD_LETTER_TABLE,
             "payload has a number that cannot be read: "));
     cases.add(
         post(
             "\"NaN\" into Int64",
             envelope("c-nan-int", row("c-nan-int", "\"s\":\"\",\"n\":\"NaN\",\"f\":1,\"d\":1")),
             204,
-            End.ERROR_TABLE,
+            End.DEAD_LETTER_TABLE,
             "column 'n' (Int64) rejects \"NaN\": not a number"));
     cases.add(
         post(
@@ -341,7 +342,7 @@ class BadInputCorpusIT {
                 "c-inf-decimal",
                 row("c-inf-decimal", "\"s\":\"\",\"n\":1,\"f\":1,\"d\":\"Infinity\"")),
             204,
-            End.ERROR_TABLE,
+            End.DEAD_LETTER_TABLE,
             "column 'd' (Decimal(18, 4)) rejects \"Infinity\": not a number"));
     cases.add(
         post(
@@ -349,8 +350,8 @@ class BadInputCorpusIT {
             envelope(
                 "c-inf-float", row("c-inf-float", "\"s\":\"\",\"n\":1,\"f\":\"Infinity\",\"d\":1")),
             204,
-            End.ERROR_TABLE,
-            "ClickHouse refused the row: INSERT failed (bad_data, code 469"));
+            End.DEAD_LETTER_TABLE,
+            "ClickHouse refused it: Code: 469."));
     // The HTTP request around it.
     cases.add(
         new Case(
@@ -499,7 +500,7 @@ class BadInputCorpusIT {
           switch (c.end()) {
             case PUBSUB -> "not acknowledged; Pub/Sub redelivers it, then dead-letters it";
             case TARGET -> "the target table";
-            case ERROR_TABLE -> "the error table: `" + c.error() + "...`";
+            case DEAD_LETTER_TABLE -> "the dead-letter table: `" + c.error() + "...`";
           };
       long stored =
           id == null ? 0 : database.count("corpus WHERE _pubsub_message_id = '" + id + "'");
@@ -516,7 +517,7 @@ class BadInputCorpusIT {
             mismatches.put(c.name(), "stored " + stored + ", errors '" + errors + "'");
           }
         }
-        case ERROR_TABLE -> {
+        case DEAD_LETTER_TABLE -> {
           if (stored != 0 || !errors.replace("\\'", "'").startsWith(c.error())) {
             mismatches.put(c.name(), "stored " + stored + ", errors '" + errors + "'");
           }

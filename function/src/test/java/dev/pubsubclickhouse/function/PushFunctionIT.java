@@ -119,7 +119,7 @@ class PushFunctionIT {
   }
 
   @Test
-  void badMessagesGoToTheErrorTableWhileGoodOnesInTheSameBatchAreInserted() throws Exception {
+  void badMessagesGoToTheDeadLetterTableWhileGoodOnesInTheSameBatchAreInserted() throws Exception {
     createTables("mixed");
     byte[] invalidUtf8 = {(byte) 0xC3, (byte) 0x28, '{', '}'};
     try (RunningService service = serviceFor("mixed")) {
@@ -180,22 +180,25 @@ class PushFunctionIT {
     assertThat(database.query("SELECT raw_message FROM checked_errors ORDER BY raw_message"))
         .isEqualTo("{\"n\":1900}\n{\"n\":700}");
     assertThat(database.query("SELECT DISTINCT error_message FROM checked_errors"))
-        .startsWith("ClickHouse refused the row: INSERT failed (bad_data, code 469, 1 attempt): ")
+        .startsWith("ClickHouse refused it: Code: 469. DB::Exception: Constraint `small`")
         .contains("VIOLATED_CONSTRAINT");
   }
 
   @Test
-  void anArrayPayloadIsSeveralRowsAndABadRowAloneGoesToTheErrorTable() throws Exception {
+  void anArrayPayloadIsSeveralRowsOfOneMessageWrittenWholeOrNotAtAll() throws Exception {
     createTables("arrays");
+    String bad = "[" + event(3) + "," + event(4) + ",{\"event_time\":5}]";
     try (RunningService service = serviceFor("arrays")) {
-      assertThat(service.push("a-1", "[" + event(1) + "," + event(2) + ",{\"event_time\":5}]"))
-          .isEqualTo(204);
+      assertThat(service.push("a-1", "[" + event(1) + "," + event(2) + "]")).isEqualTo(204);
+      assertThat(service.push("a-2", bad)).isEqualTo(204);
     }
     assertThat(database.query("SELECT message, _pubsub_message_id FROM arrays ORDER BY message"))
         .isEqualTo("event 1\ta-1\nevent 2\ta-1");
-    assertThat(database.query("SELECT error_message FROM arrays_errors"))
+    assertThat(database.query("SELECT raw_message, error_message FROM arrays_errors"))
         .isEqualTo(
-            "row 2: column \\'service\\' (String) rejects (missing): a value is required (no DEFAULT, not Nullable)");
+            bad
+                + "\trow 2: column \\'service\\' (String) rejects (missing): a value is required"
+                + " (no DEFAULT, not Nullable)");
   }
 
   @Test
@@ -237,7 +240,7 @@ class PushFunctionIT {
   }
 
   @Test
-  void theErrorTableDroppedMidRunMeansNoAcknowledgement() throws Exception {
+  void theDeadLetterTableDroppedMidRunMeansNoAcknowledgement() throws Exception {
     createTables("dropped");
     try (RunningService service = serviceFor("dropped")) {
       assertThat(service.push("bad-1", "nope")).isEqualTo(204);
@@ -281,6 +284,25 @@ class PushFunctionIT {
         .isEqualTo(
             "unwrapped\tu-1\t2026-01-15 12:00:00.500\t{'region':'eu'}\tkey-9\tprojects/test/subscriptions/raw\t0\t1\n"
                 + "wrapped\tw-1\t2026-01-15 12:34:56.789\t{'source':'test'}\t\tprojects/test/subscriptions/push\t1\t1");
+  }
+
+  @Test
+  void theRowIndexIsEachRowsPlaceInItsMessage() throws Exception {
+    database.execute(
+        "CREATE TABLE indexed (message String, _pubsub_message_id String, _pubsub_row_index UInt32)"
+            + " ENGINE = MergeTree ORDER BY (_pubsub_message_id, _pubsub_row_index)");
+    try (RunningService service = RunningService.start(database, "indexed", Map.of())) {
+      assertThat(
+              service.push(
+                  "three", "[{\"message\":\"a\"},{\"message\":\"b\"},{\"message\":\"c\"}]"))
+          .isEqualTo(204);
+      assertThat(service.push("one", "{\"message\":\"d\"}")).isEqualTo(204);
+    }
+    assertThat(
+            database.query(
+                "SELECT _pubsub_message_id, _pubsub_row_index, message FROM indexed"
+                    + " ORDER BY _pubsub_message_id, _pubsub_row_index"))
+        .isEqualTo("one\t0\td\nthree\t0\ta\nthree\t1\tb\nthree\t2\tc");
   }
 
   @Test

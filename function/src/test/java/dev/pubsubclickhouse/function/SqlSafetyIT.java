@@ -99,7 +99,7 @@ class SqlSafetyIT {
                 + "}";
         assertThat(service.push("v-" + i, json)).as(value).isEqualTo(204);
       }
-      // And one that goes to the error table, hostile value and all.
+      // And one that goes to the dead-letter table, hostile value and all.
       assertThat(
               service.push(
                   "v-bad", "{\"we`ird\":{\"x\":1}, \"sp ace\":" + quote(HOSTILE_VALUES.get(0))))
@@ -131,11 +131,11 @@ class SqlSafetyIT {
             "INSERT INTO `"
                 + database.name()
                 + "`.`odd-errors$` (`raw_message`, `error_message`,"
-                + " `stack_trace`, `failed_at`) FORMAT RowBinaryWithDefaults",
+                + " `stack_trace`, `failed_at`) FORMAT RowBinaryWithNamesAndTypesAndDefaults",
             "INSERT INTO `"
                 + database.name()
                 + "`.`odd-name$1` (`we\\\\`ird`, `sp ace`, `select`,"
-                + " `_pubsub_message_id`) FORMAT RowBinaryWithDefaults");
+                + " `_pubsub_message_id`) FORMAT RowBinaryWithNamesAndTypesAndDefaults");
     String everything =
         database.query(
             "SELECT query FROM system.query_log WHERE current_database = '"

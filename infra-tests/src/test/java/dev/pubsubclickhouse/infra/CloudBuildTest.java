@@ -11,7 +11,10 @@ import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
 
-/** cloudbuild.yaml: tests first, then both images for both architectures, then the rollout. */
+/**
+ * cloudbuild.yaml: the Terraform checked, the tests on the images' JDK with a cached engine, then
+ * both images for both architectures from a pinned base as a non-root user, then the rollout.
+ */
 class CloudBuildTest {
   private static final Map<String, Object> BUILD =
       new Yaml(new SafeConstructor(new LoaderOptions())).load(RepoFiles.read("cloudbuild.yaml"));
@@ -20,13 +23,71 @@ class CloudBuildTest {
   private static final String REGISTRY = "${_REGION}-docker.pkg.dev/$PROJECT_ID/${_REPOSITORY}/";
   private static final String PLATFORMS = "-Djib.from.platforms=linux/arm64,linux/amd64";
 
-  @Test
-  void theTestSuiteRunsFirstThroughCiRun() {
-    Step test = STEPS.get(0);
+  /** eclipse-temurin:25-jre by the digest of its multi-arch index. */
+  private static final String BASE_IMAGE = "eclipse-temurin@sha256:[0-9a-f]{64}";
 
-    assertThat(test.id()).isEqualTo("test");
+  @Test
+  void theTestSuiteRunsThroughCiRunOnTemurin25AfterTheTerraformCheck() {
+    Step test = step("test");
+
+    assertThat(test.image()).isEqualTo("maven:3-eclipse-temurin-25");
     assertThat(test.tokens()).containsSequence("bash", ".ci/run");
-    assertThat(test.tokens()).contains("npm", "gcc");
+    assertThat(test.tokens()).contains("npm", "gcc", "python3", "PATH=/workspace/.tools:$$PATH");
+    assertThat(test.env()).contains("CI=true");
+    assertThat(test.waitFor()).contains("terraform-check", "engine-cache-restore");
+  }
+
+  @Test
+  void everyMavenStepRunsTheImagesJdkWhileTheCodeStillCompilesForRelease17() {
+    List<Step> maven =
+        STEPS.stream().filter(s -> s.image().startsWith("maven:")).collect(Collectors.toList());
+
+    assertThat(maven).extracting(Step::id).contains("terraform-check", "test", "install");
+    assertThat(maven).extracting(Step::image).containsOnly("maven:3-eclipse-temurin-25");
+    assertThat(RepoFiles.read("pom.xml"))
+        .contains("<maven.compiler.release>17</maven.compiler.release>");
+  }
+
+  @Test
+  void theTerraformIsFormattedAndCheckedAgainstTheProviderSchemaBeforeAnythingIsBuilt() {
+    Step check = step("terraform-check");
+
+    assertThat(check.tokens())
+        .containsSequence("terraform", "fmt", "-check", "-recursive", "terraform")
+        .containsSequence("mvn", "-B", "-ntp", "-pl", "infra-tests", "verify");
+    assertThat(check.waitFor()).containsExactly("terraform-binary");
+    assertThat(step("terraform-binary").image()).matches("hashicorp/terraform:[0-9.]+");
+    assertThat(RepoFiles.read(".ci/run"))
+        .contains("terraform fmt -check -recursive terraform")
+        .contains("for tool in java mvn npm curl tar terraform; do");
+  }
+
+  @Test
+  void theClickHouseEngineIsRestoredBeforeTheTestsAndSavedAfterThem() {
+    String cache = "/workspace/.cache/pubsub-clickhouse";
+    String remote = "gs://${_CACHE_BUCKET}/pubsub-clickhouse-engine";
+
+    assertThat(step("test").env()).contains("CLICKHOUSE_LOCAL_CACHE=" + cache);
+    assertThat(step("engine-cache-restore").tokens())
+        .containsSequence("gcloud", "storage", "rsync", "--recursive", remote, cache);
+    assertThat(step("engine-cache-save").tokens())
+        .containsSequence("gcloud", "storage", "rsync", "--recursive", cache, remote);
+    assertThat(step("engine-cache-save").waitFor()).containsExactly("test");
+    assertThat(RepoFiles.read("scripts/clickhouse-local")).contains("CLICKHOUSE_LOCAL_CACHE");
+  }
+
+  @Test
+  void bothImagesStartFromTheSamePinnedDigestOfTemurin25AndRunAsNonRoot() {
+    for (String pom : List.of("function/pom.xml", "backfill-job/pom.xml")) {
+      String text = RepoFiles.read(pom);
+      String jib = text.substring(text.indexOf("<artifactId>jib-maven-plugin</artifactId>"));
+
+      assertThat(jib)
+          .as(pom)
+          .containsPattern("<from>\\s*(<!--[^>]*-->\\s*)?<image>" + BASE_IMAGE + "</image>")
+          .contains("25-jre")
+          .containsPattern("<user>[1-9][0-9]*:[1-9][0-9]*</user>");
+    }
   }
 
   @Test
@@ -49,13 +110,12 @@ class CloudBuildTest {
 
   @Test
   void imagesAreBuiltOnlyAfterTheTestsPassed() {
-    int test = STEPS.indexOf(step("test"));
     for (String module : List.of("function", "backfill-job")) {
       Step image = jibStepFor(module);
-      assertThat(STEPS.indexOf(image)).isGreaterThan(test);
-      // "-" would start the step at once, in parallel with the tests.
-      assertThat(image.waitFor()).isNotEmpty().doesNotContain("-");
+      assertThat(image.waitFor()).containsExactlyInAnyOrder("install", "registry-token");
     }
+    assertThat(step("install").waitFor()).containsExactly("test");
+    assertThat(step("registry-token").waitFor()).containsExactly("test");
   }
 
   @Test
@@ -77,8 +137,14 @@ class CloudBuildTest {
     @SuppressWarnings("unchecked")
     Map<String, Object> substitutions = (Map<String, Object>) BUILD.get("substitutions");
 
-    assertThat(substitutions).containsKeys("_REGION", "_REPOSITORY", "_SERVICE", "_JOB");
+    assertThat(substitutions)
+        .containsKeys("_REGION", "_REPOSITORY", "_SERVICE", "_JOB", "_DEPLOY", "_CACHE_BUCKET");
     assertThat(substitutions.get("_REPOSITORY")).isEqualTo("pubsub-clickhouse");
+    // ${PROJECT_ID} in a substitution's value needs dynamic substitutions.
+    assertThat(substitutions.get("_CACHE_BUCKET")).isEqualTo("${PROJECT_ID}_cloudbuild");
+    @SuppressWarnings("unchecked")
+    Map<String, Object> options = (Map<String, Object>) BUILD.get("options");
+    assertThat(options.get("dynamicSubstitutions")).isEqualTo(true);
   }
 
   private static Step jibStepFor(String module) {
@@ -98,8 +164,9 @@ class CloudBuildTest {
         .orElseThrow(() -> new AssertionError("no step " + id));
   }
 
-  /** A build step: its id, what it waits for, and its command line split into words. */
-  record Step(String id, List<String> waitFor, List<String> tokens) {
+  /** A build step: its id, image, environment, what it waits for, its words. */
+  record Step(
+      String id, String image, List<String> env, List<String> waitFor, List<String> tokens) {
     @SuppressWarnings("unchecked")
     static List<Step> all(Map<String, Object> build) {
       List<Map<String, Object>> steps = (List<Map<String, Object>>) build.get("steps");
@@ -119,6 +186,8 @@ class CloudBuildTest {
                         .collect(Collectors.toList());
                 return new Step(
                     (String) s.get("id"),
+                    (String) s.get("name"),
+                    (List<String>) s.getOrDefault("env", List.of()),
                     (List<String>) s.getOrDefault("waitFor", List.of()),
                     tokens);
               })

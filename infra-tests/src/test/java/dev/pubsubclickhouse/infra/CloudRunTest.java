@@ -16,9 +16,9 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
-/** terraform/run.tf and terraform/job.tf: images, environment, the password, probes, size. */
+/** The module's run.tf and job.tf: images, environment, the password, probes, size. */
 class CloudRunTest {
-  private static final TerraformConfig TF = TerraformConfig.load(RepoFiles.path("terraform"));
+  private static final TerraformConfig TF = TerraformFiles.MODULE;
   private static final HclBlock SERVICE = TF.resource("google_cloud_run_v2_service", "ingest");
   private static final HclBlock JOB = TF.resource("google_cloud_run_v2_job", "backfill");
 
@@ -40,6 +40,7 @@ class CloudRunTest {
           "BATCH_MAX_ROWS",
           "BATCH_MAX_BYTES",
           "BATCH_MAX_WAIT_MS",
+          "ANSWER_TIMEOUT_MS",
           "MAX_INSERT_BLOCK_SIZE",
           "MAX_RETRIES",
           "INSERT_DEDUPLICATE",
@@ -50,7 +51,7 @@ class CloudRunTest {
           "PUSH_UNWRAPPED",
           "PUSH_AUDIENCE",
           "PUSH_SERVICE_ACCOUNT",
-          "CREATE_ERROR_TABLE");
+          "CREATE_DEAD_LETTER_TABLE");
 
   private static final Set<String> JOB_SETTINGS =
       Set.of(
@@ -62,6 +63,7 @@ class CloudRunTest {
           "INPUT_TABLE_SPEC",
           "QUERY",
           "OUTPUT_DEADLETTER_TABLE",
+          "OUTPUT_DEADLETTER_DATASET",
           "GOOGLE_CLOUD_PROJECT");
 
   @Test
@@ -141,7 +143,7 @@ class CloudRunTest {
       HclBlock volumes = pair[0].dynamic("volumes");
       assertThat(volumes.expr("for_each").references())
           .as(pair[0].describe())
-          .contains("var.clickhouse_ca_certificate_secret");
+          .contains("local.clickhouse_ca_secret");
       HclBlock content = volumes.block("content");
       assertThat(content.block("secret").expr("secret").references())
           .containsExactly("volumes.value");
@@ -154,7 +156,14 @@ class CloudRunTest {
     }
     assertThat(TF.local("clickhouse_ca_env").text()).contains("CLICKHOUSE_CA_CERT");
     assertThat(TF.local("clickhouse_ca_env").references())
-        .contains("var.clickhouse_ca_certificate_secret", "local.clickhouse_ca_directory");
+        .contains("local.clickhouse_ca_secret", "local.clickhouse_ca_directory");
+    // The secret named, else the ClickHouse VM's own certificate.
+    assertThat(TF.local("clickhouse_ca_secret").references())
+        .containsExactly(
+            "var.clickhouse_ca_certificate_secret",
+            "var.clickhouse_ca_certificate_secret",
+            "var.create_clickhouse_vm",
+            "var.clickhouse_vm_tls_certificate_secret");
     assertThat(TF.local("clickhouse_ca_env").stringLiterals()).contains("/ca.pem");
     assertThat(TF.local("clickhouse_ca_directory").literal())
         .contains(Literal.string("/etc/clickhouse-ca"));
@@ -194,7 +203,50 @@ class CloudRunTest {
   }
 
   @Test
-  void startupAndLivenessProbesGetHealthzOnPort8080() {
+  void aRevisionBecomesReadyWhileClickHouseOrTheTableIsStillMissing() {
+    HclBlock startup = SERVICE.block("template").blocks("containers").get(0).block("startup_probe");
+
+    // /livez: the process serves; /healthz would hold the first apply until ClickHouse answers.
+    assertThat(startup.block("http_get").expr("path").references())
+        .containsExactly("var.startup_probe_path");
+    assertThat(TF.variable("startup_probe_path").expr("default").literal())
+        .contains(Literal.string("/livez"));
+  }
+
+  @Test
+  void afterTheFirstApplyTheImagesAreCloudBuildsAndTerraformKeepsThem() {
+    assertThat(SERVICE.block("lifecycle").expr("ignore_changes").text())
+        .isEqualTo("[client, client_version, template[0].containers[0].image]");
+    assertThat(JOB.block("lifecycle").expr("ignore_changes").text())
+        .isEqualTo("[client, client_version, template[0].template[0].containers[0].image]");
+    // containers[0] is the one whose image comes from var.service_image.
+    assertThat(SERVICE.block("template").blocks("containers").get(0).expr("image").references())
+        .containsExactly("var.service_image");
+  }
+
+  @Test
+  void backfillTasksRunInParallelUnlessLimited() {
+    assertThat(JOB.block("template").expr("parallelism").references())
+        .containsExactly("var.backfill_parallelism");
+    assertThat(TF.variable("backfill_parallelism").expr("default").literal())
+        .contains(Literal.nullValue());
+  }
+
+  @Test
+  void theJobWritesDeadLettersToItsOwnDataset() {
+    assertThat(
+            TF.local("backfill_env_all")
+                .objectEntry("OUTPUT_DEADLETTER_DATASET")
+                .orElseThrow()
+                .references())
+        .containsExactly(
+            "var.create_backfill_job",
+            "var.project_id",
+            "google_bigquery_dataset.backfill_dead_letters[0].dataset_id");
+  }
+
+  @Test
+  void startupAndLivenessProbesGetPort8080() {
     HclBlock container = SERVICE.block("template").blocks("containers").get(0);
     HclBlock startup = container.block("startup_probe").block("http_get");
     HclBlock liveness = container.dynamic("liveness_probe").block("content").block("http_get");
@@ -203,8 +255,6 @@ class CloudRunTest {
     assertThat(startup.expr("path").references()).containsExactly("var.startup_probe_path");
     assertThat(liveness.expr("port").literal()).contains(Literal.number("8080"));
     assertThat(liveness.expr("path").references()).containsExactly("liveness_probe.value");
-    assertThat(TF.variable("startup_probe_path").expr("default").literal())
-        .contains(Literal.string("/healthz"));
     assertThat(TF.variable("liveness_probe_path").expr("default").literal())
         .contains(Literal.string("/livez"));
     assertThat(container.block("ports").expr("container_port").literal())

@@ -12,6 +12,37 @@ import org.junit.jupiter.api.Test;
 class HclFileTest {
 
   @Test
+  void aTemplateDirectiveIsRefusedRatherThanReadAsText() {
+    String source = "locals {\n  a = \"%{if true}x%{endif}\"\n}\n";
+
+    assertThatThrownBy(() -> HclFile.parse("t.tf", source))
+        .hasMessage("t.tf:2: not valid HCL: template directives (%{...}) are not read here");
+  }
+
+  @Test
+  void heredocsForExpressionsConditionalsAndOperatorsAreRead() {
+    HclFile file =
+        HclFile.parse(
+            "t.tf",
+            "locals {\n"
+                + "  a = <<-EOT\n    x ${var.y}\n  EOT\n"
+                + "  b = { for k, v in var.m : k => v if v != null }\n"
+                + "  c = var.n >= 10 && var.n <= 600 ? -1 : 2 * (3 + 4)\n"
+                + "  d = [for s in var.l : upper(s)]\n"
+                + "}\n");
+    HclBlock locals = file.blocks().get(0);
+
+    assertThat(locals.expr("a").references()).containsExactly("var.y");
+    assertThat(locals.expr("a").stringLiterals()).containsExactly("    x ", "\n");
+    assertThat(locals.expr("b").references()).containsExactly("var.m", "k", "v", "v");
+    assertThat(locals.expr("c").comparisons())
+        .extracting(c -> c.reference() + " " + c.operator() + " " + c.literal().value())
+        .containsExactly("var.n >= 10", "var.n <= 600");
+    assertThat(locals.expr("d").functions()).containsExactly("upper");
+    assertThat(locals.attribute("d").orElseThrow().line()).isEqualTo(7);
+  }
+
+  @Test
   void aBlockThatIsNeverClosedIsRefusedNotDropped() {
     String source = "resource \"a\" \"b\" {\n  x = \"y\"\n";
 
@@ -26,7 +57,7 @@ class HclFileTest {
 
     assertThatThrownBy(() -> HclFile.parse("broken.tf", source))
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageStartingWith("broken.tf: not valid HCL");
+        .hasMessage("broken.tf:2: not valid HCL: unexpected '='");
   }
 
   @Test
@@ -44,7 +75,7 @@ class HclFileTest {
     assertThat(locals.expr("a").references())
         .containsExactly("google_compute_instance.vm[*].network_interface[0].network_ip");
     assertThat(locals.expr("a").functions()).containsExactly("one");
-    assertThat(locals.expr("b").stringLiterals()).containsExactly("serviceAccount:", "");
+    assertThat(locals.expr("b").stringLiterals()).containsExactly("serviceAccount:");
     assertThat(locals.expr("b").references()).containsExactly("google_service_account.push.email");
     assertThat(locals.expr("c").references()).containsExactly("var.x", "var.x");
     assertThat(locals.expr("c").literals())

@@ -10,24 +10,44 @@ import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** terraform/iam.tf and the bindings in the other files: who may do what. */
+/** The module's iam.tf and the bindings in the other files: who may do what. */
 class IamTest {
-  private static final TerraformConfig TF = TerraformConfig.load(RepoFiles.path("terraform"));
-  private static final String PUBSUB_AGENT_DOMAIN = "@gcp-sa-pubsub.iam.gserviceaccount.com";
+  private static final TerraformConfig TF = TerraformFiles.MODULE;
 
   @Test
-  void thePubSubServiceAgentIsNamedOnceInALocal() {
+  void thePubSubServiceAgentComesFromItsServiceIdentityNamedOnceInALocal() {
+    HclBlock identity = TF.resource("google_project_service_identity", "pubsub");
     List<String> mentions =
-        TF.nestedAttributes().stream()
-            .flatMap(n -> n.attribute().value().stringLiterals().stream())
-            .filter(s -> s.contains("gcp-sa-pubsub"))
+        TF.files().stream()
+            .filter(f -> f.source().contains("gcp-sa-pubsub"))
+            .map(HclFile::name)
             .collect(Collectors.toList());
 
-    assertThat(mentions).containsExactly(PUBSUB_AGENT_DOMAIN);
+    assertThat(mentions).as("files assembling the agent's address by hand").isEmpty();
+    assertThat(identity.expr("service").literal())
+        .contains(Literal.string("pubsub.googleapis.com"));
+    assertThat(identity.expr("provider").references()).containsExactly("google-beta");
+    // Created after the Pub/Sub API is on; every grant to the agent references it, so follows it.
+    assertThat(identity.expr("depends_on").references())
+        .containsExactly("google_project_service.enabled");
     assertThat(TF.local("pubsub_service_agent").stringLiterals())
-        .containsExactly("serviceAccount:service-", PUBSUB_AGENT_DOMAIN);
+        .containsExactly("serviceAccount:");
     assertThat(TF.local("pubsub_service_agent").references())
-        .containsExactly("data.google_project.this.number");
+        .containsExactly("google_project_service_identity.pubsub.email");
+  }
+
+  @Test
+  void thePushSubscriptionWaitsForTheAgentsGrants() {
+    assertThat(TF.resource("google_pubsub_subscription", "push").expr("depends_on").references())
+        .containsExactlyInAnyOrder(
+            "google_pubsub_topic_iam_member.dead_letter_publisher_pubsub_agent",
+            "google_service_account_iam_member.push_token_creator_pubsub_agent",
+            "google_cloud_run_v2_service_iam_member.push_invoker");
+    assertThat(
+            TF.resource("google_service_account_iam_member", "push_token_creator_pubsub_agent")
+                .expr("member")
+                .references())
+        .containsExactly("local.pubsub_service_agent");
   }
 
   @Test
@@ -98,7 +118,7 @@ class IamTest {
     assertThat(grant.labels())
         .containsExactly("google_cloud_run_v2_service_iam_member", "push_invoker");
     assertThat(grant.expr("role").literal()).contains(Literal.string("roles/run.invoker"));
-    assertThat(grant.expr("member").stringLiterals()).containsExactly("serviceAccount:", "");
+    assertThat(grant.expr("member").stringLiterals()).containsExactly("serviceAccount:");
     assertThat(grant.expr("member").references())
         .containsExactly("google_service_account.push.email");
     assertThat(grant.expr("name").references())
@@ -106,9 +126,14 @@ class IamTest {
   }
 
   @Test
-  void theServiceAccountGetsOnlyLogAndMetricWritingOnTheProject() {
+  void theServiceAccountGetsMetricWritingOnTheProjectOnlyForThePrometheusSidecar() {
+    HclBlock metricWriter = TF.resource("google_project_iam_member", "service_metric_writer");
+
+    // Cloud Run ships stdout and stderr to Cloud Logging itself: no logWriter.
     assertThat(projectRolesOf("google_service_account.service.email"))
-        .containsExactlyInAnyOrder("roles/logging.logWriter", "roles/monitoring.metricWriter");
+        .containsExactly("roles/monitoring.metricWriter");
+    assertThat(metricWriter.expr("count").references())
+        .containsExactly("var.enable_managed_prometheus");
   }
 
   @Test
@@ -150,16 +175,38 @@ class IamTest {
 
   @Test
   void theServiceAndTheJobMayReadTheOptionalCaCertificateSecret() {
-    assertThat(grantsOn("var.clickhouse_ca_certificate_secret"))
+    assertThat(grantsOn("local.clickhouse_ca_secret"))
         .containsExactlyInAnyOrder(
             "roles/secretmanager.secretAccessor google_service_account.service.email"
-                + " if var.clickhouse_ca_certificate_secret",
+                + " if local.clickhouse_ca_secret",
             "roles/secretmanager.secretAccessor google_service_account.backfill[0].email"
-                + " if var.clickhouse_ca_certificate_secret,var.create_backfill_job");
+                + " if local.clickhouse_ca_secret,var.create_backfill_job");
+  }
+
+  @Test
+  void onlyTheClickHouseVmMayReadItsTlsSecretsAndWriteItsBackups() {
+    HclBlock tls =
+        TF.resource("google_secret_manager_secret_iam_member", "clickhouse_vm_tls_accessor");
+    HclBlock backups =
+        TF.resource("google_storage_bucket_iam_member", "clickhouse_vm_backup_writer");
+
+    assertThat(tls.expr("for_each").references())
+        .contains(
+            "var.clickhouse_vm_tls_certificate_secret", "var.clickhouse_vm_tls_private_key_secret");
+    assertThat(tls.expr("member").references())
+        .containsExactly("google_service_account.clickhouse_vm[0].email");
+    // Add and read back backups; deleting is the bucket's lifecycle rule's.
+    assertThat(backups.expr("for_each").stringLiterals())
+        .containsExactly("roles/storage.objectCreator", "roles/storage.objectViewer");
+    assertThat(backups.expr("member").references())
+        .containsExactly("google_service_account.clickhouse_vm[0].email");
+    assertThat(backups.expr("bucket").references())
+        .containsExactly("google_storage_bucket.clickhouse_backups[0].name");
   }
 
   @Test
   void theBackfillAccountGetsOnlyBigQuerySessionAndJobRightsOnTheProject() {
+    // readSessionUser: the job reads tables through the BigQuery Storage Read API.
     assertThat(projectRolesOf("google_service_account.backfill[0].email"))
         .containsExactlyInAnyOrder("roles/bigquery.readSessionUser", "roles/bigquery.jobUser");
   }
@@ -181,7 +228,13 @@ class IamTest {
     assertThat(editor.expr("role").literal()).contains(Literal.string("roles/bigquery.dataEditor"));
     assertThat(editor.expr("dataset_id").references())
         .containsExactly("local.backfill_deadletter_dataset");
-    assertThat(datasetGrants).hasSize(2);
+    // The default dead-letter table goes to the job's own dataset, which it may write.
+    HclBlock own =
+        TF.resource("google_bigquery_dataset_iam_member", "backfill_dead_letters_editor");
+    assertThat(own.expr("role").literal()).contains(Literal.string("roles/bigquery.dataEditor"));
+    assertThat(own.expr("dataset_id").references())
+        .containsExactly("google_bigquery_dataset.backfill_dead_letters[0].dataset_id");
+    assertThat(datasetGrants).hasSize(3);
   }
 
   private static boolean isServiceAccountMember(HclBlock binding) {

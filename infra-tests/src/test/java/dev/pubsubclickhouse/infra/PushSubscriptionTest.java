@@ -9,9 +9,9 @@ import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** terraform/pubsub.tf: the push subscription and the dead-letter path. */
+/** The module's pubsub.tf: the push subscription and the dead-letter path. */
 class PushSubscriptionTest {
-  private static final TerraformConfig TF = TerraformConfig.load(RepoFiles.path("terraform"));
+  private static final TerraformConfig TF = TerraformFiles.MODULE;
   private static final HclBlock PUSH = TF.resource("google_pubsub_subscription", "push");
 
   @Test

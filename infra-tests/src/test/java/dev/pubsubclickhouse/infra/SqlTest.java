@@ -49,8 +49,8 @@ class SqlTest {
   }
 
   @Test
-  void errorTableSqlCreatesTheDeadLetterTable() {
-    String sql = statements("sql/error_table.sql");
+  void theDeadLetterTableSqlCreatesIt() {
+    String sql = statements("sql/dead_letter_table.sql");
 
     assertThat(sql)
         .containsPattern(

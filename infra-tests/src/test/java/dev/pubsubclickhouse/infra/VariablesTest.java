@@ -11,9 +11,9 @@ import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** terraform/variables.tf: every input typed, described and, where constrained, validated. */
+/** The module's variables.tf: every input typed, described and, where constrained, validated. */
 class VariablesTest {
-  private static final TerraformConfig TF = TerraformConfig.load(RepoFiles.path("terraform"));
+  private static final TerraformConfig TF = TerraformFiles.MODULE;
 
   @Test
   void everyVariableHasATypeAndADescription() {

@@ -30,6 +30,12 @@ import java.util.stream.Collectors;
  * concurrency; a nack (non-2xx or timeout) is retried with exponential backoff and jitter, and
  * after the last attempt the message is appended to the dead-letter file. Every message ends acked
  * or dead-lettered; the summary says how many of each.
+ *
+ * <p>gcloud's Pub/Sub emulator is the real push path and what the end-to-end tests and {@code
+ * scripts/demo} use (emulator-tests). This driver is kept only for what the emulator cannot do:
+ * load (the emulator has two pushes in flight per subscription; this has hundreds), OIDC tokens
+ * ({@code --token}; the emulator sends none) and delivery attempts in the body (the emulator sends
+ * no {@code deliveryAttempt}) — and for the demo on a machine without the emulator.
  */
 public final class PushDriver {
   private final DriverOptions options;

@@ -6,6 +6,8 @@ import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.FaultInjectingProxy;
 import dev.pubsubclickhouse.testing.FaultInjectingProxy.Fault;
 import dev.pubsubclickhouse.testing.LocalClickHouse;
+import dev.pubsubclickhouse.testing.ServiceProcess;
+import dev.pubsubclickhouse.testing.Sql;
 import dev.pubsubclickhouse.testing.TestDatabase;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,9 +27,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Nothing is lost under faults. The push driver (Pub/Sub's semantics: a nack is retried with
  * backoff, the last attempt dead-letters to a file) sends a fixed set of messages with unique ids
  * through the service jar while a fault is injected mid-run; afterwards every id is in the target
- * table, the error table or the dead-letter file. Duplicates (at-least-once) are counted, and the
- * ReplacingMergeTree recipe on {@code _pubsub_message_id} is shown to leave exactly one row per
- * message under FINAL.
+ * table, the dead-letter table or the dead-letter file. Duplicates (at-least-once) are counted, and
+ * the exactly-once layout (ReplacingMergeTree keyed on subscription, message id and row index) is
+ * shown to leave exactly one row per message under FINAL.
  *
  * <p>Times are scaled down: the driver's request timeout (the ack deadline) is seconds, not
  * Pub/Sub's 10 to 600. {@code -Dreliability.messages} and {@code -Dreliability.rounds} (the soak
@@ -160,13 +162,17 @@ class FaultAccountingIT {
           .as("the driver finished every message")
           .isEqualTo(ledger.size());
       assertThat(account.missing()).as("messages in no table and no dead-letter file").isEmpty();
+      assertThat(account.goodNotInTarget())
+          .as("good messages not in the target table (a service that answered 503 throughout)")
+          .isEmpty();
+      assertThat(account.wrongValues()).as("rows whose values differ from the published").isEmpty();
       assertThat(account.badInTarget()).as("refused messages in the target table").isEmpty();
-      assertThat(account.goodInErrors()).as("good messages in the error table").isEmpty();
+      assertThat(account.goodInErrors()).as("good messages in the dead-letter table").isEmpty();
       assertThat(account.targetMessageIds())
           .as("one _pubsub_message_id per id")
           .isEqualTo(account.targetIds());
       assertThat(account.deduplicatedFinal())
-          .as("ReplacingMergeTree ORDER BY _pubsub_message_id, FINAL: one row per message")
+          .as("the exactly-once layout, FINAL: one row per message")
           .isEqualTo(account.targetIds());
       assertThat(account.deadLettered())
           .as("the driver's dead-letter file matches its summary")
@@ -229,7 +235,6 @@ class FaultAccountingIT {
         proxy.failInserts(fault);
         // Longer than the service's own retries (MAX_RETRIES=1), so that requests get 503. A hung
         // INSERT takes INSERT_TIMEOUT_MS (2 s) per attempt.
-        // A 503 is also repeated once, a second later, by the HTTP client under client-v2.
         Thread.sleep(fault == Fault.NO_ANSWER || fault == Fault.HTTP_503 ? 5_000 : 2_000);
         proxy.heal();
       }
@@ -310,7 +315,7 @@ class FaultAccountingIT {
   }
 
   @Test
-  void errorTableDroppedMidRun() throws Exception {
+  void deadLetterTableDroppedMidRun() throws Exception {
     Sql sql = sharedSql();
     try (Run run = new Run("dropped_errors", sql)) {
       run.startService(
@@ -322,12 +327,12 @@ class FaultAccountingIT {
       // To the service a table renamed away is a dropped one (UNKNOWN_TABLE); unlike DROP, RENAME
       // keeps the rows acknowledged before it, so they can still be counted afterwards.
       sql.query("RENAME TABLE dropped_errors_errors TO dropped_errors_errors_gone");
-      run.service.note("error table gone");
+      run.service.note("dead-letter table gone");
       while (run.driver.running()) {
         Thread.sleep(100);
       }
       sql.query("RENAME TABLE dropped_errors_errors_gone TO dropped_errors_errors");
-      Ledger.Account account = run.finish("error-table-dropped");
+      Ledger.Account account = run.finish("dead-letter-table-dropped");
       assertThat(account.deadLettered()).as("refused messages after the drop").isPositive();
       assertThat(account.errorIds()).as("refused messages before the drop").isPositive();
     }

@@ -2,6 +2,7 @@ package dev.pubsubclickhouse.reliability;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pubsubclickhouse.testing.Sql;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,18 +16,21 @@ import java.util.TreeSet;
 
 /**
  * A fixed set of messages with unique ids, and the account of where each one ended: the target
- * table, the error table or the push driver's dead-letter file. Every tenth message does not fit
- * the table ({@code seq} is -1 for a UInt32 column), so the error table is part of every run.
+ * table, the dead-letter table or the push driver's dead-letter file. Every tenth message does not
+ * fit the table ({@code seq} is -1 for a UInt32 column), so the dead-letter table is part of every
+ * run.
  */
 final class Ledger {
   static final String TARGET_COLUMNS =
-      "(id String, seq UInt32, body String, _pubsub_message_id String,"
-          + " _pubsub_delivery_attempt UInt32, _ingested_at DateTime64(3))";
+      "(id String, seq UInt32, body String, _pubsub_subscription String, _pubsub_message_id String,"
+          + " _pubsub_row_index UInt32, _pubsub_delivery_attempt UInt32, _ingested_at DateTime64(3))";
   static final String TARGET = TARGET_COLUMNS + " ENGINE = MergeTree ORDER BY id";
 
-  /** The exactly-once recipe of sql/logs.sql: one row per Pub/Sub message id under FINAL. */
+  /** The exactly-once layout of sql/logs_exactly_once.sql: one row per row published, FINAL. */
   static final String DEDUPLICATED =
-      TARGET_COLUMNS + " ENGINE = ReplacingMergeTree(_ingested_at) ORDER BY _pubsub_message_id";
+      TARGET_COLUMNS
+          + " ENGINE = ReplacingMergeTree(_ingested_at)"
+          + " ORDER BY (_pubsub_subscription, _pubsub_message_id, _pubsub_row_index)";
 
   static final String ERRORS =
       "(raw_message String, error_message String, stack_trace String, failed_at DateTime)"
@@ -62,36 +66,15 @@ final class Ledger {
     List<String> lines = new ArrayList<>(count);
     for (int i = 1; i <= count; i++) {
       int seq = i % 10 == 0 ? -1 : i;
-      lines.add("{\"id\":\"" + id(i) + "\",\"seq\":" + seq + ",\"body\":\"" + body(i) + "\"}");
+      lines.add(
+          "{\"id\":\"" + id(i) + "\",\"seq\":" + seq + ",\"body\":\"" + body(i, count) + "\"}");
     }
     Files.write(file, lines, StandardCharsets.UTF_8);
     return file;
   }
 
-  private String body(int i) {
+  static String body(int i, int count) {
     return "message " + i + " of " + count + " with a little text to make it a realistic size";
-  }
-
-  /**
-   * Rows of the target table whose values are not the ones the message carried (id, seq, body as
-   * TabSeparated lines); empty when every stored row is exactly what was sent.
-   */
-  List<String> alteredRows(Sql sql, String target) {
-    List<String> altered = new ArrayList<>();
-    for (String row :
-        sql.query("SELECT id, seq, body FROM " + target + " FORMAT TSV").split("\n")) {
-      if (row.isEmpty()) {
-        continue;
-      }
-      String[] values = row.split("\t", -1);
-      int i = Integer.parseInt(values[0].substring(2));
-      if (!values[0].equals(id(i))
-          || !values[1].equals(Integer.toString(i))
-          || !values[2].equals(body(i))) {
-        altered.add(row);
-      }
-    }
-    return altered;
   }
 
   /** Where every message ended; {@link #missing} must be empty. */
@@ -105,6 +88,8 @@ final class Ledger {
       long deadLettered,
       long deduplicatedFinal,
       List<String> missing,
+      List<String> goodNotInTarget,
+      List<String> wrongValues,
       List<String> goodInErrors,
       List<String> badInTarget) {
 
@@ -135,8 +120,8 @@ final class Ledger {
   }
 
   /**
-   * Counts where each message is. Also copies the target table into the ReplacingMergeTree recipe
-   * and counts it with FINAL.
+   * Counts where each message is. Also copies the target table into the exactly-once layout and
+   * counts it with FINAL.
    */
   Account account(Sql sql, String target, String errors, Path deadLetterFile) throws IOException {
     Set<String> inTarget =
@@ -165,6 +150,16 @@ final class Ledger {
         missing.add(id);
       }
     }
+    List<String> goodNotInTarget = good.stream().filter(id -> !inTarget.contains(id)).toList();
+    List<String> wrongValues = new ArrayList<>();
+    for (String row :
+        lines(sql.query("SELECT DISTINCT id, seq, body FROM " + target + " FORMAT TSV"))) {
+      String[] fields = row.split("\t", -1);
+      int i = Integer.parseInt(fields[0].substring(2));
+      if (!fields[1].equals(Integer.toString(i)) || !fields[2].equals(body(i, count))) {
+        wrongValues.add(row);
+      }
+    }
     List<String> goodInErrors = inErrors.stream().filter(good::contains).toList();
     List<String> badInTarget = inTarget.stream().filter(bad::contains).toList();
     return new Account(
@@ -177,6 +172,8 @@ final class Ledger {
         deadLettered.size(),
         deduplicated,
         missing,
+        goodNotInTarget,
+        wrongValues,
         goodInErrors,
         badInTarget);
   }

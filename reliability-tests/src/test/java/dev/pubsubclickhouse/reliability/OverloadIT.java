@@ -6,6 +6,7 @@ import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.FaultInjectingProxy;
 import dev.pubsubclickhouse.testing.LocalClickHouse;
 import dev.pubsubclickhouse.testing.ServiceJava;
+import dev.pubsubclickhouse.testing.ServiceProcess;
 import dev.pubsubclickhouse.testing.TestDatabase;
 import java.io.IOException;
 import java.net.URI;

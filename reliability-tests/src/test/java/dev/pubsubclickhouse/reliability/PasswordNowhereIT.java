@@ -6,6 +6,8 @@ import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.FaultInjectingProxy;
 import dev.pubsubclickhouse.testing.FaultInjectingProxy.Fault;
 import dev.pubsubclickhouse.testing.LocalClickHouse;
+import dev.pubsubclickhouse.testing.ServiceProcess;
+import dev.pubsubclickhouse.testing.Sql;
 import dev.pubsubclickhouse.testing.TestDatabase;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,7 +22,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The ClickHouse password appears nowhere: not in the service's log (through start, good and bad
  * messages, every kind of ClickHouse failure, SIGTERM, a refused start with a wrong password and a
- * URL carrying credentials), not in /metrics, the error table, the push driver's output and
+ * URL carrying credentials), not in /metrics, the dead-letter table, the push driver's output and
  * dead-letter file, nor ClickHouse's own query log. MainIT.thePasswordAppearsNowhere covers the
  * quiet path; this one covers the failure paths, where a password most often leaks.
  */
@@ -130,7 +132,7 @@ class PasswordNowhereIT {
         .doesNotContain(PASSWORD);
     assertThat(String.join("\n", outputs))
         .as("the failures happened")
-        .contains("batch not written")
+        .contains("messages not written")
         .contains("must not hold credentials");
     assertThat(sql.number("SELECT count() FROM secret_errors")).isPositive();
   }

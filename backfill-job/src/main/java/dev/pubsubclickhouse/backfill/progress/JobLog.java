@@ -37,6 +37,11 @@ public final class JobLog {
     write("ERROR", message, fields);
   }
 
+  /** A library's record (see {@link LibraryLogs}), at its own severity. */
+  public void library(String severity, String message, Map<String, ?> fields) {
+    write(severity, message, fields);
+  }
+
   /** Text as it is (the column plan, --help): never JSON. */
   public void text(String text) {
     synchronized (out) {

@@ -12,8 +12,6 @@ import com.google.api.client.http.GenericUrl;
 import com.google.api.client.http.HttpRequest;
 import com.google.api.client.http.HttpRequestFactory;
 import com.google.api.client.http.HttpResponse;
-import com.google.api.client.http.HttpResponseException;
-import com.google.cloud.bigquery.BigQueryException;
 import com.google.cloud.bigquery.BigQueryOptions;
 import com.google.cloud.bigquery.Field;
 import com.google.cloud.bigquery.FieldList;
@@ -26,7 +24,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Reads tabledata.list pages over the BigQuery client's own HTTP transport and credentials, and
@@ -37,20 +34,19 @@ import java.util.concurrent.ThreadLocalRandom;
  * the same page, and the read is the backfill's bottleneck. The REST call is the same, so anything
  * that speaks the BigQuery API (emulators, test servers) serves both.
  *
- * <p>Failures are retried like the client does: 5xx, 429 and I/O errors, with jittered exponential
- * backoff under the client's retry settings.
+ * <p>Failures are retried under the job's {@link BigQueryRetry} policy.
  */
 public final class RestPageReader implements PageReader {
   private static final JsonFactory JSON = JsonPayloads.mapper().getFactory();
   private static final JsonNodeFactory NODES = JsonPayloads.mapper().getNodeFactory();
 
-  private final BigQueryOptions options;
   private final HttpRequestFactory requests;
+  private final BigQueryRetry retry;
   private final String root;
   private final FieldList fields;
 
-  public RestPageReader(BigQueryOptions options, Schema schema) {
-    this.options = options;
+  public RestPageReader(BigQueryOptions options, Schema schema, BigQueryRetry retry) {
+    this.retry = retry;
     HttpTransportOptions transport = (HttpTransportOptions) options.getTransportOptions();
     this.requests =
         transport
@@ -83,29 +79,8 @@ public final class RestPageReader implements PageReader {
     }
     url.set("prettyPrint", "false");
     url.set("formatOptions.useInt64Timestamp", "true");
-    var retry = options.getRetrySettings();
-    long delayMillis = retry.getInitialRetryDelayDuration().toMillis();
-    int maxAttempts = Math.max(1, retry.getMaxAttempts());
-    for (int attempt = 1; ; attempt++) {
-      try {
-        return fetch(url, startIndex);
-      } catch (HttpResponseException e) {
-        int status = e.getStatusCode();
-        boolean retryable = status >= 500 || status == 429;
-        if (!retryable || attempt >= maxAttempts) {
-          throw new BigQueryException(status, firstLine(e.getContent(), e.getStatusMessage()), e);
-        }
-      } catch (IOException e) {
-        if (attempt >= maxAttempts) {
-          throw new BigQueryException(BigQueryException.UNKNOWN_CODE, e.toString(), e);
-        }
-      }
-      Thread.sleep(ThreadLocalRandom.current().nextLong(delayMillis / 2, delayMillis + 1));
-      delayMillis =
-          Math.min(
-              (long) (delayMillis * retry.getRetryDelayMultiplier()),
-              retry.getMaxRetryDelayDuration().toMillis());
-    }
+    String request = TableSpec.format(table) + " from row " + startIndex;
+    return retry.call("tabledata.list", request, () -> fetch(url, startIndex));
   }
 
   private Page fetch(GenericUrl url, long startIndex) throws IOException {
@@ -217,14 +192,5 @@ public final class RestPageReader implements PageReader {
       throw new IOException(
           "unexpected tabledata.list response: " + actual + " where " + expected + " belongs");
     }
-  }
-
-  private static String firstLine(String content, String fallback) {
-    String text = content == null || content.isBlank() ? fallback : content;
-    if (text == null) {
-      return "tabledata.list failed";
-    }
-    text = text.replaceAll("\\s+", " ").trim();
-    return text.length() > 300 ? text.substring(0, 300) + "..." : text;
   }
 }

@@ -2,6 +2,8 @@ package dev.pubsubclickhouse.backfill.source;
 
 import com.google.cloud.bigquery.Schema;
 import com.google.cloud.bigquery.TableId;
+import java.time.Instant;
+import java.util.Optional;
 
 /**
  * What is read: a table (the input table, or the result table of the query) with its schema and row
@@ -13,6 +15,12 @@ import com.google.cloud.bigquery.TableId;
  * @param fingerprint identifies this exact content: the table and its last modification. Two runs
  *     with the same fingerprint read the same rows in the same order, so their pages (and
  *     deduplication tokens and checkpoints) line up.
+ * @param snapshotTime the time the rows are as of, when the source was read as of a time
  */
 public record Source(
-    String description, TableId table, Schema schema, long totalRows, String fingerprint) {}
+    String description,
+    TableId table,
+    Schema schema,
+    long totalRows,
+    String fingerprint,
+    Optional<Instant> snapshotTime) {}

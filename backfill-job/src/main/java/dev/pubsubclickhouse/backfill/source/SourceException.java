@@ -1,7 +1,7 @@
 package dev.pubsubclickhouse.backfill.source;
 
 /** The BigQuery source cannot be read: one line saying why. */
-public final class SourceException extends RuntimeException {
+public class SourceException extends RuntimeException {
   public SourceException(String message) {
     super(message);
   }

@@ -13,6 +13,8 @@ import com.google.cloud.bigquery.Table;
 import com.google.cloud.bigquery.TableId;
 import com.google.cloud.bigquery.TableInfo;
 import dev.pubsubclickhouse.backfill.source.TableSpec;
+import dev.pubsubclickhouse.core.write.DeadLetter;
+import dev.pubsubclickhouse.core.write.DeadLetterSink;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -20,9 +22,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Rejected rows into a BigQuery table (outputDeadletterTable) with the Dataflow templates' dead
- * letter columns: timestamp, payloadString, payloadBytes, errorMessage, stacktrace. Created when
- * missing. Rows carry insert ids, so BigQuery drops the copies a retried page sends again.
+ * Dead letters into a BigQuery table (outputDeadletterTable) with the Dataflow templates'
+ * dead-letter columns: timestamp, payloadString, payloadBytes, errorMessage, stacktrace. Created
+ * when missing. Rows carry their identity as insert id, so BigQuery drops the copies a retried page
+ * sends again.
  */
 public final class BigQueryDeadLetters implements DeadLetterSink {
   /** The templates' dead-letter schema, less the Pub/Sub attributes a table row does not have. */
@@ -76,19 +79,18 @@ public final class BigQueryDeadLetters implements DeadLetterSink {
   }
 
   @Override
-  public void write(List<RejectedRow> rows, String token) {
-    for (int from = 0; from < rows.size(); from += ROWS_PER_REQUEST) {
+  public void write(List<DeadLetter> deadLetters) {
+    for (int from = 0; from < deadLetters.size(); from += ROWS_PER_REQUEST) {
       InsertAllRequest.Builder request = InsertAllRequest.newBuilder(table);
-      for (RejectedRow row : rows.subList(from, Math.min(rows.size(), from + ROWS_PER_REQUEST))) {
+      for (DeadLetter deadLetter :
+          deadLetters.subList(from, Math.min(deadLetters.size(), from + ROWS_PER_REQUEST))) {
         Map<String, Object> content = new LinkedHashMap<>();
-        content.put("timestamp", row.failedAt().toString());
-        content.put("payloadString", row.row());
-        content.put(
-            "payloadBytes",
-            Base64.getEncoder().encodeToString(row.row().getBytes(StandardCharsets.UTF_8)));
-        content.put("errorMessage", "source row " + row.position() + ": " + row.reason());
-        content.put("stacktrace", "");
-        request.addRow(token + ":" + row.position(), content);
+        content.put("timestamp", deadLetter.failedAt().toString());
+        content.put("payloadString", new String(deadLetter.payload(), StandardCharsets.UTF_8));
+        content.put("payloadBytes", Base64.getEncoder().encodeToString(deadLetter.data()));
+        content.put("errorMessage", deadLetter.reason());
+        content.put("stacktrace", origin(deadLetter));
+        request.addRow(deadLetter.identity(), content);
       }
       InsertAllResponse response;
       try {
@@ -115,6 +117,16 @@ public final class BigQueryDeadLetters implements DeadLetterSink {
   @Override
   public String name() {
     return "BigQuery table " + TableSpec.format(table);
+  }
+
+  private static String origin(DeadLetter deadLetter) {
+    StringBuilder origin = new StringBuilder();
+    deadLetter
+        .origin()
+        .forEach(
+            (key, value) ->
+                origin.append(origin.isEmpty() ? "" : " ").append(key).append('=').append(value));
+    return origin.toString();
   }
 
   private static String firstLine(BigQueryException e) {

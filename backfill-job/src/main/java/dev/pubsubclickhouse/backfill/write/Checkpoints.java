@@ -9,10 +9,11 @@ import dev.pubsubclickhouse.core.encode.RowBinaryOutput;
 import dev.pubsubclickhouse.core.encode.RowEncoder;
 import dev.pubsubclickhouse.core.encode.RowRejectedException;
 import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
+import dev.pubsubclickhouse.core.insert.InsertColumns;
 import dev.pubsubclickhouse.core.insert.InsertException;
 import dev.pubsubclickhouse.core.schema.SchemaReader;
 import dev.pubsubclickhouse.core.schema.TableName;
-import java.time.Instant;
+import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 
@@ -22,6 +23,21 @@ import java.util.Map;
  * already done. One row per page: (target, source fingerprint, start_index, row_count, ...).
  */
 public final class Checkpoints {
+  /**
+   * One page done.
+   *
+   * @param unit the read unit's key (the source and, for a stream, which one)
+   * @param startIndex the page's first position in the unit
+   * @param rowCount rows read for the page
+   * @param written rows ClickHouse took
+   * @param rejected rows dead-lettered instead
+   */
+  public record PageRecord(
+      String unit, long startIndex, long rowCount, long written, long rejected) {}
+
+  /** Which task of which execution writes the records, into which target. */
+  public record Writer(String target, int taskIndex, int taskCount, String execution) {}
+
   private static final String COVERED_QUERY =
       "SELECT start_index, row_count FROM %s WHERE target = {target:String}"
           + " AND source = {source:String} AND start_index < {end:UInt64}"
@@ -31,13 +47,22 @@ public final class Checkpoints {
   private final TableName table;
   private final RowEncoder encoder;
   private final ClickHouseInserter inserter;
+  private final Writer writer;
+  private final Clock clock;
 
   private Checkpoints(
-      Client client, TableName table, RowEncoder encoder, ClickHouseInserter inserter) {
+      Client client,
+      TableName table,
+      RowEncoder encoder,
+      ClickHouseInserter inserter,
+      Writer writer,
+      Clock clock) {
     this.client = client;
     this.table = table;
     this.encoder = encoder;
     this.inserter = inserter;
+    this.writer = writer;
+    this.clock = clock;
   }
 
   public static String createStatement(TableName table) {
@@ -50,13 +75,14 @@ public final class Checkpoints {
   }
 
   /** Creates the table when missing. */
-  public static Checkpoints open(Client client, TableName table, ClickHouseInserter inserter)
+  public static Checkpoints open(
+      Client client, TableName table, ClickHouseInserter inserter, Writer writer, Clock clock)
       throws Exception {
     try (var created = client.execute(createStatement(table)).get()) {
       // DDL answers nothing worth reading.
     }
     RowEncoder encoder = RowEncoder.forTable(new SchemaReader(client).read(table));
-    return new Checkpoints(client, table, encoder, inserter);
+    return new Checkpoints(client, table, encoder, inserter, writer, clock);
   }
 
   public TableName table() {
@@ -67,13 +93,13 @@ public final class Checkpoints {
    * Where this range's work resumes: after the pages already recorded from its start on, without a
    * gap. Returns {@code range.start()} when nothing was recorded.
    */
-  public long resumePosition(String target, String source, RowRange range) {
+  public long resumePosition(String source, RowRange range) {
     List<GenericRecord> pages =
         client.queryAll(
             String.format(COVERED_QUERY, table.quoted()),
             Map.of(
                 "target",
-                target,
+                writer.target(),
                 "source",
                 source,
                 "start",
@@ -93,35 +119,29 @@ public final class Checkpoints {
   }
 
   /** Records one page as done. */
-  public void record(
-      String target,
-      String source,
-      long startIndex,
-      long rowCount,
-      long written,
-      long rejected,
-      int taskIndex,
-      int taskCount,
-      String execution,
-      Instant at)
-      throws InsertException, InterruptedException {
+  public void record(PageRecord page) throws InsertException, InterruptedException {
     ObjectNode row = JsonNodeFactory.instance.objectNode();
-    row.put("target", target);
-    row.put("source", source);
-    row.put("start_index", startIndex);
-    row.put("row_count", rowCount);
-    row.put("written", written);
-    row.put("rejected", rejected);
-    row.put("task_index", taskIndex);
-    row.put("task_count", taskCount);
-    row.put("execution", execution);
-    row.put("written_at", at.toString());
+    row.put("target", writer.target());
+    row.put("source", page.unit());
+    row.put("start_index", page.startIndex());
+    row.put("row_count", page.rowCount());
+    row.put("written", page.written());
+    row.put("rejected", page.rejected());
+    row.put("task_index", writer.taskIndex());
+    row.put("task_count", writer.taskCount());
+    row.put("execution", writer.execution());
+    row.put("written_at", clock.instant().toString());
     RowBinaryOutput out = new RowBinaryOutput();
     try {
       encoder.encode(row, out);
     } catch (RowRejectedException e) {
       throw new IllegalStateException("checkpoint table " + table + ": " + e.getMessage());
     }
-    inserter.insert(table, encoder.columnNames(), out, null, false);
+    inserter.insert(
+        table,
+        new InsertColumns(
+            encoder.columnNames(), encoder.columnTypes(), encoder.readsJsonAsString()),
+        out,
+        null);
   }
 }

@@ -1,27 +1,24 @@
 package dev.pubsubclickhouse.backfill.write;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.pubsubclickhouse.core.encode.RowBinaryOutput;
+import dev.pubsubclickhouse.core.encode.RowEncoder;
 import java.util.List;
 
 /**
- * A page encoded for one INSERT: the RowBinary bytes of its good rows, where each row ends (so a
- * refused INSERT can be split), and the rows the encoder rejected.
+ * A page encoded for the target table: row {@code i} is {@code bytes[rowStarts[i],
+ * rowStarts[i+1])}, or, when {@code rejections[i]} is set, a row the encoder refused (empty bytes).
  *
  * @param startIndex the source position of the page's first row
- * @param rows the page's rows as read, by offset from startIndex
- * @param rowEnds for each encoded row, the buffer size after it
- * @param rowOffsets for each encoded row, its offset in {@code rows}
- * @param encodedCount how many rows are encoded (the used length of the two arrays)
+ * @param rows the page's rows as read
+ * @param encoder the encoder that made the bytes (so the writer can tell whether they still fit)
  */
 public record EncodedPage(
     long startIndex,
     List<ObjectNode> rows,
-    RowBinaryOutput bytes,
-    int[] rowEnds,
-    int[] rowOffsets,
-    int encodedCount,
-    List<RejectedRow> rejected) {
+    RowEncoder encoder,
+    byte[] bytes,
+    int[] rowStarts,
+    String[] rejections) {
 
   public int rowsRead() {
     return rows.size();
@@ -29,10 +26,5 @@ public record EncodedPage(
 
   public long endIndex() {
     return startIndex + rows.size();
-  }
-
-  /** Where encoded row {@code i} starts in {@link #bytes()}. */
-  public int rowStart(int i) {
-    return i == 0 ? 0 : rowEnds[i - 1];
   }
 }

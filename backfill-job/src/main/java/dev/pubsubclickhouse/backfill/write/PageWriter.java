@@ -1,99 +1,152 @@
 package dev.pubsubclickhouse.backfill.write;
 
 import dev.pubsubclickhouse.core.encode.RowBinaryOutput;
-import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
-import dev.pubsubclickhouse.core.insert.FailureKind;
-import dev.pubsubclickhouse.core.insert.InsertException;
-import dev.pubsubclickhouse.core.schema.TableName;
+import dev.pubsubclickhouse.core.encode.RowRejectedException;
+import dev.pubsubclickhouse.core.write.DeadLetter;
+import dev.pubsubclickhouse.core.write.EncodedRows;
+import dev.pubsubclickhouse.core.write.TableWriter;
+import dev.pubsubclickhouse.core.write.TargetTable;
+import dev.pubsubclickhouse.core.write.WriteOutcome;
+import dev.pubsubclickhouse.core.write.WriteRecord;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
- * Inserts encoded pages: one INSERT per page (or per maxInsertBlockSize rows), each with a
- * deduplication token made of the source fingerprint and the page's row range, so the same page
- * inserted again (a retried task, a re-run) is dropped by a deduplicating table.
- *
- * <p>An INSERT that ClickHouse refuses for the data's sake is split in halves until the refused
- * rows stand alone; those go to the dead letters with ClickHouse's message. Any other failure
- * (after the inserter's retries) stops the job.
+ * Writes encoded pages through core's {@link TableWriter}, each source row a record of its own: one
+ * INSERT per page (or per maxInsertBlockSize rows), the rows ClickHouse refuses isolated and
+ * dead-lettered there. A row's identity is the source's fingerprint and its position, so the same
+ * rows of an unchanged source give the same deduplication tokens whichever task or run sends them.
  */
 public final class PageWriter {
-  /** What became of one page. */
-  public record Result(long written, List<RejectedRow> refused) {}
+  /**
+   * What became of one page.
+   *
+   * @param refused rows that cannot be written and that no dead-letter sink keeps
+   * @param refusals the reasons of the first refused rows, for the log
+   */
+  public record Result(long written, long deadLettered, long refused, List<String> refusals) {}
 
-  private final ClickHouseInserter inserter;
-  private final TableName table;
-  private final List<String> columns;
-  private final boolean readsJsonAsString;
-  private final DeduplicationTokens tokens;
+  /** A page whose rows ClickHouse did not take for a reason that may pass. */
+  public static final class PageNotWrittenException extends Exception {
+    PageNotWrittenException(String message, Exception cause) {
+      super(message, cause);
+    }
+  }
+
+  private static final int REFUSALS_KEPT = 10;
+
+  private final TableWriter writer;
+  private final String sourceFingerprint;
   private final int maxRowsPerInsert;
   private final Clock clock;
 
   public PageWriter(
-      ClickHouseInserter inserter,
-      TableName table,
-      ColumnPlan plan,
-      DeduplicationTokens tokens,
-      Clock clock) {
-    this.inserter = inserter;
-    this.table = table;
-    this.columns = plan.encoder().columnNames();
-    this.readsJsonAsString = plan.encoder().readsJsonAsString();
-    this.tokens = tokens;
-    this.maxRowsPerInsert =
-        (int) Math.min(Integer.MAX_VALUE, inserter.options().maxInsertBlockSize());
+      TableWriter writer, String sourceFingerprint, long maxInsertBlockSize, Clock clock) {
+    this.writer = writer;
+    this.sourceFingerprint = sourceFingerprint;
+    this.maxRowsPerInsert = (int) Math.min(Integer.MAX_VALUE, maxInsertBlockSize);
     this.clock = clock;
   }
 
   /**
-   * @throws InsertException when ClickHouse cannot take the rows for a reason other than the data
+   * @throws PageNotWrittenException when ClickHouse or a dead-letter sink failed for a reason that
+   *     may pass (after the retries): the task stops, and a retried task starts at this page
    */
-  public Result write(EncodedPage page) throws InsertException, InterruptedException {
+  public Result write(EncodedPage page) throws PageNotWrittenException {
     long written = 0;
-    List<RejectedRow> refused = new ArrayList<>(0);
-    for (int from = 0; from < page.encodedCount(); from += maxRowsPerInsert) {
-      int to = Math.min(page.encodedCount(), from + maxRowsPerInsert);
-      written += insert(page, from, to, refused);
+    long deadLettered = 0;
+    long refused = 0;
+    List<String> refusals = new ArrayList<>(0);
+    for (int from = 0; from < page.rowsRead(); from += maxRowsPerInsert) {
+      int to = Math.min(page.rowsRead(), from + maxRowsPerInsert);
+      List<SourceRow> rows = new ArrayList<>(to - from);
+      for (int i = from; i < to; i++) {
+        rows.add(new SourceRow(page, i));
+      }
+      TableWriter.Result result = writer.write(rows);
+      List<WriteOutcome> outcomes = result.outcomes();
+      for (int i = 0; i < outcomes.size(); i++) {
+        switch (outcomes.get(i)) {
+          case WRITTEN -> written++;
+          case DEAD_LETTERED -> deadLettered++;
+          case REFUSED -> {
+            refused++;
+            if (refusals.size() < REFUSALS_KEPT) {
+              refusals.add("source row " + rows.get(i).position() + ": " + rows.get(i).refusal);
+            }
+          }
+          case RETRY ->
+              throw new PageNotWrittenException(
+                  "rows from source row " + rows.get(i).position() + " on were not written",
+                  result.retryCause());
+        }
+      }
     }
-    return new Result(written, refused);
+    return new Result(written, deadLettered, refused, refusals);
   }
 
-  private long insert(EncodedPage page, int from, int to, List<RejectedRow> refused)
-      throws InsertException, InterruptedException {
-    long first = page.startIndex() + page.rowOffsets()[from];
-    long end = page.startIndex() + page.rowOffsets()[to - 1] + 1;
-    String token = tokens.forRows(first, end);
-    try {
-      inserter.insert(table, columns, slice(page, from, to), token, readsJsonAsString);
-      return to - from;
-    } catch (InsertException e) {
-      if (e.kind() != FailureKind.BAD_DATA) {
-        throw e;
-      }
-      if (to - from == 1) {
-        int offset = page.rowOffsets()[from];
-        refused.add(
-            new RejectedRow(
-                first,
-                page.rows().get(offset).toString(),
-                "ClickHouse refused the row: " + e.getMessage(),
-                clock.instant()));
-        return 0;
-      }
-      int middle = (from + to) >>> 1;
-      return insert(page, from, middle, refused) + insert(page, middle, to, refused);
-    }
-  }
+  /** One source row as a record of its own. */
+  private final class SourceRow implements WriteRecord {
+    private final EncodedPage page;
+    private final int index;
+    private String refusal;
 
-  private static RowBinaryOutput slice(EncodedPage page, int from, int to) {
-    if (from == 0 && to == page.encodedCount()) {
-      return page.bytes();
+    SourceRow(EncodedPage page, int index) {
+      this.page = page;
+      this.index = index;
     }
-    int start = page.rowStart(from);
-    int end = page.rowEnds()[to - 1];
-    RowBinaryOutput part = new RowBinaryOutput(end - start);
-    part.writeBytes(page.bytes().copyOfRange(start, end));
-    return part;
+
+    long position() {
+      return page.startIndex() + index;
+    }
+
+    @Override
+    public String identity() {
+      return Long.toString(position(), Character.MAX_RADIX);
+    }
+
+    @Override
+    public EncodedRows rowsFor(TargetTable.Snapshot schema) {
+      EncodedRows rows = schema.encoder() == page.encoder() ? asEncoded() : encodeFor(schema);
+      refusal = rows.rejection();
+      return rows;
+    }
+
+    private EncodedRows asEncoded() {
+      if (page.rejections()[index] != null) {
+        return EncodedRows.rejected(page.rejections()[index]);
+      }
+      int start = page.rowStarts()[index];
+      return EncodedRows.of(page.bytes(), start, page.rowStarts()[index + 1] - start, 1);
+    }
+
+    private EncodedRows encodeFor(TargetTable.Snapshot schema) {
+      RowBinaryOutput out = new RowBinaryOutput();
+      try {
+        schema.encoder().encode(page.rows().get(index), out);
+      } catch (RowRejectedException e) {
+        return EncodedRows.rejected(e.getMessage());
+      }
+      return EncodedRows.of(out.toByteArray(), 0, out.size(), 1);
+    }
+
+    @Override
+    public DeadLetter deadLetter(String reason) {
+      byte[] row = page.rows().get(index).toString().getBytes(StandardCharsets.UTF_8);
+      Map<String, String> origin = new LinkedHashMap<>();
+      origin.put("sourceRow", Long.toString(position()));
+      return new DeadLetter(
+          sourceFingerprint + "\n" + position(),
+          row,
+          row,
+          Map.of(),
+          origin,
+          "source row " + position() + ": " + reason,
+          clock.instant());
+    }
   }
 }

@@ -21,8 +21,8 @@ public record ClickHouseConfig(
     String user,
     Secret password,
     TableName table,
-    Optional<TableName> errorTable,
-    boolean createErrorTable,
+    Optional<TableName> deadLetterTable,
+    boolean createDeadLetterTable,
     InsertOptions insertOptions) {
 
   /** Reads and checks every ClickHouse parameter; a secret is fetched only when configured. */
@@ -40,7 +40,7 @@ public record ClickHouseConfig(
     }
     String database = config.required(DATABASE);
     TableName table = tableName(config, TABLE, database);
-    Optional<TableName> errorTable =
+    Optional<TableName> deadLetterTable =
         config
             .optional(DEAD_LETTER_TABLE)
             .map(name -> tableName(config, DEAD_LETTER_TABLE, database));
@@ -50,27 +50,30 @@ public record ClickHouseConfig(
             .map(resource -> secrets.access(PASSWORD_SECRET, resource))
             .orElseGet(() -> Secret.of(config.optional(PASSWORD).orElse("")));
     long timeoutMillis = config.longValue(INSERT_TIMEOUT_MS, 100, 3_600_000);
-    InsertOptions defaults = InsertOptions.defaults();
-    InsertOptions insertOptions =
-        new InsertOptions(
-            config.longValue(MAX_INSERT_BLOCK_SIZE, 1, Integer.MAX_VALUE),
-            config.bool(INSERT_DEDUPLICATE),
-            config.optionalInteger(INSERT_QUORUM, 0, 100),
-            config.bool(INSERT_DISTRIBUTED_SYNC),
-            config.bool(ASYNC_INSERT),
-            config.keyValues(SETTINGS),
-            config.integer(MAX_RETRIES, 0, 100),
-            defaults.firstBackoff(),
-            defaults.maxBackoff(),
-            Duration.ofMillis(timeoutMillis));
+    InsertOptions insertOptions;
+    try {
+      insertOptions =
+          InsertOptions.builder()
+              .maxInsertBlockSize(config.longValue(MAX_INSERT_BLOCK_SIZE, 1, Integer.MAX_VALUE))
+              .deduplicate(config.bool(INSERT_DEDUPLICATE))
+              .quorum(config.optionalInteger(INSERT_QUORUM, 0, 100))
+              .distributedSync(config.bool(INSERT_DISTRIBUTED_SYNC))
+              .asyncInsert(config.bool(ASYNC_INSERT))
+              .extraSettings(config.keyValues(SETTINGS))
+              .maxRetries(config.integer(MAX_RETRIES, 0, 100))
+              .timeout(Duration.ofMillis(timeoutMillis))
+              .build();
+    } catch (IllegalArgumentException e) {
+      throw new ConfigurationException(SETTINGS, e.getMessage());
+    }
     return new ClickHouseConfig(
         url,
         caCertificate,
         config.required(USER),
         password,
         table,
-        errorTable,
-        config.bool(CREATE_ERROR_TABLE),
+        deadLetterTable,
+        config.bool(CREATE_DEAD_LETTER_TABLE),
         insertOptions);
   }
 

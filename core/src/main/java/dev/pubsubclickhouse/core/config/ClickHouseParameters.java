@@ -38,11 +38,13 @@ public final class ClickHouseParameters {
       Parameter.of(
           "CLICKHOUSE_DEAD_LETTER_TABLE",
           null,
-          "Error table (`table` or `db.table`) with raw_message, error_message, stack_trace,"
-              + " failed_at.");
-  public static final Parameter CREATE_ERROR_TABLE =
+          "Dead-letter table (`table` or `db.table`) with raw_message, error_message,"
+              + " stack_trace, failed_at.");
+  public static final Parameter CREATE_DEAD_LETTER_TABLE =
       Parameter.of(
-          "CREATE_ERROR_TABLE", "false", "Create the error table at start when it is missing.");
+          "CREATE_DEAD_LETTER_TABLE",
+          "false",
+          "Create the dead-letter table at start when it is missing.");
   public static final Parameter MAX_INSERT_BLOCK_SIZE =
       Parameter.of("MAX_INSERT_BLOCK_SIZE", "1000000", "ClickHouse max_insert_block_size.")
           .withFlag("maxInsertBlockSize");
@@ -69,7 +71,12 @@ public final class ClickHouseParameters {
               + " instances.");
   public static final Parameter SETTINGS =
       Parameter.of(
-          "CLICKHOUSE_SETTINGS", null, "Further ClickHouse settings for every INSERT: k=v,k=v.");
+          "CLICKHOUSE_SETTINGS",
+          null,
+          "Further ClickHouse settings for every INSERT: k=v,k=v. Settings the service sets"
+              + " itself, or that what a 2xx means depends on (async_insert,"
+              + " insert_deduplication_token, materialized_views_ignore_errors, input_format_*"
+              + " and the like), are refused at start.");
   public static final Parameter INSERT_TIMEOUT_MS =
       Parameter.of("INSERT_TIMEOUT_MS", "30000", "How long one INSERT attempt may take.");
 
@@ -83,7 +90,7 @@ public final class ClickHouseParameters {
           PASSWORD,
           PASSWORD_SECRET,
           DEAD_LETTER_TABLE,
-          CREATE_ERROR_TABLE,
+          CREATE_DEAD_LETTER_TABLE,
           MAX_INSERT_BLOCK_SIZE,
           MAX_RETRIES,
           INSERT_DEDUPLICATE,

@@ -2,14 +2,13 @@ package dev.pubsubclickhouse.core.config;
 
 import java.net.URI;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * Reads typed parameter values from the environment and, where a parameter has a flag, from {@code
- * --flag=value} arguments (a flag wins over the environment). Every error is one line naming the
- * parameter; a secret's value is never part of a message.
+ * Reads typed parameter values from the environment and, where a parameter has a flag, from the
+ * flags a command line parsed (a flag wins over the environment). Every error is one line naming
+ * the parameter; a secret's value is never part of a message.
  */
 public final class ConfigReader {
   private final Map<String, String> environment;
@@ -22,28 +21,6 @@ public final class ConfigReader {
   public ConfigReader(Map<String, String> environment, Map<String, String> flags) {
     this.environment = Map.copyOf(environment);
     this.flags = Map.copyOf(flags);
-  }
-
-  /**
-   * Reads {@code --name=value} (and {@code --name} alone as {@code true}) arguments; an argument
-   * that names no known flag is an error.
-   */
-  public static Map<String, String> parseFlags(String[] args, List<Parameter> parameters) {
-    Map<String, String> byFlag = new LinkedHashMap<>();
-    for (String arg : args) {
-      if (!arg.startsWith("--")) {
-        throw new ConfigurationException("unexpected argument '" + arg + "': use --name=value");
-      }
-      int equals = arg.indexOf('=');
-      String name = equals < 0 ? arg.substring(2) : arg.substring(2, equals);
-      String value = equals < 0 ? "true" : arg.substring(equals + 1);
-      boolean known = parameters.stream().anyMatch(p -> name.equals(p.flag()));
-      if (!known) {
-        throw new ConfigurationException("unknown flag --" + name + " (see --help)");
-      }
-      byFlag.put(name, value);
-    }
-    return byFlag;
   }
 
   /** The value as given, or empty when neither the flag nor the variable is set (or is blank). */

@@ -1,7 +1,7 @@
 package dev.pubsubclickhouse.core.encode;
 
-import java.io.ByteArrayInputStream;
-import java.io.InputStream;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -43,14 +43,9 @@ public final class RowBinaryOutput {
     return Arrays.copyOf(bytes, size);
   }
 
-  /** The bytes from {@code from} (inclusive) to {@code to} (exclusive), copied. */
-  public byte[] copyOfRange(int from, int to) {
-    return Arrays.copyOfRange(bytes, from, to);
-  }
-
-  /** A replayable view of the written bytes; it must not outlive the next write. */
-  public InputStream asInputStream() {
-    return new ByteArrayInputStream(bytes, 0, size);
+  /** Writes the bytes written so far to {@code out}. */
+  public void writeTo(OutputStream out) throws IOException {
+    out.write(bytes, 0, size);
   }
 
   public void writeByte(int value) {

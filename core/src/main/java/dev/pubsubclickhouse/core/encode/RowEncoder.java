@@ -29,11 +29,13 @@ public final class RowEncoder {
 
   private final Slot[] slots;
   private final List<String> columnNames;
+  private final List<String> columnTypes;
   private final boolean readsJsonAsString;
 
   private RowEncoder(List<Slot> slots, boolean readsJsonAsString) {
     this.slots = slots.toArray(new Slot[0]);
     this.columnNames = slots.stream().map(Slot::name).toList();
+    this.columnTypes = slots.stream().map(Slot::type).toList();
     this.readsJsonAsString = readsJsonAsString;
   }
 
@@ -90,6 +92,11 @@ public final class RowEncoder {
   /** The columns of the INSERT, in the order {@link #encode} writes them. */
   public List<String> columnNames() {
     return columnNames;
+  }
+
+  /** The types of {@link #columnNames()}, as ClickHouse spells them in {@code system.columns}. */
+  public List<String> columnTypes() {
+    return columnTypes;
   }
 
   /** True when the INSERT must set input_format_binary_read_json_as_string (a JSON column). */

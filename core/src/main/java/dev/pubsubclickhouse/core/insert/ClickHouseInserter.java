@@ -1,27 +1,25 @@
 package dev.pubsubclickhouse.core.insert;
 
-import com.clickhouse.client.api.Client;
-import com.clickhouse.client.api.DataStreamWriter;
-import com.clickhouse.client.api.insert.InsertResponse;
-import com.clickhouse.client.api.insert.InsertSettings;
-import com.clickhouse.data.ClickHouseFormat;
 import dev.pubsubclickhouse.core.encode.RowBinaryOutput;
 import dev.pubsubclickhouse.core.schema.TableName;
-import java.util.List;
+import java.io.IOException;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 
 /**
- * Sends one {@code INSERT INTO db.table (cols) FORMAT RowBinaryWithDefaults} per call, with the
- * configured insert settings, and retries transient failures with exponential backoff. Thread-safe.
+ * Sends one {@code INSERT INTO db.table (cols) FORMAT <format>} per call with the configured
+ * settings, and retries transient failures with exponential backoff, every attempt with the same
+ * rows and the same deduplication token. Thread-safe.
  */
 public final class ClickHouseInserter {
-  private final Client client;
+  private final ClickHouseHttp http;
+  private final InsertFormat format;
   private final InsertOptions options;
 
-  public ClickHouseInserter(Client client, InsertOptions options) {
-    this.client = client;
+  public ClickHouseInserter(ClickHouseHttp http, InsertFormat format, InsertOptions options) {
+    this.http = http;
+    this.format = format;
     this.options = options;
   }
 
@@ -29,47 +27,84 @@ public final class ClickHouseInserter {
     return options;
   }
 
+  public InsertFormat format() {
+    return format;
+  }
+
+  /** ClickHouse's answers to a setting it cannot take: a wrong name, value or range. */
+  private static final java.util.Set<Integer> SETTING_REFUSED_CODES =
+      java.util.Set.of(
+          6, // CANNOT_PARSE_TEXT
+          27, // CANNOT_PARSE_INPUT_ASSERTION_FAILED
+          36, // BAD_ARGUMENTS
+          69, // ARGUMENT_OUT_OF_BOUND
+          70, // CANNOT_CONVERT_TYPE
+          72, // CANNOT_PARSE_NUMBER
+          115, // UNKNOWN_SETTING
+          164, // READONLY: the user may not change settings
+          452); // SETTING_CONSTRAINT_VIOLATION
+
   /**
-   * Inserts the encoded rows.
+   * Has ClickHouse parse the settings passed through once, so that a wrong name or value stops
+   * start-up instead of failing every INSERT (where it would look like a refusal of the rows).
    *
+   * @throws IllegalArgumentException with ClickHouse's words, when it refuses a setting
+   * @throws IOException or ClickHouseHttpException when ClickHouse cannot be asked
+   */
+  public void checkPassedSettings()
+      throws IOException, InterruptedException, ClickHouseHttpException {
+    if (options.extraSettings().isEmpty()) {
+      return;
+    }
+    try {
+      http.post(
+          "SELECT 1 FORMAT Null",
+          options.extraSettings(),
+          ClickHouseHttp.compress(out -> {}),
+          options.timeout());
+    } catch (ClickHouseHttpException e) {
+      if (SETTING_REFUSED_CODES.contains(e.code())) {
+        throw new IllegalArgumentException("ClickHouse refuses them: " + e.getMessage(), e);
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Inserts encoded rows.
+   *
+   * @param rows RowBinaryWithDefaults rows of {@code columns}
    * @param deduplicationToken the insert_deduplication_token, or null for none
-   * @param readsJsonAsString true when the rows carry JSON columns as text
-   * @return the number of rows ClickHouse reports written
+   * @return the rows ClickHouse reports written (-1 when it did not say)
    * @throws InsertException when the rows are not written: after the retries for a transient
    *     failure, at once for any other
    */
   public long insert(
-      TableName table,
-      List<String> columns,
-      RowBinaryOutput rows,
-      String deduplicationToken,
-      boolean readsJsonAsString)
+      TableName table, InsertColumns columns, RowBinaryOutput rows, String deduplicationToken)
       throws InsertException, InterruptedException {
-    List<String> quotedColumns = columns.stream().map(TableName::quoteIdentifier).toList();
-    // Each write of the body starts from the first row. The HTTP client under client-v2 sends a
-    // request again by itself after a 503 or 429; a one-shot stream would then send nothing, and
-    // ClickHouse acknowledges an empty INSERT (see InsertBodyReplayTest).
-    DataStreamWriter body = out -> rows.asInputStream().transferTo(out);
+    String sql =
+        "INSERT INTO "
+            + table.quoted()
+            + " "
+            + columns.sqlList()
+            + " FORMAT "
+            + format.clickHouseName();
+    byte[] header = format == InsertFormat.TYPED ? columns.typedHeader() : new byte[0];
+    ClickHouseHttp.CompressedBody body =
+        ClickHouseHttp.compress(
+            out -> {
+              out.write(header);
+              rows.writeTo(out);
+            });
     long backoffMillis = options.firstBackoff().toMillis();
     for (int attempt = 1; ; attempt++) {
-      InsertSettings settings = settings(deduplicationToken, readsJsonAsString);
-      try (InsertResponse response =
-          client
-              .insert(
-                  table.quoted(),
-                  quotedColumns,
-                  body,
-                  ClickHouseFormat.RowBinaryWithDefaults,
-                  settings)
-              .get(options.timeout().toMillis(), TimeUnit.MILLISECONDS)) {
-        return response.getWrittenRows();
-      } catch (InterruptedException e) {
-        throw e;
-      } catch (Exception e) {
+      try {
+        return http.post(sql, settings(table, columns, deduplicationToken), body, options.timeout())
+            .writtenRows();
+      } catch (IOException | ClickHouseHttpException e) {
         FailureKind kind = ClickHouseFailures.classify(e);
         if (kind != FailureKind.TRANSIENT || attempt > options.maxRetries()) {
-          throw new InsertException(
-              kind, ClickHouseFailures.serverCode(e), attempt, ClickHouseFailures.unwrap(e));
+          throw new InsertException(kind, attempt, e);
         }
         Thread.sleep(backoffMillis);
         backoffMillis = Math.min(backoffMillis * 2, options.maxBackoff().toMillis());
@@ -77,26 +112,33 @@ public final class ClickHouseInserter {
     }
   }
 
-  private InsertSettings settings(String deduplicationToken, boolean readsJsonAsString) {
-    InsertSettings settings = new InsertSettings().setQueryId(UUID.randomUUID().toString());
-    settings.serverSetting("max_insert_block_size", Long.toString(options.maxInsertBlockSize()));
-    settings.serverSetting("insert_deduplicate", options.deduplicate() ? "1" : "0");
-    settings.serverSetting("insert_distributed_sync", options.distributedSync() ? "1" : "0");
-    options.quorum().ifPresent(q -> settings.serverSetting("insert_quorum", q.toString()));
+  private Map<String, String> settings(
+      TableName table, InsertColumns columns, String deduplicationToken) {
+    Map<String, String> settings = new LinkedHashMap<>();
+    settings.put("database", table.database());
+    settings.put("query_id", UUID.randomUUID().toString());
+    settings.put("max_insert_block_size", Long.toString(options.maxInsertBlockSize()));
+    settings.put("insert_deduplicate", options.deduplicate() ? "1" : "0");
     if (deduplicationToken != null) {
-      settings.setDeduplicationToken(deduplicationToken);
+      settings.put("insert_deduplication_token", deduplicationToken);
     }
-    // Explicit either way: some servers (ClickHouse 26.x among them) default async_insert to 1.
-    settings.serverSetting("async_insert", options.asyncInsert() ? "1" : "0");
+    settings.put("insert_distributed_sync", options.distributedSync() ? "1" : "0");
+    options.quorum().ifPresent(q -> settings.put("insert_quorum", q.toString()));
+    // Explicit either way: ClickHouse 26.x defaults async_insert to 1, and a view failure must
+    // reach us rather than be ignored by a profile setting.
+    settings.put("async_insert", options.asyncInsert() ? "1" : "0");
     if (options.asyncInsert()) {
-      settings.serverSetting("wait_for_async_insert", "1");
+      settings.put("wait_for_async_insert", "1");
     }
-    if (readsJsonAsString) {
-      settings.serverSetting("input_format_binary_read_json_as_string", "1");
+    settings.put("materialized_views_ignore_errors", "0");
+    // The typed header is checked against the table and may name no column the table lacks.
+    settings.put("input_format_with_types_use_header", "1");
+    settings.put("input_format_skip_unknown_fields", "0");
+    settings.put("send_progress_in_http_headers", "0");
+    if (columns.readsJsonAsString()) {
+      settings.put("input_format_binary_read_json_as_string", "1");
     }
-    for (Map.Entry<String, String> setting : options.extraSettings().entrySet()) {
-      settings.serverSetting(setting.getKey(), setting.getValue());
-    }
+    settings.putAll(options.extraSettings());
     return settings;
   }
 }

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 /** Reads a table's columns from {@code system.columns}. */
-public final class SchemaReader {
+public final class SchemaReader implements SchemaSource {
   private static final String COLUMNS_QUERY =
       "SELECT name, type, default_kind, default_expression FROM system.columns"
           + " WHERE database = {database:String} AND table = {table:String} ORDER BY position";
@@ -18,6 +18,7 @@ public final class SchemaReader {
     this.client = client;
   }
 
+  @Override
   public TableSchema read(TableName table) {
     List<GenericRecord> rows =
         client.queryAll(

@@ -7,10 +7,10 @@ import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 /**
- * A payload that cannot be read is refused as a payload (the message goes to the error table),
- * never by an exception the caller does not expect. Found by PushFuzzIT: a number whose exponent
- * has more digits than BigDecimal takes escaped as NumberFormatException and the push was answered
- * by the handler's catch-all (503, redelivered until Pub/Sub dead-letters it).
+ * A payload that cannot be read is refused as a payload (the message goes to the dead-letter
+ * table), never by an exception the caller does not expect. Found by PushFuzzIT: a number whose
+ * exponent has more digits than BigDecimal takes escaped as NumberFormatException and the push was
+ * answered by the handler's catch-all (503, redelivered until Pub/Sub dead-letters it).
  */
 class JsonPayloadsLimitsTest {
   private static byte[] bytes(String text) {

@@ -3,8 +3,8 @@ package dev.pubsubclickhouse.core.encode;
 import static dev.pubsubclickhouse.core.encode.Rows.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
-import dev.pubsubclickhouse.core.insert.InsertOptions;
+import dev.pubsubclickhouse.core.insert.InsertColumns;
+import dev.pubsubclickhouse.core.insert.TestInserters;
 import dev.pubsubclickhouse.core.schema.SchemaReader;
 import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
@@ -36,8 +36,13 @@ class RoundTripIT {
     for (String row : rows) {
       encoder.encode(json(row), out);
     }
-    new ClickHouseInserter(database.client(), InsertOptions.defaults())
-        .insert(name, encoder.columnNames(), out, null, encoder.readsJsonAsString());
+    TestInserters.of(database)
+        .insert(
+            name,
+            new InsertColumns(
+                encoder.columnNames(), encoder.columnTypes(), encoder.readsJsonAsString()),
+            out,
+            null);
     return table;
   }
 

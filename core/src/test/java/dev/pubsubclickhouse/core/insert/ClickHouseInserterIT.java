@@ -38,6 +38,18 @@ class ClickHouseInserterIT {
     return ClickHouseConfig.read(new ConfigReader(env), new SecretManagerAccess(Map.of()));
   }
 
+  private static ClickHouseInserter inserter(Client client, ClickHouseConfig config) {
+    return new ClickHouseInserter(
+        ClickHouseHttp.open(config, "inserter-it"),
+        InsertFormat.supportedBy(client),
+        config.insertOptions());
+  }
+
+  private static InsertColumns columns(RowEncoder encoder) {
+    return new InsertColumns(
+        encoder.columnNames(), encoder.columnTypes(), encoder.readsJsonAsString());
+  }
+
   private static RowBinaryOutput rows(RowEncoder encoder, String... json) throws Exception {
     RowBinaryOutput out = new RowBinaryOutput();
     for (String row : json) {
@@ -54,24 +66,21 @@ class ClickHouseInserterIT {
             "settings_probe", Map.of("CLICKHOUSE_SETTINGS", "max_threads=3", "INSERT_QUORUM", "1"));
     try (Client client = ClickHouseClients.open(config, "inserter-it", 2)) {
       RowEncoder encoder = RowEncoder.forTable(new SchemaReader(client).read(config.table()));
-      new ClickHouseInserter(client, config.insertOptions())
+      inserter(client, config)
           .insert(
-              config.table(),
-              encoder.columnNames(),
-              rows(encoder, "{\"v\":1}", "{\"v\":2}"),
-              "tok-a",
-              false);
+              config.table(), columns(encoder), rows(encoder, "{\"v\":1}", "{\"v\":2}"), "tok-a");
     }
     database.flushLogs();
     assertThat(
             database.query(
-                "SELECT written_rows, Settings['max_threads'], Settings['insert_deduplication_token'],"
+                "SELECT http_user_agent, written_rows, Settings['max_threads'],"
+                    + " Settings['insert_deduplication_token'],"
                     + " Settings['max_insert_block_size'], Settings['insert_quorum'] FROM system.query_log"
-                    + " WHERE type = 'QueryFinish' AND query_kind = 'Insert' AND http_user_agent LIKE 'inserter-it %'"
+                    + " WHERE type = 'QueryFinish' AND query_kind = 'Insert' AND http_user_agent LIKE 'inserter-it%'"
                     + " AND query LIKE '%settings_probe%' AND current_database = '"
                     + database.name()
                     + "'"))
-        .isEqualTo("2\t3\ttok-a\t1000000\t1");
+        .isEqualTo("inserter-it\t2\t3\ttok-a\t1000000\t1");
   }
 
   @Test
@@ -82,13 +91,11 @@ class ClickHouseInserterIT {
     ClickHouseConfig config = config("dedup", Map.of());
     try (Client client = ClickHouseClients.open(config, "inserter-it", 2)) {
       RowEncoder encoder = RowEncoder.forTable(new SchemaReader(client).read(config.table()));
-      ClickHouseInserter inserter = new ClickHouseInserter(client, config.insertOptions());
+      ClickHouseInserter inserter = inserter(client, config);
       for (int i = 0; i < 3; i++) {
-        inserter.insert(
-            config.table(), encoder.columnNames(), rows(encoder, "{\"v\":7}"), "page-1", false);
+        inserter.insert(config.table(), columns(encoder), rows(encoder, "{\"v\":7}"), "page-1");
       }
-      inserter.insert(
-          config.table(), encoder.columnNames(), rows(encoder, "{\"v\":7}"), "page-2", false);
+      inserter.insert(config.table(), columns(encoder), rows(encoder, "{\"v\":7}"), "page-2");
     }
     assertThat(database.count("dedup")).isEqualTo(2);
   }
@@ -107,14 +114,14 @@ class ClickHouseInserterIT {
         "the local server has the pipeline user");
     try (Client client = ClickHouseClients.open(config, "inserter-it", 2)) {
       RowEncoder encoder = RowEncoder.forTable(new SchemaReader(client).read(config.table()));
-      new ClickHouseInserter(client, config.insertOptions())
-          .insert(config.table(), encoder.columnNames(), rows(encoder, "{\"v\":1}"), null, false);
+      inserter(client, config)
+          .insert(config.table(), columns(encoder), rows(encoder, "{\"v\":1}"), null);
     }
     assertThat(database.count("auth")).isEqualTo(1);
   }
 
   @Test
-  void aWrongPasswordIsFatalAndItsTextIsNotInTheError() throws Exception {
+  void aWrongPasswordIsNotTheRowsAndItsTextIsNotInTheError() throws Exception {
     database.execute("CREATE TABLE wrong_password (v UInt32) ENGINE = Memory");
     ClickHouseConfig config =
         config(
@@ -126,16 +133,23 @@ class ClickHouseInserterIT {
       out.writeIntLE(1);
       assertThatThrownBy(
               () ->
-                  new ClickHouseInserter(client, config.insertOptions())
-                      .insert(config.table(), List.of("v"), out, null, false))
+                  new ClickHouseInserter(
+                          ClickHouseHttp.open(config, "inserter-it"),
+                          InsertFormat.TYPED,
+                          config.insertOptions())
+                      .insert(
+                          config.table(),
+                          new InsertColumns(List.of("v"), List.of("UInt32"), false),
+                          out,
+                          null))
           .isInstanceOfSatisfying(
-              InsertException.class, e -> assertThat(e.kind()).isEqualTo(FailureKind.FATAL))
+              InsertException.class, e -> assertThat(e.kind()).isEqualTo(FailureKind.NOT_THE_ROWS))
           .hasMessageNotContaining("not-the-password-42");
     }
   }
 
   @Test
-  void aConstraintViolationIsBadData() throws Exception {
+  void aConstraintViolationIsARefusal() throws Exception {
     database.execute(
         "CREATE TABLE checked (v UInt32, CONSTRAINT small CHECK v < 10) ENGINE = MergeTree ORDER BY v");
     ClickHouseConfig config = config("checked", Map.of());
@@ -143,17 +157,16 @@ class ClickHouseInserterIT {
       RowEncoder encoder = RowEncoder.forTable(new SchemaReader(client).read(config.table()));
       assertThatThrownBy(
               () ->
-                  new ClickHouseInserter(client, config.insertOptions())
+                  inserter(client, config)
                       .insert(
                           config.table(),
-                          encoder.columnNames(),
+                          columns(encoder),
                           rows(encoder, "{\"v\":1}", "{\"v\":11}"),
-                          null,
-                          false))
+                          null))
           .isInstanceOfSatisfying(
               InsertException.class,
               e -> {
-                assertThat(e.kind()).isEqualTo(FailureKind.BAD_DATA);
+                assertThat(e.kind()).isEqualTo(FailureKind.REFUSED);
                 assertThat(e.serverCode()).isEqualTo(469);
               });
     }
@@ -169,13 +182,12 @@ class ClickHouseInserterIT {
       database.execute("ALTER TABLE changing DROP COLUMN b");
       assertThatThrownBy(
               () ->
-                  new ClickHouseInserter(client, config.insertOptions())
+                  inserter(client, config)
                       .insert(
                           config.table(),
-                          stale.columnNames(),
+                          columns(stale),
                           rows(stale, "{\"a\":1,\"b\":\"x\"}"),
-                          null,
-                          false))
+                          null))
           .isInstanceOfSatisfying(
               InsertException.class,
               e -> assertThat(e.kind()).isEqualTo(FailureKind.SCHEMA_CHANGED));
@@ -183,7 +195,7 @@ class ClickHouseInserterIT {
   }
 
   @Test
-  void aMissingTableIsFatal() throws Exception {
+  void aMissingTableIsNotTheRows() throws Exception {
     ClickHouseConfig config = config("no_such_table", Map.of());
     try (Client client = ClickHouseClients.open(config, "inserter-it", 2)) {
       RowBinaryOutput out = new RowBinaryOutput();
@@ -191,19 +203,67 @@ class ClickHouseInserterIT {
       out.writeIntLE(1);
       assertThatThrownBy(
               () ->
-                  new ClickHouseInserter(client, config.insertOptions())
+                  inserter(client, config)
                       .insert(
                           new TableName(database.name(), "no_such_table"),
-                          List.of("v"),
+                          new InsertColumns(List.of("v"), List.of("UInt32"), false),
                           out,
-                          null,
-                          false))
+                          null))
           .isInstanceOfSatisfying(
               InsertException.class,
               e -> {
-                assertThat(e.kind()).isEqualTo(FailureKind.FATAL);
+                assertThat(e.kind()).isEqualTo(FailureKind.NOT_THE_ROWS);
                 assertThat(e.serverCode()).isEqualTo(60);
               });
     }
+  }
+
+  @Test
+  void aColumnRetypedToTheSameWidthIsASchemaChangeNotGarbage() throws Exception {
+    database.execute("CREATE TABLE retyped (id UInt32, v Int64) ENGINE = MergeTree ORDER BY id");
+    ClickHouseConfig config = config("retyped", Map.of());
+    try (Client client = ClickHouseClients.open(config, "inserter-it", 2)) {
+      RowEncoder stale = RowEncoder.forTable(new SchemaReader(client).read(config.table()));
+      database.execute("ALTER TABLE retyped MODIFY COLUMN v Float64");
+      assertThatThrownBy(
+              () ->
+                  inserter(client, config)
+                      .insert(
+                          config.table(), columns(stale), rows(stale, "{\"id\":1,\"v\":3}"), null))
+          .isInstanceOfSatisfying(
+              InsertException.class,
+              e -> assertThat(e.kind()).isEqualTo(FailureKind.SCHEMA_CHANGED));
+    }
+    assertThat(database.count("retyped")).isZero();
+  }
+
+  @Test
+  void aFailingViewLeavesTheRowsInTheTableAndSaysSo() throws Exception {
+    database.execute("CREATE TABLE viewed (v Int32) ENGINE = MergeTree ORDER BY v");
+    database.execute("CREATE TABLE view_target (r Int32) ENGINE = MergeTree ORDER BY r");
+    database.execute(
+        "CREATE MATERIALIZED VIEW viewing TO view_target AS"
+            + " SELECT throwIf(v < 0, 'negative') + v AS r FROM viewed");
+    ClickHouseConfig config = config("viewed", Map.of());
+    try (Client client = ClickHouseClients.open(config, "inserter-it", 2)) {
+      RowEncoder encoder = RowEncoder.forTable(new SchemaReader(client).read(config.table()));
+      assertThatThrownBy(
+              () ->
+                  inserter(client, config)
+                      .insert(
+                          config.table(),
+                          columns(encoder),
+                          rows(encoder, "{\"v\":1}", "{\"v\":-1}", "{\"v\":2}"),
+                          null))
+          .isInstanceOfSatisfying(
+              InsertException.class,
+              e -> {
+                assertThat(e.kind()).isEqualTo(FailureKind.VIEW_FAILED);
+                assertThat(e.writtenRows()).isEqualTo(3);
+              });
+    }
+    assertThat(database.query("SELECT groupArray(v) FROM (SELECT v FROM viewed ORDER BY v)"))
+        .isEqualTo("[-1,1,2]");
+    assertThat(database.count("view_target")).isZero();
   }
 }

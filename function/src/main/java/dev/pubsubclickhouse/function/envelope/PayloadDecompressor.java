@@ -23,12 +23,17 @@ public final class PayloadDecompressor {
    */
   public byte[] decompress(byte[] data) throws IOException {
     if (isGzip(data)) {
-      return readCapped(new GZIPInputStream(new ByteArrayInputStream(data)), "gzip");
+      return readCapped(() -> new GZIPInputStream(new ByteArrayInputStream(data)), "gzip");
     }
     if (isZstd(data)) {
-      return readCapped(new ZstdInputStream(new ByteArrayInputStream(data)), "zstd");
+      return readCapped(() -> new ZstdInputStream(new ByteArrayInputStream(data)), "zstd");
     }
     return data;
+  }
+
+  /** Opens a decompressing stream; opening already reads (and checks) the format's header. */
+  private interface Opener {
+    InputStream open() throws IOException;
   }
 
   static boolean isGzip(byte[] data) {
@@ -43,17 +48,17 @@ public final class PayloadDecompressor {
         && (data[3] & 0xFF) == 0xFD;
   }
 
-  private byte[] readCapped(InputStream in, String format) throws IOException {
+  private byte[] readCapped(Opener opener, String format) throws IOException {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     byte[] buffer = new byte[16 * 1024];
     long total = 0;
-    try (in) {
+    try (InputStream in = opener.open()) {
       for (int read; total <= maxDecompressedBytes && (read = in.read(buffer)) > 0; ) {
         total += read;
         out.write(buffer, 0, read);
       }
-    } catch (IOException e) {
-      throw new IOException("corrupt " + format + " data: " + e.getMessage(), e);
+    } catch (IOException | RuntimeException e) {
+      throw new IOException("corrupt " + format + " data: " + e, e);
     }
     if (total > maxDecompressedBytes) {
       throw new IOException(format + " data expands beyond " + maxDecompressedBytes + " bytes");

@@ -26,6 +26,12 @@ import java.util.Set;
 public final class PushRequestParser {
   static final String METADATA_PREFIX = "x-goog-pubsub-";
 
+  /**
+   * Where gcloud's Pub/Sub emulator puts the ordering key of an unwrapped push (Pub/Sub itself uses
+   * {@code x-goog-pubsub-ordering-key}): read as the ordering key, not as an attribute.
+   */
+  static final String EMULATOR_ORDERING_KEY = "x-goog-ordering-key";
+
   /** Headers that transport the request rather than carry a message attribute. */
   private static final Set<String> TRANSPORT_HEADERS =
       Set.of(
@@ -88,18 +94,20 @@ public final class PushRequestParser {
     for (Map.Entry<String, List<String>> header : headers.entrySet()) {
       String name = header.getKey().toLowerCase(Locale.ROOT);
       if (!name.startsWith(METADATA_PREFIX)
+          && !name.equals(EMULATOR_ORDERING_KEY)
           && !TRANSPORT_HEADERS.contains(name)
           && !header.getValue().isEmpty()) {
         attributes.put(header.getKey(), header.getValue().get(0));
       }
     }
     String attempt = first(headers, METADATA_PREFIX + "delivery-attempt");
+    String orderingKey = first(headers, METADATA_PREFIX + "ordering-key");
     return new PushMessage(
         body,
         attributes,
         first(headers, METADATA_PREFIX + "message-id"),
         first(headers, METADATA_PREFIX + "publish-time"),
-        first(headers, METADATA_PREFIX + "ordering-key"),
+        orderingKey != null ? orderingKey : first(headers, EMULATOR_ORDERING_KEY),
         first(headers, METADATA_PREFIX + "subscription-name"),
         attempt == null ? null : parseAttempt(attempt));
   }

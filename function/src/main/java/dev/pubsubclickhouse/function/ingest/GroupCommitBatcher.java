@@ -5,6 +5,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -46,6 +47,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
   private long lastInsertNanos;
   private int expectedBack;
   private boolean closing;
+  private volatile Throwable flusherDeath;
 
   /** Paced by {@code policy.maxInsertsPerSecond()} alone. */
   public GroupCommitBatcher(BatchPolicy policy, Consumer<List<PendingMessage>> writer) {
@@ -107,7 +109,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
     List<PendingMessage> lead = null;
     lock.lock();
     try {
-      if (closing) {
+      if (closing || flusherDeath != null) {
         return Refusal.CLOSING;
       }
       if (heldMessages >= policy.maxPendingMessages()
@@ -155,6 +157,14 @@ public final class GroupCommitBatcher implements AutoCloseable {
     } finally {
       lock.unlock();
     }
+  }
+
+  /**
+   * Empty while every flusher runs; else why one stopped (an Error such as OutOfMemoryError): the
+   * instance can no longer write, and its liveness probe should say so.
+   */
+  public Optional<Throwable> flusherDeath() {
+    return Optional.ofNullable(flusherDeath);
   }
 
   /** Messages accepted and not yet answered. */
@@ -209,24 +219,43 @@ public final class GroupCommitBatcher implements AutoCloseable {
   }
 
   private void flushLoop() {
-    while (true) {
-      List<PendingMessage> batch;
-      try {
-        batch = nextBatch();
-      } catch (InterruptedException e) {
-        return;
+    try {
+      while (true) {
+        List<PendingMessage> batch;
+        try {
+          batch = nextBatch();
+        } catch (InterruptedException e) {
+          return;
+        }
+        write(batch);
       }
-      write(batch);
+    } catch (Error e) {
+      // This thread stops: refuse new messages at once and fail the liveness probe, so that
+      // Cloud Run replaces the instance instead of it answering 503 until it is recycled.
+      if (flusherDeath == null) {
+        flusherDeath = e;
+      }
+      JsonLog.error("batch flusher stopped", Map.of(), e);
+      throw e;
     }
   }
 
-  /** Writes a batch taken for an INSERT and makes sure every message in it is answered. */
+  /**
+   * Writes a batch taken for an INSERT and makes sure every message in it is answered. An Error
+   * (such as OutOfMemoryError) marks the batcher dead before the batch is answered, so that no new
+   * message is admitted, and goes on up: a flusher stops, a caller that led gets it.
+   */
   private void write(List<PendingMessage> batch) {
     long start = clock.getAsLong();
     try {
       writer.accept(batch);
     } catch (RuntimeException e) {
       JsonLog.error("batch writer failed", Map.of("messages", batch.size()), e);
+    } catch (Error e) {
+      if (flusherDeath == null) {
+        flusherDeath = e;
+      }
+      throw e;
     } finally {
       // A writer that failed to answer leaves the message to Pub/Sub, never unanswered.
       batch.forEach(message -> message.answer().complete(PushOutcome.UNAVAILABLE));

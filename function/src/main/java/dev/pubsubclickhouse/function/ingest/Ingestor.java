@@ -1,5 +1,6 @@
 package dev.pubsubclickhouse.function.ingest;
 
+import dev.pubsubclickhouse.core.write.TargetTable;
 import dev.pubsubclickhouse.function.envelope.PushMessage;
 import dev.pubsubclickhouse.function.observability.Metrics;
 import java.util.function.BooleanSupplier;
@@ -42,7 +43,7 @@ public final class Ingestor {
       metrics.throttled.increment();
       return PushOutcome.OVERLOADED;
     }
-    PendingMessage pending = encoder.encode(message, table.current());
+    PendingMessage pending = encoder.pending(message, table.current());
     switch (batcher.offer(pending)) {
       case FULL -> {
         metrics.overloaded.increment();

@@ -7,28 +7,25 @@ import dev.pubsubclickhouse.core.encode.JsonPayloads;
 import dev.pubsubclickhouse.core.encode.PayloadRejectedException;
 import dev.pubsubclickhouse.core.encode.RowBinaryOutput;
 import dev.pubsubclickhouse.core.encode.RowRejectedException;
-import dev.pubsubclickhouse.core.errors.FailedRecord;
+import dev.pubsubclickhouse.core.write.DeadLetter;
+import dev.pubsubclickhouse.core.write.EncodedRows;
+import dev.pubsubclickhouse.core.write.TargetTable;
 import dev.pubsubclickhouse.function.envelope.PayloadDecompressor;
 import dev.pubsubclickhouse.function.envelope.PushMessage;
 import dev.pubsubclickhouse.function.observability.Metrics;
-import dev.pubsubclickhouse.function.sinks.FailedMessage;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * Turns a message into encoded rows: decompress, read the JSON rows, add the {@code _pubsub_*}
- * metadata columns the table has, encode. What cannot be read or does not fit becomes a failure for
- * the error sinks; the rest of the message still goes in.
+ * metadata columns the table has, encode. A message is written whole or not at all: when its data
+ * cannot be read or any of its rows does not fit, the whole message is rejected, with the reason of
+ * each row that does not fit.
  */
 public final class MessageEncoder {
   public static final String MESSAGE_ID = "_pubsub_message_id";
@@ -37,7 +34,11 @@ public final class MessageEncoder {
   public static final String ORDERING_KEY = "_pubsub_ordering_key";
   public static final String SUBSCRIPTION = "_pubsub_subscription";
   public static final String DELIVERY_ATTEMPT = "_pubsub_delivery_attempt";
+  public static final String ROW_INDEX = "_pubsub_row_index";
   public static final String INGESTED_AT = "_ingested_at";
+
+  /** Row reasons named in one rejection; the rest are counted. */
+  private static final int MAX_REASONS = 5;
 
   private final PayloadDecompressor decompressor;
   private final Metrics metrics;
@@ -49,89 +50,83 @@ public final class MessageEncoder {
     this.clock = clock;
   }
 
-  public PendingMessage encode(PushMessage message, TargetTable.Snapshot table) {
-    RowBinaryOutput out = new RowBinaryOutput(Math.max(64, message.data().length));
-    List<FailedMessage> failures = new ArrayList<>(0);
-    byte[] payload;
+  /** A message waiting for its batch, encoded for {@code schema} on the caller's thread. */
+  public PendingMessage pending(PushMessage message, TargetTable.Snapshot schema) {
+    return new PendingMessage(message, this, schema);
+  }
+
+  /**
+   * The message's rows for {@code schema}, or why the message cannot be written. Never throws: an
+   * unexpected failure of the encoder rejects this message, not its batch.
+   */
+  public EncodedRows encode(PushMessage message, TargetTable.Snapshot schema) {
+    try {
+      return encodeRows(message, schema);
+    } catch (RuntimeException e) {
+      metrics.rowsParseFailed.increment();
+      return EncodedRows.rejected("the message could not be encoded: " + e);
+    }
+  }
+
+  private EncodedRows encodeRows(PushMessage message, TargetTable.Snapshot schema) {
     List<JsonNode> rows;
     try {
-      payload = decompressor.decompress(message.data());
+      byte[] payload = decompressor.decompress(message.data());
       metrics.messagePayloadBytes.record(payload.length);
       rows = JsonPayloads.rows(payload);
     } catch (IOException | PayloadRejectedException e) {
       metrics.rowsParseFailed.increment();
-      failures.add(failure(message, message.data(), e.getMessage(), -1));
-      return pending(message, out, new int[] {0}, failures, table);
+      return EncodedRows.rejected(e.getMessage() == null ? e.toString() : e.getMessage());
     }
-    int[] rowStarts = new int[rows.size() + 1];
-    int accepted = 0;
+    RowBinaryOutput out = new RowBinaryOutput(Math.max(64, message.data().length));
     String ingestedAt = clock.instant().toString();
+    List<String> reasons = new ArrayList<>(0);
+    int rejected = 0;
     for (int i = 0; i < rows.size(); i++) {
       ObjectNode row = (ObjectNode) rows.get(i);
-      addMetadata(row, message, table.columns(), ingestedAt);
+      addMetadata(row, i, message, schema.columns(), ingestedAt);
       try {
-        table.encoder().encode(row, out);
-        rowStarts[++accepted] = out.size();
+        schema.encoder().encode(row, out);
       } catch (RowRejectedException e) {
-        metrics.rowsParseFailed.increment();
-        failures.add(failure(message, payload, e.getMessage(), rows.size() > 1 ? i : -1));
+        rejected++;
+        if (reasons.size() < MAX_REASONS) {
+          reasons.add(rows.size() > 1 ? "row " + i + ": " + e.getMessage() : e.getMessage());
+        }
       }
     }
-    metrics.rowsParsedOk.add(accepted);
-    return pending(message, out, java.util.Arrays.copyOf(rowStarts, accepted + 1), failures, table);
-  }
-
-  private static PendingMessage pending(
-      PushMessage message,
-      RowBinaryOutput out,
-      int[] rowStarts,
-      List<FailedMessage> failures,
-      TargetTable.Snapshot table) {
-    return new PendingMessage(
-        message,
-        out.toByteArray(),
-        rowStarts,
-        failures,
-        table,
-        System.nanoTime(),
-        new CompletableFuture<>());
-  }
-
-  /** The error-table record of a message, or of row {@code row} of it (-1: the whole message). */
-  FailedMessage failure(PushMessage message, byte[] payload, String reason, int row) {
-    String error = row < 0 ? reason : "row " + row + ": " + reason;
-    return new FailedMessage(
-        message, new FailedRecord(rawMessage(payload), error, context(message), clock.instant()));
-  }
-
-  /** The payload as UTF-8 text, or as base64 when it is not valid UTF-8. */
-  static String rawMessage(byte[] payload) {
-    try {
-      return StandardCharsets.UTF_8
-          .newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(payload))
-          .toString();
-    } catch (CharacterCodingException e) {
-      return Base64.getEncoder().encodeToString(payload);
+    if (rejected > 0) {
+      metrics.rowsParseFailed.add(rejected);
+      if (rejected > reasons.size()) {
+        reasons.add("and " + (rejected - reasons.size()) + " more rows");
+      }
+      return EncodedRows.rejected(String.join("; ", reasons));
     }
+    metrics.rowsParsedOk.add(rows.size());
+    return EncodedRows.of(out.toByteArray(), 0, out.size(), rows.size());
   }
 
-  /** Where the message came from, for the error table's stack_trace column. */
-  static String context(PushMessage message) {
-    return "messageId="
-        + message.messageId()
-        + " publishTime="
-        + message.publishTime()
-        + " subscription="
-        + message.subscription()
-        + " deliveryAttempt="
-        + message.deliveryAttempt();
+  /**
+   * The message as a dead letter: its data and attributes as published, where it came from, and
+   * why. The dead-letter table shows the data decompressed when it was compressed.
+   */
+  DeadLetter deadLetter(PushMessage message, String identity, String reason) {
+    byte[] readable;
+    try {
+      readable = decompressor.decompress(message.data());
+    } catch (IOException | RuntimeException e) {
+      readable = message.data();
+    }
+    Map<String, String> origin = new LinkedHashMap<>();
+    origin.put("messageId", String.valueOf(message.messageId()));
+    origin.put("publishTime", String.valueOf(message.publishTime()));
+    origin.put("subscription", String.valueOf(message.subscription()));
+    origin.put("deliveryAttempt", String.valueOf(message.deliveryAttempt()));
+    return new DeadLetter(
+        identity, message.data(), readable, message.attributes(), origin, reason, clock.instant());
   }
 
   private static void addMetadata(
-      ObjectNode row, PushMessage message, Set<String> columns, String ingestedAt) {
+      ObjectNode row, int index, PushMessage message, Set<String> columns, String ingestedAt) {
     // An absent id or publish time (an unwrapped push without metadata) is left to the column's
     // DEFAULT: an empty id would make every such message the same one to a ReplacingMergeTree.
     putText(row, columns, MESSAGE_ID, message.messageId());
@@ -141,6 +136,11 @@ public final class MessageEncoder {
     if (columns.contains(DELIVERY_ATTEMPT)) {
       // Pub/Sub sends it only when the subscription has a dead-letter policy: 0 means unknown.
       row.put(DELIVERY_ATTEMPT, message.deliveryAttempt() == null ? 0 : message.deliveryAttempt());
+    }
+    if (columns.contains(ROW_INDEX)) {
+      // The row's place in its message, the same on every delivery: with the message id and the
+      // subscription it keys a row, so that redelivered copies collapse (ReplacingMergeTree).
+      row.put(ROW_INDEX, index);
     }
     if (columns.contains(ATTRIBUTES)) {
       ObjectNode attributes = JsonNodeFactory.instance.objectNode();

@@ -7,7 +7,7 @@ package dev.pubsubclickhouse.function.ingest;
 public enum PushOutcome {
   /** Every row is in the target table. */
   STORED(204),
-  /** Some or all of it is in the error sinks (the rest in the target table). */
+  /** It cannot be written, and the dead-letter sinks hold it. */
   DEAD_LETTERED(204),
   /** The body is not a Pub/Sub push request. */
   NOT_A_PUSH_REQUEST(400),
@@ -17,11 +17,16 @@ public enum PushOutcome {
   FORBIDDEN(403),
   /** Larger than any Pub/Sub message. */
   TOO_LARGE(413),
-  /** The message cannot be written and no error sink is configured: left to Pub/Sub. */
+  /**
+   * The message cannot be written and no dead-letter sink is configured: nothing of it was written;
+   * Pub/Sub's own dead-letter policy takes it.
+   */
   UNPROCESSABLE(422),
   /** More waiting than the service admits: try again soon. */
   OVERLOADED(429),
-  /** ClickHouse (or an error sink) failed for a reason that may pass, or we are shutting down. */
+  /**
+   * ClickHouse (or a dead-letter sink) failed for a reason that may pass, or we are shutting down.
+   */
   UNAVAILABLE(503);
 
   private final int status;

@@ -41,7 +41,12 @@ public final class Metrics {
           "batch-rows",
           "Rows per INSERT.",
           new long[] {1, 10, 50, 100, 250, 500, 1000, 5000, 10000, 50000});
-  public final Counter deadLettered = counter("dead-lettered", "Messages sent to the error sinks.");
+  public final Counter deadLettered =
+      counter("dead-lettered", "Messages sent to the dead-letter sinks.");
+  public final Counter viewFailures =
+      counter(
+          "view-failures",
+          "INSERTs whose rows reached the target table but a materialized view on it failed.");
   public final Counter overloaded = counter("overloaded", "Requests refused with 429.");
   public final Counter throttled =
       counter(

@@ -1,2 +1,2 @@
-/** Where messages go that cannot reach the target table: error table and dead-letter topic. */
+/** The push service's own dead-letter sink: the Pub/Sub dead-letter topic. */
 package dev.pubsubclickhouse.function.sinks;

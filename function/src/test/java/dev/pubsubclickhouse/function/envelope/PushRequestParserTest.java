@@ -107,6 +107,19 @@ class PushRequestParserTest {
   }
 
   @Test
+  void theEmulatorsOrderingKeyHeaderIsTheOrderingKeyNotAnAttribute() throws Exception {
+    PushMessage message =
+        parser.parse(
+            "{\"a\":1}".getBytes(StandardCharsets.UTF_8),
+            Map.of(
+                "x-goog-pubsub-message-id", List.of("42"),
+                "x-goog-ordering-key", List.of("device-7"),
+                "team", List.of("search")));
+    assertThat(message.orderingKey()).isEqualTo("device-7");
+    assertThat(message.attributes()).containsExactly(Map.entry("team", "search"));
+  }
+
+  @Test
   void withPushUnwrappedEveryBodyIsData() throws Exception {
     PushMessage message =
         new PushRequestParser(true)

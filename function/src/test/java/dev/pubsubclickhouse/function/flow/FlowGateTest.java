@@ -2,15 +2,13 @@ package dev.pubsubclickhouse.function.flow;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pubsubclickhouse.function.envelope.PushMessage;
 import dev.pubsubclickhouse.function.ingest.PendingMessage;
+import dev.pubsubclickhouse.function.ingest.PendingMessages;
 import dev.pubsubclickhouse.function.ingest.PushOutcome;
 import dev.pubsubclickhouse.function.observability.Metrics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -44,15 +42,7 @@ class FlowGateTest {
   private static List<PendingMessage> batch(int size) {
     List<PendingMessage> batch = new ArrayList<>();
     for (int i = 0; i < size; i++) {
-      batch.add(
-          new PendingMessage(
-              new PushMessage(new byte[0], Map.of(), "m" + i, null, null, null, null),
-              new byte[] {1},
-              new int[] {0, 1},
-              List.of(),
-              null,
-              0,
-              new CompletableFuture<>()));
+      batch.add(PendingMessages.of("m" + i, 0));
     }
     return batch;
   }

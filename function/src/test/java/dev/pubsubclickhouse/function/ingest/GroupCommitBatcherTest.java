@@ -2,11 +2,9 @@ package dev.pubsubclickhouse.function.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pubsubclickhouse.function.envelope.PushMessage;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -40,14 +38,7 @@ class GroupCommitBatcherTest {
   }
 
   private PendingMessage message(String id) {
-    return new PendingMessage(
-        new PushMessage(new byte[0], Map.of(), id, null, null, null, null),
-        new byte[] {1},
-        new int[] {0, 1},
-        List.of(),
-        null,
-        now.get(),
-        new CompletableFuture<>());
+    return PendingMessages.of(id, now.get());
   }
 
   /** A batcher on this test's clock, which moves only when the test moves it. */
@@ -255,6 +246,53 @@ class GroupCommitBatcherTest {
       latch.await(PATIENT, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  @Test
+  void aFlusherKilledByAnErrorAnswersItsBatch503RefusesNewMessagesAndSaysWhy() throws Exception {
+    try (GroupCommitBatcher batcher =
+        batcher(
+            policy(1000, 10, 600_000, 100),
+            batch -> {
+              throw new StackOverflowError("injected");
+            })) {
+      PendingMessage first = message("1");
+      assertThat(batcher.offer(first)).isEqualTo(GroupCommitBatcher.Refusal.NONE);
+      now.addAndGet(10_000_000); // the linger has passed: a flusher takes the batch
+      batcher.wake();
+      assertThat(first.answer().get(PATIENT, TimeUnit.SECONDS)).isEqualTo(PushOutcome.UNAVAILABLE);
+      assertThat(batcher.flusherDeath()).containsInstanceOf(StackOverflowError.class);
+      assertThat(batcher.offer(message("2"))).isEqualTo(GroupCommitBatcher.Refusal.CLOSING);
+    }
+  }
+
+  @Test
+  void aCallerThatWritesItsBatchIntoAnErrorGetsItAndTheBatcherRefusesNewMessages()
+      throws Exception {
+    try (GroupCommitBatcher batcher =
+        batcher(
+            policy(1000, 0, 600_000, 100),
+            batch -> {
+              throw new StackOverflowError("injected");
+            })) {
+      PendingMessage first = message("1");
+      CompletableFuture<Throwable> thrown = new CompletableFuture<>();
+      Thread caller =
+          new Thread(
+              () -> {
+                try {
+                  batcher.offer(first);
+                  thrown.complete(null);
+                } catch (Throwable t) {
+                  thrown.complete(t);
+                }
+              });
+      caller.start();
+      assertThat(thrown.get(PATIENT, TimeUnit.SECONDS)).isInstanceOf(StackOverflowError.class);
+      assertThat(first.answer()).isCompletedWithValue(PushOutcome.UNAVAILABLE);
+      assertThat(batcher.flusherDeath()).containsInstanceOf(StackOverflowError.class);
+      assertThat(batcher.offer(message("2"))).isEqualTo(GroupCommitBatcher.Refusal.CLOSING);
     }
   }
 }

@@ -1,5 +1,6 @@
 package dev.pubsubclickhouse.infra.hcl;
 
+import dev.pubsubclickhouse.infra.hcl.Expr.Span;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,10 +15,15 @@ import java.util.stream.Stream;
  * file and line rather than returning null.
  */
 public final class HclBlock {
+  /** What a block (or a file) holds: attributes by name, and nested blocks in order. */
+  record Body(Map<String, HclAttribute> attributes, List<HclBlock> blocks) {}
+
   private final String file;
   private final int line;
   private final String type;
+  private final Span typeSpan;
   private final List<String> labels;
+  private final List<Span> labelSpans;
   private final Map<String, HclAttribute> attributes;
   private final List<HclBlock> blocks;
 
@@ -25,15 +31,18 @@ public final class HclBlock {
       String file,
       int line,
       String type,
+      Span typeSpan,
       List<String> labels,
-      Map<String, HclAttribute> attributes,
-      List<HclBlock> blocks) {
+      List<Span> labelSpans,
+      Body body) {
     this.file = file;
     this.line = line;
     this.type = type;
+    this.typeSpan = typeSpan;
     this.labels = List.copyOf(labels);
-    this.attributes = new LinkedHashMap<>(attributes);
-    this.blocks = List.copyOf(blocks);
+    this.labelSpans = List.copyOf(labelSpans);
+    this.attributes = new LinkedHashMap<>(body.attributes());
+    this.blocks = List.copyOf(body.blocks());
   }
 
   public String type() {
@@ -50,6 +59,16 @@ public final class HclBlock {
       throw new AssertionError(describe() + " has no label " + index);
     }
     return labels.get(index);
+  }
+
+  /** Where the block's type is written, e.g. {@code resource} or {@code push_config}. */
+  public Span typeSpan() {
+    return typeSpan;
+  }
+
+  /** Where each label is written, quotes included. */
+  public List<Span> labelSpans() {
+    return labelSpans;
   }
 
   public String file() {

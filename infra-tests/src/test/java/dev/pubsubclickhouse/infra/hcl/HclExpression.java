@@ -1,25 +1,27 @@
 package dev.pubsubclickhouse.infra.hcl;
 
-import com.bertramlabs.plugins.hcl4j.RuntimeSymbols.ComputedObject;
-import com.bertramlabs.plugins.hcl4j.RuntimeSymbols.ComputedTuple;
-import com.bertramlabs.plugins.hcl4j.RuntimeSymbols.Function;
-import com.bertramlabs.plugins.hcl4j.RuntimeSymbols.Operator;
-import com.bertramlabs.plugins.hcl4j.RuntimeSymbols.PrimitiveType;
-import com.bertramlabs.plugins.hcl4j.RuntimeSymbols.StringInterpolatedExpression;
-import com.bertramlabs.plugins.hcl4j.RuntimeSymbols.Variable;
-import com.bertramlabs.plugins.hcl4j.RuntimeSymbols.VariableTree;
-import com.bertramlabs.plugins.hcl4j.symbols.HCLArray;
-import com.bertramlabs.plugins.hcl4j.symbols.HCLAttribute;
-import com.bertramlabs.plugins.hcl4j.symbols.HCLBlock;
-import com.bertramlabs.plugins.hcl4j.symbols.HCLValue;
-import com.bertramlabs.plugins.hcl4j.symbols.Symbol;
+import dev.pubsubclickhouse.infra.hcl.Expr.Binary;
+import dev.pubsubclickhouse.infra.hcl.Expr.Conditional;
+import dev.pubsubclickhouse.infra.hcl.Expr.For;
+import dev.pubsubclickhouse.infra.hcl.Expr.FunctionCall;
+import dev.pubsubclickhouse.infra.hcl.Expr.GetAttr;
+import dev.pubsubclickhouse.infra.hcl.Expr.Index;
+import dev.pubsubclickhouse.infra.hcl.Expr.LiteralKind;
+import dev.pubsubclickhouse.infra.hcl.Expr.Name;
+import dev.pubsubclickhouse.infra.hcl.Expr.ObjectCons;
+import dev.pubsubclickhouse.infra.hcl.Expr.ObjectItem;
+import dev.pubsubclickhouse.infra.hcl.Expr.Splat;
+import dev.pubsubclickhouse.infra.hcl.Expr.Step;
+import dev.pubsubclickhouse.infra.hcl.Expr.Template;
+import dev.pubsubclickhouse.infra.hcl.Expr.Traversal;
+import dev.pubsubclickhouse.infra.hcl.Expr.Tuple;
+import dev.pubsubclickhouse.infra.hcl.Expr.Unary;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
-import java.util.stream.Collectors;
 
 /**
  * The value of an attribute as written: literals, references ({@code var.x}, {@code
@@ -27,10 +29,29 @@ import java.util.stream.Collectors;
  * Nothing is evaluated.
  */
 public final class HclExpression {
-  private final List<Symbol> symbols;
+  private final Expr expr;
+  private final SourceText text;
+  private final String source;
 
-  HclExpression(List<Symbol> symbols) {
-    this.symbols = List.copyOf(symbols);
+  HclExpression(Expr expr, SourceText text) {
+    this.expr = expr;
+    this.text = text;
+    this.source = text.text();
+  }
+
+  /** The syntax tree. */
+  public Expr expr() {
+    return expr;
+  }
+
+  /** A part of this expression (a node of {@link #expr()}), with its text. */
+  public HclExpression part(Expr node) {
+    return new HclExpression(node, text);
+  }
+
+  /** The 1-based line of an offset in this expression's file. */
+  public int lineOf(int offset) {
+    return text.line(offset);
   }
 
   /** A literal: its HCL type ("string", "number", "boolean", "null") and its text. */
@@ -52,12 +73,12 @@ public final class HclExpression {
     }
   }
 
-  /** The whole expression when it is a single literal, such as {@code 60} or {@code "s"}. */
+  /**
+   * The whole expression when it is a single literal: {@code 60}, {@code -1}, {@code true}, {@code
+   * null}, or a string without interpolations such as {@code "s"}.
+   */
   public Optional<Literal> literal() {
-    if (symbols.size() == 1 && symbols.get(0) instanceof HCLValue value) {
-      return Optional.of(toLiteral(value));
-    }
-    return Optional.empty();
+    return literalOf(expr);
   }
 
   /**
@@ -68,9 +89,11 @@ public final class HclExpression {
   public List<String> references() {
     List<String> found = new ArrayList<>();
     visit(
-        symbol -> {
-          if (symbol instanceof VariableTree tree && !isFunctionCall(tree)) {
-            found.add(traversal(tree));
+        e -> {
+          if (e instanceof Traversal t && t.source() instanceof Name) {
+            found.add(render(t));
+          } else if (e instanceof Name n && !isTraversalRoot(n)) {
+            found.add(n.name());
           }
         });
     return found;
@@ -80,21 +103,21 @@ public final class HclExpression {
   public Set<String> functions() {
     Set<String> found = new LinkedHashSet<>();
     visit(
-        symbol -> {
-          if (symbol instanceof Function function) {
-            found.add(function.getName());
+        e -> {
+          if (e instanceof FunctionCall call) {
+            found.add(call.name());
           }
         });
     return found;
   }
 
-  /** Every quoted string, including the literal parts of {@code "a${x}b"} ("a" and "b"). */
+  /** Every quoted string's literal text, including the literal parts of {@code "a${x}b"}. */
   public List<String> stringLiterals() {
     List<String> found = new ArrayList<>();
     visit(
-        symbol -> {
-          if (symbol instanceof HCLValue value && "string".equals(value.type)) {
-            found.add(String.valueOf(value.value));
+        e -> {
+          if (e instanceof Expr.Literal l && l.kind() == LiteralKind.STRING) {
+            found.add(l.value());
           }
         });
     return found;
@@ -104,9 +127,9 @@ public final class HclExpression {
   public List<Literal> literals() {
     List<Literal> found = new ArrayList<>();
     visit(
-        symbol -> {
-          if (symbol instanceof HCLValue value) {
-            found.add(toLiteral(value));
+        e -> {
+          if (e instanceof Expr.Literal l) {
+            found.add(toLiteral(l));
           }
         });
     return found;
@@ -116,9 +139,11 @@ public final class HclExpression {
   public Set<String> objectKeys() {
     Set<String> found = new LinkedHashSet<>();
     visit(
-        symbol -> {
-          if (symbol instanceof HCLAttribute attribute && attribute.getName() != null) {
-            found.add(attribute.getName());
+        e -> {
+          if (e instanceof ObjectCons object) {
+            for (ObjectItem item : object.items()) {
+              literalOf(item.key()).ifPresent(key -> found.add(key.value()));
+            }
           }
         });
     return found;
@@ -128,34 +153,40 @@ public final class HclExpression {
   public Optional<HclExpression> objectEntry(String key) {
     List<HclExpression> found = new ArrayList<>();
     visit(
-        symbol -> {
-          if (symbol instanceof HCLAttribute attribute && key.equals(attribute.getName())) {
-            found.add(new HclExpression(attribute.getChildren()));
+        e -> {
+          if (e instanceof ObjectCons object) {
+            for (ObjectItem item : object.items()) {
+              if (literalOf(item.key()).map(l -> l.value().equals(key)).orElse(false)) {
+                found.add(new HclExpression(item.value(), text));
+              }
+            }
           }
         });
     return found.stream().findFirst();
   }
 
-  /** {@code reference operator literal} at the top level, such as {@code var.x >= 5}. */
+  /** {@code reference operator literal}, such as {@code var.x >= 5}. */
   public record Comparison(String reference, String operator, Literal literal) {}
 
-  /** Every top-level comparison of a reference with a literal, in source order. */
+  /** Every comparison of a reference with a literal anywhere inside, in source order. */
   public List<Comparison> comparisons() {
     List<Comparison> found = new ArrayList<>();
-    for (int i = 0; i + 2 < symbols.size(); i++) {
-      if (symbols.get(i) instanceof VariableTree tree
-          && !isFunctionCall(tree)
-          && symbols.get(i + 1) instanceof Operator operator
-          && symbols.get(i + 2) instanceof HCLValue value) {
-        found.add(new Comparison(traversal(tree), operator.getName(), toLiteral(value)));
-      }
-    }
+    visit(
+        e -> {
+          if (e instanceof Binary b
+              && b.left() instanceof Traversal t
+              && t.source() instanceof Name
+              && List.of("==", "!=", "<", "<=", ">", ">=").contains(b.operator())) {
+            literalOf(b.right())
+                .ifPresent(l -> found.add(new Comparison(render(t), b.operator(), l)));
+          }
+        });
     return found;
   }
 
-  /** Source-like text, for assertion messages. */
+  /** The expression's text as written. */
   public String text() {
-    return symbols.stream().map(HclExpression::render).collect(Collectors.joining(" "));
+    return source.substring(expr.span().start(), expr.span().end());
   }
 
   @Override
@@ -163,102 +194,120 @@ public final class HclExpression {
     return text();
   }
 
-  static Literal toLiteral(HCLValue value) {
-    return new Literal(value.type, value.value == null ? null : String.valueOf(value.value));
-  }
-
-  private void visit(Consumer<Symbol> visitor) {
-    for (Symbol symbol : symbols) {
-      visit(symbol, visitor);
-    }
-  }
-
-  private static void visit(Symbol symbol, Consumer<Symbol> visitor) {
-    if (symbol == null) {
-      return;
-    }
-    visitor.accept(symbol);
-    if (symbol.getChildren() != null) {
-      for (Symbol child : symbol.getChildren()) {
-        visit(child, visitor);
-      }
-    }
-    // For expressions keep their parts outside the child list.
-    if (symbol instanceof ComputedObject computed) {
-      visit(computed.getSourceExpression(), visitor);
-      visit(computed.getTargetExpression(), visitor);
-      visit(computed.getConditionalExpression(), visitor);
-    } else if (symbol instanceof ComputedTuple computed) {
-      visit(computed.getSourceExpression(), visitor);
-      visit(computed.getTargetExpression(), visitor);
-      visit(computed.getConditionalExpression(), visitor);
-    }
-  }
-
-  private static boolean isFunctionCall(VariableTree tree) {
-    return !tree.getChildren().isEmpty() && tree.getChildren().get(0) instanceof Function;
-  }
-
-  /** a.b[0].c, a.b[*].c: hcl4j's own name spells an index as ".value". */
-  private static String traversal(VariableTree tree) {
-    StringBuilder text = new StringBuilder();
-    for (Symbol part : tree.getChildren()) {
-      if (part instanceof Variable) {
-        if (text.length() > 0) {
-          text.append('.');
-        }
-        text.append(part.getName());
-      } else if (part instanceof HCLArray) {
-        text.append('[').append(renderAll(part.getChildren(), "")).append(']');
-      } else {
-        text.append(render(part));
+  /** {@code a.b[0].c}, {@code a.b[*].c}, {@code a["k"]}, {@code a[each.key]}. */
+  public String render(Traversal traversal) {
+    StringBuilder text = new StringBuilder(((Name) traversal.source()).name());
+    for (Step step : traversal.steps()) {
+      if (step instanceof GetAttr get) {
+        text.append('.').append(get.name());
+      } else if (step instanceof Splat) {
+        text.append("[*]");
+      } else if (step instanceof Index index) {
+        text.append('[')
+            .append(source, index.key().span().start(), index.key().span().end())
+            .append(']');
       }
     }
     return text.toString();
   }
 
-  private static String renderAll(List<Symbol> parts, String separator) {
-    return parts == null
-        ? ""
-        : parts.stream().map(HclExpression::render).collect(Collectors.joining(separator));
+  private static Optional<Literal> literalOf(Expr e) {
+    if (e instanceof Expr.Literal l) {
+      return Optional.of(toLiteral(l));
+    }
+    if (e instanceof Template t && t.parts().isEmpty()) {
+      return Optional.of(Literal.string(""));
+    }
+    if (e instanceof Template t
+        && t.parts().size() == 1
+        && t.parts().get(0) instanceof Expr.Literal l) {
+      return Optional.of(toLiteral(l));
+    }
+    if (e instanceof Unary u
+        && u.operator().equals("-")
+        && u.operand() instanceof Expr.Literal l
+        && l.kind() == LiteralKind.NUMBER) {
+      return Optional.of(Literal.number("-" + l.value()));
+    }
+    return Optional.empty();
   }
 
-  private static String render(Symbol symbol) {
-    if (symbol instanceof HCLValue value) {
-      return "string".equals(value.type)
-          ? '"' + String.valueOf(value.value) + '"'
-          : String.valueOf(value.value);
+  private static Literal toLiteral(Expr.Literal l) {
+    String type;
+    switch (l.kind()) {
+      case STRING:
+        type = "string";
+        break;
+      case NUMBER:
+        type = "number";
+        break;
+      case BOOL:
+        type = "boolean";
+        break;
+      default:
+        type = "null";
+        break;
     }
-    if (symbol instanceof VariableTree tree) {
-      if (isFunctionCall(tree)) {
-        Symbol function = tree.getChildren().get(0);
-        String call = function.getName() + "(" + renderAll(function.getChildren(), ", ") + ")";
-        return call + renderAll(tree.getChildren().subList(1, tree.getChildren().size()), "");
+    return new Literal(type, l.value());
+  }
+
+  /** Names that start a traversal are reported with it, not alone. */
+  private boolean isTraversalRoot(Name name) {
+    List<Boolean> root = new ArrayList<>();
+    visit(
+        e -> {
+          if (e instanceof Traversal t && t.source() == name) {
+            root.add(true);
+          }
+        });
+    return !root.isEmpty();
+  }
+
+  private void visit(Consumer<Expr> visitor) {
+    visit(expr, visitor);
+  }
+
+  /** Depth first, in source order. */
+  static void visit(Expr e, Consumer<Expr> visitor) {
+    if (e == null) {
+      return;
+    }
+    visitor.accept(e);
+    if (e instanceof Template t) {
+      t.parts().forEach(p -> visit(p, visitor));
+    } else if (e instanceof Traversal t) {
+      visit(t.source(), visitor);
+      for (Step step : t.steps()) {
+        if (step instanceof Index index) {
+          visit(index.key(), visitor);
+        }
       }
-      return traversal(tree);
+    } else if (e instanceof FunctionCall call) {
+      call.arguments().forEach(a -> visit(a, visitor));
+    } else if (e instanceof Tuple tuple) {
+      tuple.items().forEach(i -> visit(i, visitor));
+    } else if (e instanceof ObjectCons object) {
+      for (ObjectItem item : object.items()) {
+        // A bare identifier key names the entry; it is not a string anyone wrote.
+        if (!(item.key() instanceof Expr.Literal)) {
+          visit(item.key(), visitor);
+        }
+        visit(item.value(), visitor);
+      }
+    } else if (e instanceof For f) {
+      visit(f.collection(), visitor);
+      visit(f.key(), visitor);
+      visit(f.value(), visitor);
+      visit(f.condition(), visitor);
+    } else if (e instanceof Conditional c) {
+      visit(c.condition(), visitor);
+      visit(c.whenTrue(), visitor);
+      visit(c.whenFalse(), visitor);
+    } else if (e instanceof Binary b) {
+      visit(b.left(), visitor);
+      visit(b.right(), visitor);
+    } else if (e instanceof Unary u) {
+      visit(u.operand(), visitor);
     }
-    if (symbol instanceof StringInterpolatedExpression) {
-      return "interpolation(" + renderAll(symbol.getChildren(), " ") + ")";
-    }
-    if (symbol instanceof HCLArray) {
-      return "[" + renderAll(symbol.getChildren(), ", ") + "]";
-    }
-    if (symbol instanceof HCLBlock) {
-      return "{" + renderAll(symbol.getChildren(), ", ") + "}";
-    }
-    if (symbol instanceof HCLAttribute) {
-      return symbol.getName() + " = " + renderAll(symbol.getChildren(), " ");
-    }
-    if (symbol instanceof PrimitiveType) {
-      String inner = renderAll(symbol.getChildren(), ", ");
-      return inner.isEmpty() ? symbol.getName() : symbol.getName() + "(" + inner + ")";
-    }
-    if (symbol instanceof ComputedObject || symbol instanceof ComputedTuple) {
-      return "for(" + renderAll(symbol.getChildren(), " ") + ")";
-    }
-    String inner = renderAll(symbol.getChildren(), " ");
-    return inner.isEmpty()
-        ? String.valueOf(symbol.getName())
-        : symbol.getName() + "(" + inner + ")";
   }
 }

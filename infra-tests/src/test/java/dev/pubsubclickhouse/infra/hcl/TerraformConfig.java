@@ -9,37 +9,48 @@ import java.util.Optional;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
-/** Every {@code *.tf} file under a directory, recursively, as one configuration. */
+/** One Terraform module: every {@code *.tf} file of one directory (Terraform reads no deeper). */
 public final class TerraformConfig {
+  private final Path dir;
   private final List<HclFile> files;
 
-  private TerraformConfig(List<HclFile> files) {
+  private TerraformConfig(Path dir, List<HclFile> files) {
+    this.dir = dir;
     this.files = List.copyOf(files);
   }
 
-  /** Reads {@code dir/**}{@code /*.tf}, skipping Terraform's own .terraform directory. */
+  /** Reads {@code dir/*.tf}. */
   public static TerraformConfig load(Path dir) {
-    try (Stream<Path> paths = Files.walk(dir)) {
+    try (Stream<Path> paths = Files.list(dir)) {
       List<HclFile> files =
           paths
               .filter(p -> p.toString().endsWith(".tf") && Files.isRegularFile(p))
-              .filter(p -> !dir.relativize(p).toString().contains(".terraform"))
               .sorted()
-              .map(p -> HclFile.read(p, dir.relativize(p).toString()))
+              .map(p -> HclFile.read(p, p.getFileName().toString()))
               .collect(Collectors.toList());
-      if (files.isEmpty()) {
-        throw new IllegalStateException("no .tf files under " + dir);
-      }
-      for (HclFile file : files) {
-        if (!file.attributes().isEmpty()) {
-          throw new IllegalStateException(
-              file.name() + ": top-level attributes " + file.attributes().keySet());
-        }
-      }
-      return new TerraformConfig(files);
+      return of(dir, files);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** A module made of files already read, e.g. a copy with one name changed. */
+  public static TerraformConfig of(Path dir, List<HclFile> files) {
+    if (files.isEmpty()) {
+      throw new IllegalStateException("no .tf files in " + dir);
+    }
+    for (HclFile file : files) {
+      if (!file.attributes().isEmpty()) {
+        throw new IllegalStateException(
+            dir.resolve(file.name()) + ": top-level attributes " + file.attributes().keySet());
+      }
+    }
+    return new TerraformConfig(dir, files);
+  }
+
+  /** The module's directory. */
+  public Path dir() {
+    return dir;
   }
 
   public List<HclFile> files() {

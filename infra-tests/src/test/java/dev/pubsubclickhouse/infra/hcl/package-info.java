@@ -1,5 +1,6 @@
 /**
  * A read-only model of Terraform files as written: blocks, attributes and expressions (references,
- * literals, function calls), built from hcl4j's lexer without evaluating anything.
+ * literals, function calls, templates), read by this module's own HCL reader without evaluating
+ * anything.
  */
 package dev.pubsubclickhouse.infra.hcl;

@@ -1,0 +1,33 @@
+package dev.pubsubclickhouse.backfill.progress;
+
+import dev.pubsubclickhouse.core.insert.InsertException;
+import dev.pubsubclickhouse.core.write.WriteEvents;
+import java.util.List;
+import java.util.Map;
+
+/** The write path's events as the job's log lines. */
+public final class JobWriteEvents implements WriteEvents {
+  private final JobLog log;
+
+  public JobWriteEvents(JobLog log) {
+    this.log = log;
+  }
+
+  @Override
+  public void schemaChanged() {
+    log.warning("the target table changed; read its schema again", Map.of());
+  }
+
+  @Override
+  public void notWritten(int records, Exception cause) {
+    log.warning(
+        "rows not written", Map.of("rows", records, "error", String.valueOf(cause.getMessage())));
+  }
+
+  @Override
+  public void viewFailed(List<String> identities, InsertException failure) {
+    log.error(
+        "a materialized view failed; the rows are in the target table, the view's table lacks them",
+        Map.of("rows", identities.size(), "error", failure.reason()));
+  }
+}

@@ -1,0 +1,30 @@
+package dev.pubsubclickhouse.backfill.source;
+
+/**
+ * One ordered run of source rows that a task reads, and checkpoints, on its own: a row range of a
+ * table (REST) or one stream of a read session (Storage Read API). Positions are row numbers within
+ * the unit; the key names the unit in checkpoints and deduplication tokens.
+ */
+public interface ReadUnit {
+  /** Where pages go, in order; may block while the pipeline is full. */
+  interface PageSink {
+    void accept(Page page) throws InterruptedException;
+  }
+
+  /** Names this unit of this execution's snapshot: the same rows always have the same key. */
+  String key();
+
+  /** The unit's positions; a stream's end is unknown until it is read ({@code Long.MAX_VALUE}). */
+  RowRange range();
+
+  /** Rows in the unit when known, else -1. */
+  long knownRows();
+
+  /** For the log: the rows of a range, or the stream. */
+  default String describe() {
+    return range().toString();
+  }
+
+  /** Reads from position {@code from} to the unit's end into {@code pages}. */
+  void read(long from, PageSink pages) throws Exception;
+}

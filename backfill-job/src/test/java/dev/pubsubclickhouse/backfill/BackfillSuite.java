@@ -1,0 +1,941 @@
+package dev.pubsubclickhouse.backfill;
+
+import static dev.pubsubclickhouse.backfill.FakeBigQuery.PROJECT;
+import static dev.pubsubclickhouse.backfill.FakeBigQuery.fields;
+import static dev.pubsubclickhouse.backfill.FakeBigQuery.record;
+import static dev.pubsubclickhouse.backfill.FakeBigQuery.row;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import dev.pubsubclickhouse.testing.TestDatabase;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The job end to end, the same suite for each way of reading: the real BigQuery clients against
+ * {@link FakeBigQuery} (BigQuery's REST API on MockWebServer) and {@link FakeBigQueryRead} (the
+ * Storage Read API's gRPC service, serving Avro), writing into the real local ClickHouse.
+ */
+abstract class BackfillSuite {
+  protected final TestDatabase db;
+  protected FakeBigQuery bigQuery;
+  protected FakeBigQueryRead storage;
+
+  BackfillSuite(TestDatabase db) {
+    this.db = db;
+  }
+
+  /** The reader's parameters. */
+  abstract Map<String, String> readerEnvironment();
+
+  /** True for the REST readers, whose requests some tests check one by one. */
+  abstract boolean rest();
+
+  /** The next read fails for good once {@code rows} rows of the source were read. */
+  abstract void failReadsAfter(int rows);
+
+  /** Reads fail for a transient reason twice, part way. */
+  abstract void breakReadsTwice();
+
+  /** Runs {@code action} while the first task reads. */
+  abstract void duringReads(Runnable action);
+
+  /** The read requests that followed such failures, in order. */
+  abstract List<String> readRequests();
+
+  @BeforeEach
+  void startBigQuery() throws Exception {
+    bigQuery = new FakeBigQuery();
+    storage = new FakeBigQueryRead(bigQuery);
+  }
+
+  @AfterEach
+  void stopBigQuery() throws Exception {
+    storage.close();
+    bigQuery.close();
+  }
+
+  protected Map<String, String> environment() {
+    Map<String, String> env = new HashMap<>();
+    env.putAll(readerEnvironment());
+    env.put("BIGQUERY_MAX_ATTEMPTS", "4");
+    env.put("CLICKHOUSE_URL", db.server().url());
+    env.put("CLICKHOUSE_USER", db.server().user());
+    env.put("CLICKHOUSE_PASSWORD", db.server().password());
+    env.put("CLICKHOUSE_DATABASE", db.name());
+    env.put("BIGQUERY_ENDPOINT", bigQuery.endpoint());
+    env.put("GOOGLE_CLOUD_PROJECT", PROJECT);
+    env.put("OUTPUT_DEADLETTER_TABLE", "none");
+    return env;
+  }
+
+  /** A BigQuery table ds.{name} of ids 0..rows-1, and a ClickHouse table {name}(id UInt32). */
+  protected void idTables(String name, int rows, String clickHouseSettings) {
+    FakeBigQuery.Table table = bigQuery.table("ds", name, fields("id INTEGER"));
+    for (int i = 0; i < rows; i++) {
+      table.rows.add(row(Integer.toString(i)));
+    }
+    db.execute(
+        "CREATE TABLE "
+            + name
+            + " (id UInt32, loaded_at DateTime64(6) DEFAULT now64(6)) ENGINE = MergeTree ORDER BY id"
+            + clickHouseSettings);
+  }
+
+  @Test
+  void aTableIsReadPageByPageAndEveryRowIsWritten() {
+    FakeBigQuery.Table events =
+        bigQuery.table(
+            "ds",
+            "events",
+            fields("event_time DATETIME", "service STRING", "level STRING", "message STRING"));
+    for (int i = 0; i < 25; i++) {
+      events.rows.add(row("2025-12-30T12:00:" + String.format("%02d", i), "api", "INFO", "m" + i));
+    }
+    db.execute(
+        "CREATE TABLE events (event_time DateTime, service String, level String, message String)"
+            + " ENGINE = MergeTree ORDER BY event_time");
+
+    JobRun run =
+        JobRun.of(
+            environment(),
+            "--inputTableSpec=" + PROJECT + ":ds.events",
+            "--clickHouseTable=events",
+            "--pageRows=10");
+
+    assertThat(run.exitCode()).as(run.output()).isZero();
+    assertThat(
+            db.query("SELECT groupArray(message) FROM (SELECT * FROM events ORDER BY event_time)"))
+        .isEqualTo(
+            "['m0','m1','m2','m3','m4','m5','m6','m7','m8','m9','m10','m11','m12','m13','m14',"
+                + "'m15','m16','m17','m18','m19','m20','m21','m22','m23','m24']");
+    assertThat(db.query("SELECT * FROM events ORDER BY event_time LIMIT 1"))
+        .isEqualTo("2025-12-30 12:00:00\tapi\tINFO\tm0");
+    if (rest()) {
+      assertThat(bigQuery.requestsTo("/data?"))
+          .containsExactly(
+              "GET /bigquery/v2/projects/test-project/datasets/_anon/tables/events_snapshot1/data?maxResults=10&startIndex=0&prettyPrint=false&formatOptions.useInt64Timestamp=true",
+              "GET /bigquery/v2/projects/test-project/datasets/_anon/tables/events_snapshot1/data?maxResults=10&pageToken=at-10&prettyPrint=false&formatOptions.useInt64Timestamp=true",
+              "GET /bigquery/v2/projects/test-project/datasets/_anon/tables/events_snapshot1/data?maxResults=5&pageToken=at-20&prettyPrint=false&formatOptions.useInt64Timestamp=true");
+    } else {
+      assertThat(storage.createdSessions()).hasSize(1);
+      assertThat(storage.createdSessions().get(0).getTableModifiers().hasSnapshotTime()).isTrue();
+    }
+    assertThat(run.out()).contains("\"message\":\"backfill finished\"").contains("\"written\":25");
+  }
+
+  @Test
+  void everyBigQueryTypeArrivesInItsClickHouseColumn() {
+    ArrayNode fields =
+        fields(
+            "i8 INTEGER",
+            "u16 INTEGER",
+            "i64 INTEGER",
+            "f FLOAT",
+            "n NUMERIC",
+            "bn BIGNUMERIC",
+            "b BOOLEAN",
+            "s STRING",
+            "e STRING",
+            "fs STRING",
+            "d DATE",
+            "dt DATETIME",
+            "dt64 DATETIME",
+            "ts TIMESTAMP",
+            "arr INTEGER REPEATED");
+    ArrayNode structFields = fields("x INTEGER", "y STRING");
+    fields.add(FakeBigQuery.field("st", "RECORD", "NULLABLE", structFields));
+    fields.addAll(fields("by BYTES", "js JSON", "geo GEOGRAPHY", "tm TIME", "nul STRING"));
+    FakeBigQuery.Table all = bigQuery.table("ds", "all_types", fields);
+    all.rows.add(
+        row(
+            "-128",
+            "65535",
+            "9223372036854775807",
+            "1.5",
+            "12345678901234567890.123456789",
+            "0.12345678901234567890123456789012345678",
+            "true",
+            "héllo",
+            "b",
+            "abcd",
+            "2026-01-15",
+            "2026-01-15T12:34:56",
+            "2026-01-15T12:34:56.123456",
+            "1768480496123456",
+            List.of("1", "2", "3"),
+            record("7", "seven"),
+            "cmF3Ynl0ZXM=",
+            "{\"k\":[1,2]}",
+            "POINT(1 2)",
+            "12:34:56.500000",
+            null));
+    db.execute(
+        "CREATE TABLE all_types (i8 Int8, u16 UInt16, i64 Int64, f Float64, n Decimal(38, 9),"
+            + " bn Decimal(76, 38), b Bool, s String, e Enum8('a' = 1, 'b' = 2), fs FixedString(4),"
+            + " d Date, dt DateTime, dt64 DateTime64(6), ts DateTime64(6, 'UTC'), arr Array(Int32),"
+            + " st Tuple(x Int64, y String), by String, js String, geo String, tm String,"
+            + " nul Nullable(String)) ENGINE = MergeTree ORDER BY i8");
+
+    JobRun run =
+        JobRun.of(
+            environment(),
+            "--inputTableSpec=" + PROJECT + ":ds.all_types",
+            "--clickHouseTable=all_types");
+
+    assertThat(run.exitCode()).as(run.output()).isZero();
+    assertThat(db.query("SELECT * FROM all_types"))
+        .isEqualTo(
+            "-128\t65535\t9223372036854775807\t1.5\t12345678901234567890.123456789"
+                + "\t0.12345678901234567890123456789012345678\ttrue\théllo\tb\tabcd\t2026-01-15"
+                + "\t2026-01-15 12:34:56\t2026-01-15 12:34:56.123456\t2026-01-15 12:34:56.123456"
+                + "\t[1,2,3]\t(7,'seven')\trawbytes\t{\"k\":[1,2]}\tPOINT(1 2)\t12:34:56.500000\t\\N");
+  }
+
+  @Test
+  void aJsonFieldFillsAJsonColumn() {
+    bigQuery
+        .table("ds", "json_source", fields("id INTEGER", "payload JSON"))
+        .rows
+        .add(row("1", "{\"user\":{\"id\":42},\"tags\":[\"a\"]}"));
+    db.execute("CREATE TABLE json_target (id UInt8, payload JSON) ENGINE = MergeTree ORDER BY id");
+
+    JobRun run =
+        JobRun.of(
+            environment(),
+            "--inputTableSpec=" + PROJECT + ":ds.json_source",
+            "--clickHouseTable=json_target");
+
+    assertThat(run.exitCode()).as(run.output()).isZero();
+    assertThat(db.query("SELECT payload.user.id, payload.tags FROM json_target"))
+        .isEqualTo("42\t['a']");
+  }
+
+  @Test
+  void rowsThatDoNotFitGoToBothDeadLetterTablesWithTheReasonAndTheJobGoesOn() {
+    bigQuery.table("ds", "small", fields("id INTEGER", "level INTEGER"));
+    FakeBigQuery.Table small = bigQuery.table("ds", "small");
+    small.rows.add(row("1", "5"));
+    small.rows.add(row("2", "300"));
+    small.rows.add(row("3", "7"));
+    db.execute("CREATE TABLE small (id UInt8, level Int8) ENGINE = MergeTree ORDER BY id");
+    Map<String, String> env = environment();
+    env.remove("OUTPUT_DEADLETTER_TABLE");
+    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "errors");
+    env.put("CREATE_DEAD_LETTER_TABLE", "true");
+
+    JobRun run =
+        JobRun.of(env, "--inputTableSpec=" + PROJECT + ":ds.small", "--clickHouseTable=small");
+
+    assertThat(run.exitCode()).as(run.output()).isZero();
+    assertThat(db.query("SELECT id, level FROM small ORDER BY id")).isEqualTo("1\t5\n3\t7");
+    assertThat(db.query("SELECT raw_message, error_message FROM errors"))
+        .isEqualTo(
+            "{\"id\":2,\"level\":300}\tsource row 1: column \\'level\\' (Int8) rejects 300: out of"
+                + " range [-128, 127]");
+    assertThat(bigQuery.requestsTo("/tables"))
+        .contains(
+            "POST /bigquery/v2/projects/test-project/datasets/backfill_dead_letters/tables?prettyPrint=false");
+    assertThat(bigQuery.table("backfill_dead_letters", "small_error_records")).isNotNull();
+    assertThat(bigQuery.insertedRows()).hasSize(1);
+    assertThat(bigQuery.insertedRows().get(0).path("json").path("payloadString").asText())
+        .isEqualTo("{\"id\":2,\"level\":300}");
+    assertThat(bigQuery.insertedRows().get(0).path("json").path("errorMessage").asText())
+        .isEqualTo("source row 1: column 'level' (Int8) rejects 300: out of range [-128, 127]");
+    assertThat(run.out()).contains("\"rejected\":1").contains("\"deadLettered\":1");
+  }
+
+  @Test
+  void rowsClickHouseItselfRefusesAreFoundBySplittingThePageAndDeadLettered() {
+    FakeBigQuery.Table checked = bigQuery.table("ds", "checked", fields("id INTEGER"));
+    for (int i = 1; i <= 10; i++) {
+      checked.rows.add(row(Integer.toString(i)));
+    }
+    db.execute(
+        "CREATE TABLE checked (id UInt8, CONSTRAINT not_seven CHECK id != 7)"
+            + " ENGINE = MergeTree ORDER BY id");
+    Map<String, String> env = environment();
+    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "checked_errors");
+    env.put("CREATE_DEAD_LETTER_TABLE", "true");
+
+    JobRun run =
+        JobRun.of(env, "--inputTableSpec=" + PROJECT + ":ds.checked", "--clickHouseTable=checked");
+
+    assertThat(run.exitCode()).as(run.output()).isZero();
+    assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM checked ORDER BY id)"))
+        .isEqualTo("[1,2,3,4,5,6,8,9,10]");
+    assertThat(db.query("SELECT raw_message FROM checked_errors")).isEqualTo("{\"id\":7}");
+    assertThat(db.query("SELECT error_message FROM checked_errors"))
+        .startsWith(
+            "source row 6: ClickHouse refused it: Code: 469. DB::Exception: Constraint `not_seven`");
+  }
+
+  @Test
+  void rejectedRowsWithNowhereToGoMakeTheExitCodeNonZero() {
+    bigQuery.table("ds", "nowhere", fields("id INTEGER")).rows.add(row("-1"));
+    db.execute("CREATE TABLE nowhere (id UInt8) ENGINE = MergeTree ORDER BY id");
+
+    JobRun run =
+        JobRun.of(
+            environment(),
+            "--inputTableSpec=" + PROJECT + ":ds.nowhere",
+            "--clickHouseTable=nowhere");
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.out())
+        .contains("1 rejected rows have no dead-letter table to keep them")
+        .contains("column 'id' (UInt8) rejects -1: out of range [0, 255]");
+  }
+
+  @Test
+  void tasksShareTheRowsSoThatTogetherTheyWriteEveryRowExactlyOnce() {
+    idTables("sharded", 1000, "");
+    for (int task = 0; task < 3; task++) {
+      Map<String, String> env = environment();
+      env.put("CLOUD_RUN_EXECUTION", "sharded-1");
+      env.put("CLOUD_RUN_TASK_COUNT", "3");
+      env.put("CLOUD_RUN_TASK_INDEX", Integer.toString(task));
+      JobRun run =
+          JobRun.of(
+              env,
+              "--inputTableSpec=" + PROJECT + ":ds.sharded",
+              "--clickHouseTable=sharded",
+              "--pageRows=150");
+      assertThat(run.exitCode()).as(run.output()).isZero();
+    }
+    assertThat(db.query("SELECT count(), uniqExact(id), min(id), max(id) FROM sharded"))
+        .isEqualTo("1000\t1000\t0\t999");
+    if (rest()) {
+      assertThat(bigQuery.requestsTo("/data?").get(0)).contains("maxResults=150&startIndex=0&");
+      assertThat(bigQuery.requestsTo("/data?"))
+          .anyMatch(r -> r.contains("startIndex=333&"))
+          .anyMatch(r -> r.contains("startIndex=666&"));
+      assertThat(bigQuery.requestsTo("POST /bigquery/v2/projects/test-project/jobs")).hasSize(3);
+      assertThat(bigQuery.snapshotTables()).hasSize(1);
+    } else {
+      assertThat(storage.createdSessions()).hasSize(1);
+      assertThat(storage.createdSessions().get(0).getStreamsCount()).isEqualTo(6);
+    }
+  }
+
+  /**
+   * Two executions of an unchanged table read the same snapshot through REST, so their pages have
+   * the same tokens. (The Storage Read API splits each session's streams anew.)
+   */
+  @Test
+  void aPageInsertedAgainIsDroppedByADeduplicatingTable() {
+    assumeTrue(rest());
+    idTables("dedup", 100, " SETTINGS non_replicated_deduplication_window = 100");
+    String[] args = {
+      "--inputTableSpec=" + PROJECT + ":ds.dedup",
+      "--clickHouseTable=dedup",
+      "--pageRows=30",
+      "--checkpointTable=none"
+    };
+
+    JobRun first = JobRun.of(environment(), args);
+    JobRun again = JobRun.of(environment(), args);
+
+    assertThat(first.exitCode()).as(first.output()).isZero();
+    assertThat(again.exitCode()).as(again.output()).isZero();
+    // loaded_at differs between the runs, so only the deduplication token makes the pages equal.
+    assertThat(db.query("SELECT count(), uniqExact(id) FROM dedup")).isEqualTo("100\t100");
+    db.flushLogs();
+    assertThat(
+            db.query(
+                "SELECT count(), uniqExact(Settings['insert_deduplication_token']),"
+                    + " countIf(Settings['insert_deduplication_token'] = '')"
+                    + " FROM system.query_log WHERE type = 'QueryFinish' AND query_kind = 'Insert'"
+                    + " AND has(tables, '"
+                    + db.name()
+                    + ".dedup')"))
+        .as("both runs sent the same four pages with the same four tokens")
+        .isEqualTo("8\t4\t0");
+  }
+
+  @Test
+  void aRetriedTaskResumesAfterThePagesAlreadyWritten() {
+    idTables("resumed", 100, "");
+    failReadsAfter(40);
+    Map<String, String> env = environment();
+    env.put("CLOUD_RUN_EXECUTION", "resumed-1");
+    String[] args = {
+      "--inputTableSpec=" + PROJECT + ":ds.resumed", "--clickHouseTable=resumed", "--pageRows=20"
+    };
+
+    JobRun failed = JobRun.of(env, args);
+    assertThat(failed.exitCode()).as(failed.output()).isEqualTo(1);
+    assertThat(failed.out()).contains("backfill failed: ").contains("injected");
+    long before = db.count("resumed");
+    assertThat(before).isBetween(1L, 99L);
+
+    int requestsBefore = readRequests().size();
+    JobRun resumed = JobRun.of(env, args);
+
+    assertThat(resumed.exitCode()).as(resumed.output()).isZero();
+    assertThat(db.query("SELECT count(), uniqExact(id), min(id), max(id) FROM resumed"))
+        .isEqualTo("100\t100\t0\t99");
+    assertThat(resumed.out()).contains("\"resumedAfter\":" + before);
+    if (rest()) {
+      List<String> reads = readRequests();
+      assertThat(reads.get(requestsBefore)).contains("startIndex=40&");
+      assertThat(reads.subList(requestsBefore, reads.size())).hasSize(3);
+    }
+  }
+
+  @Test
+  void aBigQueryServerErrorMidReadIsRetried() {
+    idTables("flaky", 60, "");
+    breakReadsTwice();
+
+    JobRun run =
+        JobRun.of(
+            environment(),
+            "--inputTableSpec=" + PROJECT + ":ds.flaky",
+            "--clickHouseTable=flaky",
+            "--pageRows=20");
+
+    assertThat(run.exitCode()).as(run.output()).isZero();
+    assertThat(db.query("SELECT count(), uniqExact(id), min(id), max(id) FROM flaky"))
+        .isEqualTo("60\t60\t0\t59");
+  }
+
+  @Test
+  void aQueryRunsOnceAsAJobAndItsResultTableIsShardedAcrossTasks() {
+    String sql = "SELECT id FROM `test-project.ds.big` WHERE id < 10";
+    bigQuery.queryResult(sql, "_anon", "result1");
+    FakeBigQuery.Table result = bigQuery.table("_anon", "result1", fields("id INTEGER"));
+    for (int i = 0; i < 10; i++) {
+      result.rows.add(row(Integer.toString(i)));
+    }
+    db.execute("CREATE TABLE from_query (id UInt32) ENGINE = MergeTree ORDER BY id");
+    for (int task = 0; task < 2; task++) {
+      Map<String, String> env = environment();
+      env.put("CLOUD_RUN_EXECUTION", "backfill-abc12");
+      env.put("CLOUD_RUN_TASK_COUNT", "2");
+      env.put("CLOUD_RUN_TASK_INDEX", Integer.toString(task));
+      env.put("QUERY", sql);
+      JobRun run = JobRun.of(env, "--clickHouseTable=from_query", "--queryLocation=US");
+      assertThat(run.exitCode()).as(run.output()).isZero();
+    }
+
+    assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM from_query ORDER BY id)"))
+        .isEqualTo("[0,1,2,3,4,5,6,7,8,9]");
+    assertThat(bigQuery.requestsTo("/jobs"))
+        .filteredOn(r -> r.startsWith("POST"))
+        .hasSize(2); // the second task's insert is refused (409) and it reads the first's job
+    if (rest()) {
+      assertThat(bigQuery.requestsTo("/result1/data")).hasSize(2);
+    } else {
+      assertThat(storage.createdSessions()).hasSize(1);
+      assertThat(storage.createdSessions().get(0).getTable()).endsWith("/tables/result1");
+    }
+  }
+
+  @Test
+  void aDryRunPrintsTheColumnPlanAndWritesNothing() {
+    bigQuery
+        .table("ds", "planned", fields("id INTEGER", "name STRING", "unused FLOAT"))
+        .rows
+        .add(row("1", "a", "1.0"));
+    db.execute(
+        "CREATE TABLE planned (id UInt8, name String, note String DEFAULT 'none',"
+            + " score Nullable(Float32)) ENGINE = MergeTree ORDER BY id");
+    Map<String, String> env = environment();
+    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "never_created");
+    env.put("CREATE_DEAD_LETTER_TABLE", "true");
+
+    JobRun run =
+        JobRun.of(
+            env,
+            "--inputTableSpec=" + PROJECT + ":ds.planned",
+            "--clickHouseTable=planned",
+            "--dryRun");
+
+    assertThat(run.exitCode()).as(run.output()).isZero();
+    assertThat(run.out())
+        .contains(
+            "column  clickhouse type    bigquery field  how\n"
+                + "id      UInt8              id INT64        checked per value; misfits are dead-lettered\n"
+                + "name    String             name STRING     exact\n"
+                + "note    String             (none)          DEFAULT 'none'\n"
+                + "score   Nullable(Float32)  (none)          NULL\n"
+                + "ignored BigQuery fields (no such column): unused\n")
+        .contains("dry run: parameters, schemas and type mapping are valid");
+    assertThat(db.count("planned")).isZero();
+    assertThat(db.query("EXISTS TABLE never_created")).isEqualTo("0");
+    assertThat(db.query("EXISTS TABLE dry_run_checkpoints")).isEqualTo("0");
+    assertThat(bigQuery.requestsTo("/data?")).isEmpty();
+  }
+
+  @Test
+  void aDryRunOfAQueryTakesTheSchemaFromBigQuerysDryRunAndRunsNothing() {
+    String sql = "SELECT id, name FROM `test-project.ds.people`";
+    bigQuery.queryResult(sql, "_anon", "people_result");
+    bigQuery.table("_anon", "people_result", fields("id INTEGER", "name STRING"));
+    db.execute("CREATE TABLE people (id UInt64, name String) ENGINE = MergeTree ORDER BY id");
+
+    JobRun run = JobRun.of(environment(), "--query=" + sql, "--clickHouseTable=people", "--dryRun");
+
+    assertThat(run.exitCode()).as(run.output()).isZero();
+    assertThat(run.out())
+        .contains(
+            "id      UInt64           id INT64        checked per value; misfits are dead-lettered\n");
+    assertThat(bigQuery.requestsTo("/jobs")).hasSize(1);
+    assertThat(bigQuery.requestsTo("/queries")).isEmpty();
+    assertThat(bigQuery.requestsTo("/data?")).isEmpty();
+  }
+
+  @Test
+  void aMissingClickHouseTableIsNamed() {
+    bigQuery.table("ds", "orphan", fields("id INTEGER")).rows.add(row("1"));
+
+    JobRun run =
+        JobRun.of(
+            environment(),
+            "--inputTableSpec=" + PROJECT + ":ds.orphan",
+            "--clickHouseTable=absent");
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.out())
+        .contains(
+            "backfill failed before reading: table "
+                + db.name()
+                + ".absent does not exist or is not visible to this user");
+  }
+
+  @Test
+  void aColumnBigQueryCannotFillStopsTheJobBeforeAnyRead() {
+    bigQuery.table("ds", "lacking", fields("id INTEGER")).rows.add(row("1"));
+    db.execute(
+        "CREATE TABLE lacking (id UInt8, region String, ts DateTime) ENGINE = MergeTree ORDER BY id");
+
+    JobRun run =
+        JobRun.of(
+            environment(),
+            "--inputTableSpec=" + PROJECT + ":ds.lacking",
+            "--clickHouseTable=lacking");
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.out())
+        .contains(
+            "backfill failed before reading: BigQuery and "
+                + db.name()
+                + ".lacking do not fit: column 'region' (String) has no BigQuery field of that name,"
+                + " no DEFAULT and is not Nullable; column 'ts' (DateTime) has no BigQuery field of"
+                + " that name, no DEFAULT and is not Nullable");
+    assertThat(bigQuery.requestsTo("/data?")).isEmpty();
+  }
+
+  @Test
+  void anIncompatibleTypeStopsTheJobBeforeAnyRead() {
+    bigQuery
+        .table("ds", "wrong_type", fields("id INTEGER", "flag BOOLEAN"))
+        .rows
+        .add(row("1", "true"));
+    db.execute("CREATE TABLE wrong_type (id UInt8, flag Date) ENGINE = MergeTree ORDER BY id");
+
+    JobRun run =
+        JobRun.of(
+            environment(),
+            "--inputTableSpec=" + PROJECT + ":ds.wrong_type",
+            "--clickHouseTable=wrong_type");
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.out()).contains("column 'flag' (Date) cannot take BigQuery BOOL");
+  }
+
+  @Test
+  void aClickHouseOutageMidRunFailsTheJobWithANonZeroExitAndAClearMessage() throws Exception {
+    assumeTrue(rest());
+    idTables("outage", 100, "");
+    String host = java.net.URI.create(db.server().url()).getHost();
+    int port = java.net.URI.create(db.server().url()).getPort();
+    try (TcpProxy proxy = new TcpProxy(host, port)) {
+      bigQuery.onRequest("/outage_snapshot1/data", 3, proxy::close);
+      Map<String, String> env = environment();
+      env.put("CLICKHOUSE_URL", proxy.url());
+      env.put("MAX_RETRIES", "1");
+
+      JobRun run =
+          JobRun.of(
+              env,
+              "--inputTableSpec=" + PROJECT + ":ds.outage",
+              "--clickHouseTable=outage",
+              "--pageRows=10",
+              "--checkpointTable=none");
+
+      assertThat(run.exitCode()).as(run.output()).isEqualTo(1);
+      assertThat(run.out())
+          .contains(
+              "\"message\":\"backfill failed: ClickHouse at "
+                  + proxy.url()
+                  + " did not take a page: INSERT failed (transient");
+      assertThat(db.count("outage")).isLessThan(100);
+    }
+  }
+
+  @Test
+  void anUnreachableClickHouseStopsTheJobAtStart() {
+    bigQuery.table("ds", "unreachable", fields("id INTEGER")).rows.add(row("1"));
+    Map<String, String> env = environment();
+    env.put(
+        "CLICKHOUSE_URL",
+        "http://127.0.0.1:" + dev.pubsubclickhouse.testing.LocalClickHouse.freePort());
+
+    JobRun run =
+        JobRun.of(env, "--inputTableSpec=" + PROJECT + ":ds.unreachable", "--clickHouseTable=t");
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.out())
+        .contains("backfill failed before reading: cannot use ClickHouse at http://127.0.0.1:");
+    assertThat(bigQuery.requests()).isEmpty();
+  }
+
+  @Test
+  void aWrongParameterStopsTheJobWithOneLineBeforeAnyRequest() {
+    JobRun run =
+        JobRun.of(
+            environment(),
+            "--inputTableSpec=" + PROJECT + ":ds.t",
+            "--clickHouseTable=t",
+            "--maxRetries=lots");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err())
+        .isEqualTo("backfill: --maxRetries (MAX_RETRIES): expected a whole number, got 'lots'\n");
+    assertThat(bigQuery.requests()).isEmpty();
+  }
+
+  @Test
+  void thePasswordAppearsNowhereInTheOutput() {
+    bigQuery.table("ds", "secretive", fields("id INTEGER")).rows.add(row("1"));
+    db.execute("CREATE TABLE secretive (id UInt8) ENGINE = MergeTree ORDER BY id");
+    Map<String, String> env = environment();
+    env.put("CLICKHOUSE_PASSWORD", "s3cr3t-value");
+
+    JobRun run =
+        JobRun.of(
+            env,
+            "--inputTableSpec=" + PROJECT + ":ds.secretive",
+            "--clickHouseTable=secretive",
+            "--clickHousePassword=s3cr3t-flag-value",
+            "--dryRun");
+
+    assertThat(run.output()).doesNotContain("s3cr3t");
+  }
+
+  /**
+   * A table written while the execution runs: rows appended and changed between task starts and
+   * while the first task reads. Every task reads the snapshot the first one pinned: each of its
+   * rows exactly once, with its values as of that time, and nothing newer.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {2, 4})
+  void tasksOfOneExecutionReadOneSnapshotOfATableThatIsWrittenMeanwhile(int tasks) {
+    String name = "live" + tasks;
+    FakeBigQuery.Table live = bigQuery.table("ds", name, fields("id INTEGER", "v STRING"));
+    for (int i = 0; i < 200; i++) {
+      live.rows.add(row(Integer.toString(i), "a" + i));
+    }
+    db.execute("CREATE TABLE " + name + " (id UInt32, v String) ENGINE = MergeTree ORDER BY id");
+    int[] next = {200};
+    Runnable write =
+        () -> {
+          for (int i = 0; i < 15; i++) {
+            live.append(row(Integer.toString(next[0]), "a" + next[0]));
+            next[0]++;
+          }
+          for (int i = 0; i < 200; i += 20) {
+            live.update(i, row(Integer.toString(i), "changed" + next[0]));
+          }
+        };
+    duringReads(write);
+    String snapshotTime = null;
+    for (int task = 0; task < tasks; task++) {
+      Map<String, String> env = environment();
+      env.put("CLOUD_RUN_EXECUTION", name + "-1");
+      env.put("CLOUD_RUN_TASK_COUNT", Integer.toString(tasks));
+      env.put("CLOUD_RUN_TASK_INDEX", Integer.toString(task));
+      JobRun run =
+          JobRun.of(
+              env,
+              "--inputTableSpec=" + PROJECT + ":ds." + name,
+              "--clickHouseTable=" + name,
+              "--pageRows=25");
+      assertThat(run.exitCode()).as(run.output()).isZero();
+      Matcher pinned = Pattern.compile("\"snapshotTime\":\"([^\"]+)\"").matcher(run.out());
+      assertThat(pinned.find()).as(run.output()).isTrue();
+      if (snapshotTime == null) {
+        snapshotTime = pinned.group(1);
+      }
+      assertThat(pinned.group(1)).isEqualTo(snapshotTime);
+      write.run();
+    }
+
+    List<com.fasterxml.jackson.databind.JsonNode> expected =
+        live.snapshotAt(java.time.Instant.parse(snapshotTime).toEpochMilli());
+    assertThat(expected).hasSize(200);
+    assertThat(live.rows.size()).isGreaterThan(expected.size());
+    StringBuilder oracle = new StringBuilder();
+    expected.stream()
+        .sorted(java.util.Comparator.comparingLong(r -> r.path("f").path(0).path("v").asLong()))
+        .forEach(
+            r ->
+                oracle
+                    .append(r.path("f").path(0).path("v").asText())
+                    .append('\t')
+                    .append(r.path("f").path(1).path("v").asText())
+                    .append('\n'));
+    assertThat(db.query("SELECT id, v FROM " + name + " ORDER BY id, v") + "\n")
+        .isEqualTo(oracle.toString());
+  }
+
+  @Test
+  void aTaskStartedWithOtherParametersThanItsExecutionFailsLoudly() {
+    idTables("replanned", 50, "");
+    Map<String, String> env = environment();
+    env.put("CLOUD_RUN_EXECUTION", "replanned-1");
+    env.put("CLOUD_RUN_TASK_COUNT", "2");
+    env.put("CLOUD_RUN_TASK_INDEX", "0");
+    JobRun first =
+        JobRun.of(
+            env,
+            "--inputTableSpec=" + PROJECT + ":ds.replanned",
+            "--clickHouseTable=replanned",
+            "--where=id < 20");
+    assertThat(first.exitCode()).as(first.output()).isZero();
+
+    env.put("CLOUD_RUN_TASK_INDEX", "1");
+    JobRun second =
+        JobRun.of(
+            env, "--inputTableSpec=" + PROJECT + ":ds.replanned", "--clickHouseTable=replanned");
+
+    assertThat(second.exitCode()).isEqualTo(1);
+    assertThat(second.out())
+        .contains("backfill failed before reading: execution replanned-1 ")
+        .contains("for other parameters than this task's");
+  }
+
+  @Test
+  void aRowRestrictionReadsOnlyTheRowsThatMatch() {
+    idTables("restricted", 100, "");
+
+    JobRun run =
+        JobRun.of(
+            environment(),
+            "--inputTableSpec=" + PROJECT + ":ds.restricted",
+            "--clickHouseTable=restricted",
+            "--rowRestriction=id >= 10 AND id < 20");
+
+    assertThat(run.exitCode()).as(run.output()).isZero();
+    assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM restricted ORDER BY id)"))
+        .isEqualTo("[10,11,12,13,14,15,16,17,18,19]");
+    assertThat(run.out()).contains("where id >= 10 AND id < 20");
+  }
+
+  /** Every step that talks to BigQuery meets one 503 (or UNAVAILABLE), and the job completes. */
+  @Test
+  void aTransientFailureAtEachBigQueryStepIsRetried() {
+    FakeBigQuery.Table steps = bigQuery.table("ds", "steps", fields("id INTEGER"));
+    for (int i = 0; i < 40; i++) {
+      steps.rows.add(row(Integer.toString(i)));
+    }
+    steps.rows.add(row("300"));
+    db.execute("CREATE TABLE steps (id UInt8) ENGINE = MergeTree ORDER BY id");
+    bigQuery.table("backfill_dead_letters", "steps_error_records", DEAD_LETTER_FIELDS);
+    String api = "/bigquery/v2/projects/test-project";
+    bigQuery.failNext("GET " + api + "/datasets/ds/tables/steps", 503, 1);
+    bigQuery.failNext("GET " + api + "/datasets/backfill_dead_letters", 503, 1);
+    bigQuery.failNext(":testIamPermissions", 503, 1);
+    if (rest()) {
+      bigQuery.failNext("POST " + api + "/jobs", 503, 1);
+      bigQuery.failNext("GET " + api + "/jobs/", 503, 1);
+      bigQuery.failNext("GET " + api + "/datasets/_anon/tables/steps_snapshot1?", 503, 1);
+      bigQuery.failNext("/data?", 503, 1);
+    } else {
+      storage.failCreates(1);
+      storage.failReadsAtStart(1);
+    }
+    Map<String, String> env = environment();
+    env.remove("OUTPUT_DEADLETTER_TABLE");
+
+    JobRun run =
+        JobRun.of(
+            env,
+            "--inputTableSpec=" + PROJECT + ":ds.steps",
+            "--clickHouseTable=steps",
+            "--pageRows=15");
+
+    assertThat(run.exitCode()).as(run.output()).isZero();
+    assertThat(bigQuery.unusedFaults()).isEmpty();
+    assertThat(db.query("SELECT count(), uniqExact(id), min(id), max(id) FROM steps"))
+        .isEqualTo("40\t40\t0\t39");
+    assertThat(bigQuery.insertedRows()).hasSize(1);
+    assertThat(bigQuery.insertedRows().get(0).path("json").path("payloadString").asText())
+        .isEqualTo("{\"id\":300}");
+  }
+
+  @Test
+  void aBigQueryFailureThatPersistsNamesTheStepAndTheRequest() {
+    bigQuery.table("ds", "down", fields("id INTEGER")).rows.add(row("1"));
+    db.execute("CREATE TABLE down (id UInt8) ENGINE = MergeTree ORDER BY id");
+    bigQuery.failNext("GET /bigquery/v2/projects/test-project/datasets/ds/tables/down", 503, 100);
+
+    JobRun run =
+        JobRun.of(
+            environment(), "--inputTableSpec=" + PROJECT + ":ds.down", "--clickHouseTable=down");
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.out())
+        .contains(
+            "backfill failed before reading: BigQuery tables.get (test-project:ds.down) failed"
+                + " after 4 attempts: HTTP 503 injected fault");
+  }
+
+  @Test
+  void aMissingDeadLetterDatasetIsNamedAtStartWithWhatToDo() {
+    idTables("no_dataset", 5, "");
+    bigQuery.missingDataset("backfill_dead_letters");
+    Map<String, String> env = environment();
+    env.remove("OUTPUT_DEADLETTER_TABLE");
+
+    for (String dryRun : List.of("--dryRun=false", "--dryRun")) {
+      JobRun run =
+          JobRun.of(
+              env,
+              "--inputTableSpec=" + PROJECT + ":ds.no_dataset",
+              "--clickHouseTable=no_dataset",
+              dryRun);
+
+      assertThat(run.exitCode()).isEqualTo(1);
+      assertThat(run.out())
+          .contains(
+              "backfill failed before reading: the dead-letter dataset"
+                  + " test-project:backfill_dead_letters does not exist: create it (Terraform's"
+                  + " backfill job creates one and grants roles/bigquery.dataEditor on it), or set"
+                  + " OUTPUT_DEADLETTER_DATASET / OUTPUT_DEADLETTER_TABLE (none turns dead letters"
+                  + " off)");
+    }
+    assertThat(db.count("no_dataset")).isZero();
+    assertThat(readRequests()).isEmpty();
+  }
+
+  @Test
+  void aDeadLetterTableTheJobCannotWriteIsNamedAtStart() {
+    idTables("read_only", 5, "");
+    bigQuery.table("rejects", "read_only_errors", DEAD_LETTER_FIELDS);
+    bigQuery.readOnlyTable("read_only_errors");
+
+    JobRun run =
+        JobRun.of(
+            environment(),
+            "--inputTableSpec=" + PROJECT + ":ds.read_only",
+            "--clickHouseTable=read_only",
+            "--outputDeadletterTable=" + PROJECT + ":rejects.read_only_errors");
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.out())
+        .contains(
+            "the job cannot write its dead letters into test-project:rejects.read_only_errors:"
+                + " its service account lacks bigquery.tables.updateData"
+                + " (roles/bigquery.dataEditor on dataset test-project:rejects)");
+    assertThat(db.count("read_only")).isZero();
+  }
+
+  /**
+   * {@code --createTable} makes the table from the BigQuery schema, and a run fills it: every type
+   * of the Dataflow template's type table arrives with its value.
+   */
+  @Test
+  void createTableMakesTheTableFromTheBigQuerySchemaAndEveryTypeRoundTrips() {
+    ArrayNode fields =
+        fields(
+            "id INTEGER REQUIRED",
+            "i64 INTEGER",
+            "f FLOAT",
+            "n NUMERIC",
+            "bn BIGNUMERIC",
+            "b BOOLEAN",
+            "s STRING",
+            "by BYTES",
+            "d DATE",
+            "dt DATETIME",
+            "tm TIME",
+            "ts TIMESTAMP",
+            "geo GEOGRAPHY",
+            "js JSON",
+            "arr INTEGER REPEATED");
+    fields.add(FakeBigQuery.field("st", "RECORD", "NULLABLE", fields("x INTEGER", "y STRING")));
+    FakeBigQuery.Table source = bigQuery.table("ds", "created", fields);
+    source.rows.add(
+        row(
+            "1",
+            "-9223372036854775808",
+            "-2.5",
+            "-12345678901234567890.123456789",
+            "0.00000000000000000000000000000000000001",
+            "false",
+            "naïve ☃",
+            "AAEC/w==",
+            "1970-01-01",
+            "2026-01-15T12:34:56.123456",
+            "23:59:59.999999",
+            "1768480496123456",
+            "POINT(-122.35 47.62)",
+            "{\"a\":null}",
+            List.of("-1", "0", "1"),
+            record("7", "seven")));
+    source.rows.add(
+        row(
+            "2", null, null, null, null, null, null, null, null, null, null, null, null, null,
+            List.of(), null));
+    String[] args = {
+      "--inputTableSpec=" + PROJECT + ":ds.created", "--clickHouseTable=created", "--createTable"
+    };
+
+    JobRun dryRun = JobRun.of(environment(), args[0], args[1], args[2], "--dryRun");
+    assertThat(dryRun.exitCode()).as(dryRun.output()).isZero();
+    assertThat(dryRun.out())
+        .contains(
+            "CREATE TABLE IF NOT EXISTS `"
+                + db.name()
+                + "`.`created`\n(\n    `id` Int64,\n    `i64` Nullable(Int64),\n")
+        .contains(
+            "    `st` Tuple(x Nullable(Int64), y Nullable(String)) DEFAULT tuple(NULL, NULL)\n)\n"
+                + "ENGINE = MergeTree\nORDER BY `id`\n")
+        .contains("bn      Nullable(Decimal(76, 38))");
+    assertThat(db.query("EXISTS TABLE created")).isEqualTo("0");
+
+    JobRun run = JobRun.of(environment(), args);
+
+    assertThat(run.exitCode()).as(run.output()).isZero();
+    assertThat(db.query("SELECT * EXCEPT by, hex(by) FROM created ORDER BY id FORMAT TSV"))
+        .isEqualTo(
+            "1\t-9223372036854775808\t-2.5\t-12345678901234567890.123456789"
+                + "\t0.00000000000000000000000000000000000001\tfalse\tnaïve ☃"
+                + "\t1970-01-01\t2026-01-15 12:34:56.123456\t23:59:59.999999"
+                + "\t2026-01-15 12:34:56.123456\tPOINT(-122.35 47.62)\t{\"a\":null}\t[-1,0,1]"
+                + "\t(7,'seven')\t000102FF\n"
+                + "2"
+                + "\t\\N".repeat(12)
+                + "\t[]\t(NULL,NULL)\t\\N");
+  }
+
+  private static final ArrayNode DEAD_LETTER_FIELDS =
+      fields(
+          "timestamp TIMESTAMP REQUIRED",
+          "payloadString STRING REQUIRED",
+          "payloadBytes BYTES REQUIRED",
+          "errorMessage STRING",
+          "stacktrace STRING");
+}

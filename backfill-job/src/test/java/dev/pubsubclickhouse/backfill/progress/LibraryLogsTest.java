@@ -1,0 +1,40 @@
+package dev.pubsubclickhouse.backfill.progress;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+class LibraryLogsTest {
+  @Test
+  void slf4jAndJavaUtilLoggingRecordsBecomeTheJobsJsonLines() {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    JobLog log =
+        new JobLog(
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            false,
+            Clock.fixed(Instant.parse("2026-01-15T12:00:00Z"), ZoneOffset.UTC));
+    LibraryLogs.install(log);
+
+    LoggerFactory.getLogger("com.clickhouse.client.api.Client").warn("pool {} is full", "main");
+    Logger.getLogger("io.grpc.internal.ManagedChannelImpl")
+        .log(Level.SEVERE, "channel {0} failed", new Object[] {"c1"});
+    Logger.getLogger("com.google.auth").info("below WARNING: left out");
+
+    assertThat(out.toString(StandardCharsets.UTF_8))
+        .isEqualTo(
+            "{\"severity\":\"WARNING\",\"message\":\"pool main is full\","
+                + "\"time\":\"2026-01-15T12:00:00Z\",\"logger\":\"com.clickhouse.client.api.Client\"}\n"
+                + "{\"severity\":\"ERROR\",\"message\":\"channel c1 failed\","
+                + "\"time\":\"2026-01-15T12:00:00Z\","
+                + "\"logger\":\"io.grpc.internal.ManagedChannelImpl\"}\n");
+  }
+}

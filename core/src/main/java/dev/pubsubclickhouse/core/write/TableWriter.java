@@ -1,0 +1,361 @@
+package dev.pubsubclickhouse.core.write;
+
+import dev.pubsubclickhouse.core.encode.RowBinaryOutput;
+import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
+import dev.pubsubclickhouse.core.insert.FailureKind;
+import dev.pubsubclickhouse.core.insert.InsertException;
+import dev.pubsubclickhouse.core.insert.InsertFormat;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+
+/**
+ * Writes a batch of records to the target table with one INSERT, and says where each record ended:
+ *
+ * <ol>
+ *   <li>records that cannot be encoded for the table (after one fresh read of the schema, in case
+ *       the table changed) are dead letters;
+ *   <li>the others go in one INSERT; when the table changed under it, the schema is read again, the
+ *       records encoded again and the INSERT sent again;
+ *   <li>when ClickHouse refuses the INSERT for any reason that is not known to be transient or
+ *       outside the rows, the records are split in halves until the refused ones stand alone, so
+ *       one poison record never costs the others; they are dead letters;
+ *   <li>a transient failure (after the inserter's retries), or one outside the rows (grants, a
+ *       missing table), leaves the records not yet written to be retried later;
+ *   <li>dead letters go to every sink; with no sink they are refused, none of their rows written.
+ * </ol>
+ *
+ * A record is never split across INSERTs, so it is written whole or not at all. Thread-safe: each
+ * call keeps its own state.
+ */
+public final class TableWriter {
+  /** Schema changes one batch may meet before its records are left for a later try. */
+  private static final int MAX_SCHEMA_CHANGES = 2;
+
+  private final TargetTable table;
+  private final ClickHouseInserter inserter;
+  private final List<DeadLetterSink> sinks;
+  private final WriteEvents events;
+  private final String source;
+
+  /**
+   * @param source names where the records come from, for the deduplication tokens: record
+   *     identities need to be unique only within it (e.g. "pubsub", or a backfill's source
+   *     fingerprint)
+   */
+  public TableWriter(
+      TargetTable table,
+      ClickHouseInserter inserter,
+      List<DeadLetterSink> sinks,
+      WriteEvents events,
+      String source) {
+    this.table = table;
+    this.inserter = inserter;
+    this.sinks = List.copyOf(sinks);
+    this.events = events;
+    this.source = source;
+  }
+
+  public TargetTable table() {
+    return table;
+  }
+
+  public boolean hasDeadLetterSinks() {
+    return !sinks.isEmpty();
+  }
+
+  /** One call's state. */
+  private static final class Batch {
+    final List<Entry> entries;
+    Exception retryCause;
+
+    Batch(List<? extends WriteRecord> records) {
+      entries = new ArrayList<>(records.size());
+      records.forEach(record -> entries.add(new Entry(record)));
+    }
+  }
+
+  /** One record while its batch is written. */
+  private static final class Entry {
+    final WriteRecord record;
+    EncodedRows rows;
+    WriteOutcome outcome;
+    String refusal;
+
+    Entry(WriteRecord record) {
+      this.record = record;
+    }
+
+    boolean settled() {
+      return outcome != null || refusal != null;
+    }
+  }
+
+  /**
+   * Where each record of a batch ended, in the batch's order.
+   *
+   * @param retryCause why records are left for a later try ({@link WriteOutcome#RETRY}), or null
+   */
+  public record Result(List<WriteOutcome> outcomes, Exception retryCause) {}
+
+  /**
+   * Writes the records and says where each one ended. Never throws; an interrupt leaves the records
+   * not yet written to {@link WriteOutcome#RETRY} and keeps the thread's interrupt flag.
+   */
+  public Result write(List<? extends WriteRecord> records) {
+    Batch batch = new Batch(records);
+    List<Entry> entries = batch.entries;
+    TargetTable.Snapshot schema = table.current();
+    encode(entries, schema);
+    if (entries.stream().anyMatch(entry -> entry.rows.isRejected())) {
+      // A value refused by a stale schema may fit the table as it is now: look before blaming it.
+      TargetTable.Snapshot fresh = freshSchema(schema);
+      if (fresh != schema) {
+        schema = fresh;
+        encode(entries, schema);
+      }
+    }
+    List<Entry> toInsert = new ArrayList<>(entries.size());
+    for (Entry entry : entries) {
+      if (entry.rows.isRejected()) {
+        entry.refusal = entry.rows.rejection();
+      } else if (entry.rows.rowCount() == 0) {
+        entry.outcome = WriteOutcome.WRITTEN;
+      } else {
+        toInsert.add(entry);
+      }
+    }
+    try {
+      insertOrSplit(batch, toInsert, schema);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      retryLater(batch, List.of(entries), e);
+    }
+    deadLetter(batch);
+    return new Result(entries.stream().map(entry -> entry.outcome).toList(), batch.retryCause);
+  }
+
+  private void insertOrSplit(Batch batch, List<Entry> entries, TargetTable.Snapshot schema)
+      throws InterruptedException {
+    Deque<List<Entry>> groups = new ArrayDeque<>();
+    if (!entries.isEmpty()) {
+      groups.push(entries);
+    }
+    int schemaChanges = 0;
+    while (!groups.isEmpty()) {
+      List<Entry> group = groups.pop();
+      InsertException failure = insert(group, schema);
+      if (failure == null) {
+        group.forEach(entry -> entry.outcome = WriteOutcome.WRITTEN);
+        continue;
+      }
+      FailureKind kind = failure.kind();
+      if (kind == FailureKind.VIEW_FAILED && !reachedTheTableWhole(group, failure)) {
+        kind = FailureKind.REFUSED;
+      }
+      switch (kind) {
+        case VIEW_FAILED -> {
+          group.forEach(entry -> entry.outcome = WriteOutcome.WRITTEN);
+          events.viewFailed(group.stream().map(entry -> entry.record.identity()).toList(), failure);
+        }
+        case TRANSIENT, NOT_THE_ROWS -> {
+          groups.push(group);
+          retryLater(batch, groups, failure);
+          return;
+        }
+        case SCHEMA_CHANGED -> {
+          TargetTable.Snapshot fresh = freshSchema(schema);
+          if (fresh == null || (fresh != schema && schemaChanges++ == MAX_SCHEMA_CHANGES)) {
+            groups.push(group);
+            retryLater(batch, groups, failure);
+            return;
+          }
+          if (fresh == schema) {
+            // The columns are as the rows were encoded for: the refusal is about the rows.
+            split(group, failure, groups);
+          } else {
+            events.schemaChanged();
+            schema = fresh;
+            groups.push(group);
+            reencode(groups, schema);
+          }
+        }
+        case REFUSED -> split(group, failure, groups);
+      }
+    }
+  }
+
+  /**
+   * True when a view's failure came after the whole group reached the target table: ClickHouse
+   * writes the target table, then the views, block by block, and an INSERT of at most
+   * max_insert_block_size rows is one block (the settings that would split it further are the
+   * service's own). {@code written_rows} counts the views' rows too, so it alone cannot tell.
+   */
+  private boolean reachedTheTableWhole(List<Entry> group, InsertException failure) {
+    int rows = rowCount(group);
+    return rows <= inserter.options().maxInsertBlockSize() && failure.writtenRows() >= rows;
+  }
+
+  /** Halves a refused group, or blames its record when it holds only one. */
+  private static void split(List<Entry> group, InsertException failure, Deque<List<Entry>> groups) {
+    if (group.size() == 1) {
+      group.get(0).refusal = "ClickHouse refused it: " + failure.reason();
+      return;
+    }
+    int middle = group.size() / 2;
+    groups.push(group.subList(middle, group.size()));
+    groups.push(group.subList(0, middle));
+  }
+
+  /** Encodes the records of every group again; those that no longer fit leave their group. */
+  private static void reencode(Deque<List<Entry>> groups, TargetTable.Snapshot schema) {
+    List<List<Entry>> again = new ArrayList<>(groups.size());
+    for (List<Entry> group : groups) {
+      List<Entry> kept = new ArrayList<>(group.size());
+      for (Entry entry : group) {
+        entry.rows = rowsFor(entry.record, schema);
+        if (entry.rows.isRejected()) {
+          entry.refusal = entry.rows.rejection();
+        } else if (entry.rows.rowCount() == 0) {
+          entry.outcome = WriteOutcome.WRITTEN;
+        } else {
+          kept.add(entry);
+        }
+      }
+      if (!kept.isEmpty()) {
+        again.add(kept);
+      }
+    }
+    groups.clear();
+    for (int i = again.size() - 1; i >= 0; i--) {
+      groups.push(again.get(i));
+    }
+  }
+
+  /** Sends one INSERT of the group's rows; null when it succeeded. */
+  private InsertException insert(List<Entry> group, TargetTable.Snapshot schema)
+      throws InterruptedException {
+    if (inserter.format() == InsertFormat.UNTYPED && !unchangedSince(schema)) {
+      return new InsertException(
+          FailureKind.SCHEMA_CHANGED,
+          1,
+          new IllegalStateException("the table's columns changed since they were read"));
+    }
+    RowBinaryOutput body = new RowBinaryOutput(byteCount(group));
+    List<String> identities = new ArrayList<>(group.size());
+    for (Entry entry : group) {
+      body.writeBytes(entry.rows.bytes(), entry.rows.offset(), entry.rows.length());
+      identities.add(entry.record.identity());
+    }
+    long start = System.nanoTime();
+    try {
+      inserter.insert(
+          table.name(), schema.insertColumns(), body, DeduplicationTokens.of(source, identities));
+      events.inserted(rowCount(group), (System.nanoTime() - start) / 1_000_000);
+      return null;
+    } catch (InsertException e) {
+      events.insertFailed(e);
+      return e;
+    }
+  }
+
+  private boolean unchangedSince(TargetTable.Snapshot schema) {
+    try {
+      return table.unchangedSince(schema);
+    } catch (RuntimeException e) {
+      return true; // the INSERT itself will tell whether ClickHouse answers
+    }
+  }
+
+  /** The schema as ClickHouse has it now, or null when it cannot be read. */
+  private TargetTable.Snapshot freshSchema(TargetTable.Snapshot schema) {
+    try {
+      return table.refresh();
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
+  private static void encode(List<Entry> entries, TargetTable.Snapshot schema) {
+    for (Entry entry : entries) {
+      entry.rows = rowsFor(entry.record, schema);
+    }
+  }
+
+  /** The record's rows; an encoder that fails unexpectedly rejects the record, never the batch. */
+  private static EncodedRows rowsFor(WriteRecord record, TargetTable.Snapshot schema) {
+    try {
+      return record.rowsFor(schema);
+    } catch (RuntimeException e) {
+      return EncodedRows.rejected("the record could not be encoded: " + e);
+    }
+  }
+
+  /** Leaves every record of the groups that has no outcome yet for a later try. */
+  private void retryLater(Batch batch, Iterable<List<Entry>> groups, Exception cause) {
+    List<Entry> open = new ArrayList<>();
+    for (List<Entry> group : groups) {
+      group.stream().filter(entry -> !entry.settled()).forEach(open::add);
+    }
+    open.forEach(entry -> entry.outcome = WriteOutcome.RETRY);
+    if (!open.isEmpty()) {
+      batch.retryCause = cause;
+      events.notWritten(open.size(), cause);
+    }
+  }
+
+  private void deadLetter(Batch batch) {
+    List<Entry> refused =
+        batch.entries.stream().filter(e -> e.outcome == null && e.refusal != null).toList();
+    if (refused.isEmpty()) {
+      return;
+    }
+    if (sinks.isEmpty()) {
+      refused.forEach(entry -> entry.outcome = WriteOutcome.REFUSED);
+      return;
+    }
+    List<DeadLetter> deadLetters;
+    try {
+      deadLetters = refused.stream().map(entry -> entry.record.deadLetter(entry.refusal)).toList();
+    } catch (RuntimeException e) {
+      // Without its dead letter a record cannot be kept: leave it to the source (Pub/Sub's own
+      // dead-letter policy, a failed backfill task).
+      refused.forEach(entry -> entry.outcome = WriteOutcome.RETRY);
+      batch.retryCause = new IllegalStateException("a dead letter could not be made: " + e, e);
+      events.notWritten(refused.size(), batch.retryCause);
+      return;
+    }
+    for (DeadLetterSink sink : sinks) {
+      try {
+        sink.write(deadLetters);
+      } catch (Exception e) {
+        if (e instanceof InterruptedException) {
+          Thread.currentThread().interrupt();
+        }
+        refused.forEach(entry -> entry.outcome = WriteOutcome.RETRY);
+        batch.retryCause = new IllegalStateException(sink.name() + " failed: " + e.getMessage(), e);
+        events.notWritten(refused.size(), batch.retryCause);
+        return;
+      }
+    }
+    refused.forEach(entry -> entry.outcome = WriteOutcome.DEAD_LETTERED);
+    events.deadLettered(refused.size());
+  }
+
+  private static int rowCount(List<Entry> group) {
+    int rows = 0;
+    for (Entry entry : group) {
+      rows += entry.rows.rowCount();
+    }
+    return rows;
+  }
+
+  private static int byteCount(List<Entry> group) {
+    long bytes = 0;
+    for (Entry entry : group) {
+      bytes += entry.rows.length();
+    }
+    return (int) Math.min(Integer.MAX_VALUE - 16, bytes);
+  }
+}

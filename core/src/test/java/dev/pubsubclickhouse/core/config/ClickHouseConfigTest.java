@@ -1,0 +1,51 @@
+package dev.pubsubclickhouse.core.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class ClickHouseConfigTest {
+  private static ClickHouseConfig read(String settings) {
+    Map<String, String> env = new HashMap<>();
+    env.put("CLICKHOUSE_URL", "http://127.0.0.1:8123");
+    env.put("CLICKHOUSE_TABLE", "t");
+    env.put("CLICKHOUSE_SETTINGS", settings);
+    return ClickHouseConfig.read(new ConfigReader(env), new SecretManagerAccess(Map.of()));
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "wait_for_async_insert=0",
+        "async_insert=1",
+        "insert_deduplication_token=x",
+        "Materialized_Views_Ignore_Errors=1",
+        "input_format_with_types_use_header=0",
+        "distributed_foreground_insert=0",
+        "send_progress_in_http_headers=1",
+        "min_insert_block_size_rows=1",
+        "input_format_binary_decode_types_in_binary_format=1",
+        "max_threads=2,insert_quorum=2"
+      })
+  void aSettingThatA2xxDependsOnCannotBePassedThroughAndStopsStartWithOneLine(String settings) {
+    String name = settings.substring(settings.lastIndexOf(',') + 1, settings.lastIndexOf('='));
+    assertThatThrownBy(() -> read(settings))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage(
+            "CLICKHOUSE_SETTINGS: the setting "
+                + name
+                + " cannot be passed through: the service sets it (see the README's configuration"
+                + " table for the variable that chooses it)");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"max_threads=2", "max_partitions_per_insert_block=1000"})
+  void otherSettingsPassThrough(String settings) {
+    String[] pair = settings.split("=");
+    assertThat(read(settings).insertOptions().extraSettings()).containsEntry(pair[0], pair[1]);
+  }
+}

@@ -1,0 +1,128 @@
+package dev.pubsubclickhouse.core.write;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
+import dev.pubsubclickhouse.core.insert.TestInserters;
+import dev.pubsubclickhouse.core.schema.TableName;
+import dev.pubsubclickhouse.testing.ClickHouseTest;
+import dev.pubsubclickhouse.testing.TestDatabase;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+@ClickHouseTest
+class DeadLetterTableIT {
+  private final TestDatabase database;
+  private final ClickHouseInserter inserter;
+
+  DeadLetterTableIT(TestDatabase database) {
+    this.database = database;
+    this.inserter = TestInserters.of(database);
+  }
+
+  private TableName table(String name) {
+    return new TableName(database.name(), name);
+  }
+
+  private static DeadLetter deadLetter(String data, String reason, String failedAt) {
+    Map<String, String> origin = new LinkedHashMap<>();
+    origin.put("messageId", "m1");
+    origin.put("subscription", "projects/p/subscriptions/s");
+    return new DeadLetter(
+        "s\nm1",
+        data.getBytes(StandardCharsets.UTF_8),
+        data.getBytes(StandardCharsets.UTF_8),
+        Map.of("k", "v"),
+        origin,
+        reason,
+        Instant.parse(failedAt));
+  }
+
+  @Test
+  void deadLettersAreWrittenInOneInsert() throws Exception {
+    database.execute(DeadLetterTable.createStatement(table("errors")));
+    DeadLetterTable errors =
+        DeadLetterTable.open(database.client(), table("errors"), false, inserter);
+    byte[] notUtf8 = {(byte) 0xff, 'x'};
+    errors.write(
+        List.of(
+            deadLetter("{\"a\":1}", "column 'a' rejects 1", "2026-01-15T12:00:00Z"),
+            new DeadLetter(
+                null,
+                notUtf8,
+                notUtf8,
+                Map.of(),
+                Map.of("sourceRow", "7"),
+                "not JSON",
+                Instant.parse("2026-01-15T12:00:01Z"))));
+    assertThat(
+            database.query(
+                "SELECT raw_message, error_message, stack_trace, toUnixTimestamp(failed_at) FROM errors ORDER BY failed_at"))
+        .isEqualTo(
+            "{\"a\":1}\tcolumn \\'a\\' rejects 1\tmessageId=m1 subscription=projects/p/subscriptions/s\t1768478400\n"
+                + "/3g=\tnot JSON\tsourceRow=7\t1768478401");
+  }
+
+  @Test
+  void aMissingTableStopsStartWithAClearLine() {
+    assertThatThrownBy(
+            () -> DeadLetterTable.open(database.client(), table("absent"), false, inserter))
+        .hasMessage(
+            "dead-letter table "
+                + database.name()
+                + ".absent does not exist (create it, or set CREATE_DEAD_LETTER_TABLE=true)");
+  }
+
+  @Test
+  void aMissingTableIsCreatedWhenAsked() {
+    DeadLetterTable.open(database.client(), table("created"), true, inserter);
+    assertThat(
+            database.query(
+                "SELECT name, type FROM system.columns WHERE database = '"
+                    + database.name()
+                    + "' AND table = 'created' ORDER BY position"))
+        .isEqualTo(
+            "raw_message\tString\nerror_message\tString\nstack_trace\tString\nfailed_at\tDateTime");
+  }
+
+  @Test
+  void aWrongColumnTypeStopsStart() {
+    database.execute(
+        "CREATE TABLE wrong_type (raw_message String, error_message String, stack_trace String, failed_at UInt32)"
+            + " ENGINE = Memory");
+    assertThatThrownBy(
+            () -> DeadLetterTable.open(database.client(), table("wrong_type"), false, inserter))
+        .hasMessage(
+            "dead-letter table "
+                + database.name()
+                + ".wrong_type: column failed_at must be DateTime, not UInt32");
+  }
+
+  @Test
+  void aMissingColumnStopsStart() {
+    database.execute(
+        "CREATE TABLE missing_column (raw_message String, error_message String, failed_at DateTime) ENGINE = Memory");
+    assertThatThrownBy(
+            () -> DeadLetterTable.open(database.client(), table("missing_column"), false, inserter))
+        .hasMessage(
+            "dead-letter table " + database.name() + ".missing_column has no column stack_trace");
+  }
+
+  @Test
+  void anExtraColumnWithoutDefaultStopsStart() {
+    database.execute(
+        "CREATE TABLE extra_column (raw_message String, error_message String, stack_trace String,"
+            + " failed_at DateTime64(3), source String) ENGINE = Memory");
+    assertThatThrownBy(
+            () -> DeadLetterTable.open(database.client(), table("extra_column"), false, inserter))
+        .hasMessage(
+            "dead-letter table "
+                + database.name()
+                + ".extra_column: column source has no DEFAULT and is not Nullable, so dead letters cannot fill it");
+  }
+}

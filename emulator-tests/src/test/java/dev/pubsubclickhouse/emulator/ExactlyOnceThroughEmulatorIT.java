@@ -1,0 +1,206 @@
+package dev.pubsubclickhouse.emulator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pubsubclickhouse.emulator.Events.Row;
+import dev.pubsubclickhouse.testing.ClickHouseServer;
+import dev.pubsubclickhouse.testing.ClickHouseTest;
+import dev.pubsubclickhouse.testing.LocalClickHouse;
+import dev.pubsubclickhouse.testing.PubSubEmulator;
+import dev.pubsubclickhouse.testing.PubSubEmulatorTest;
+import dev.pubsubclickhouse.testing.PubSubRest;
+import dev.pubsubclickhouse.testing.PubSubRest.Message;
+import dev.pubsubclickhouse.testing.ServiceProcess;
+import dev.pubsubclickhouse.testing.Sql;
+import dev.pubsubclickhouse.testing.TestDatabase;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Pub/Sub delivers at least once; the exactly-once layout (ReplacingMergeTree ordered by
+ * subscription, message id and row index, sql/logs_exactly_once.sql) makes {@code SELECT count()
+ * FROM t FINAL} equal the rows published however often a message was written: after a replay (seek)
+ * that delivers every message again, after the service is killed mid-batch, and after ClickHouse
+ * went down while messages kept coming. Each case compares every stored row with what was
+ * published.
+ */
+@ClickHouseTest
+@PubSubEmulatorTest
+class ExactlyOnceThroughEmulatorIT {
+  private static final Duration ARRIVAL = Duration.ofSeconds(120);
+
+  private final TestDatabase database;
+  private final PubSubRest pubsub;
+  @TempDir Path directory;
+
+  ExactlyOnceThroughEmulatorIT(TestDatabase database, PubSubEmulator emulator) {
+    this.database = database;
+    this.pubsub = emulator.rest("emulator-tests");
+  }
+
+  /** {@code count} messages from event {@code firstId} on; every fifth holds three events. */
+  private static List<Message> messages(int firstId, int count) {
+    List<Message> messages = new ArrayList<>();
+    int id = firstId;
+    for (int i = 1; i <= count; i++) {
+      if (i % 5 == 0) {
+        messages.add(Events.several(id, 3));
+        id += 3;
+      } else {
+        messages.add(Events.one(id++));
+      }
+    }
+    return messages;
+  }
+
+  /** Push subscriptions on {@code topic}: two wrapped, one unwrapped; returns their names. */
+  private List<String> subscribe(String topic, ServiceProcess service, boolean retainAcked) {
+    pubsub.createTopic(topic);
+    List<String> names = new ArrayList<>();
+    for (String form : List.of("wrapped-1", "wrapped-2", "unwrapped")) {
+      PubSubRest.Subscription subscription =
+          pubsub.subscription(topic + "-" + form, topic).pushTo(service.url());
+      if (form.equals("unwrapped")) {
+        subscription.unwrapped();
+      }
+      if (retainAcked) {
+        subscription.retainAcked();
+      }
+      names.add(subscription.create());
+    }
+    return names;
+  }
+
+  private List<Row> expected(List<String> subscriptions, List<String> ids, List<Message> messages) {
+    List<Row> rows = new ArrayList<>();
+    for (String subscription : subscriptions) {
+      rows.addAll(Events.expectedRows(pubsub.subscriptionPath(subscription), ids, messages, false));
+    }
+    return rows;
+  }
+
+  private ServiceProcess service(String name, ClickHouseServer server, String db, String table)
+      throws Exception {
+    return Services.start(name, Services.writing(server, db, table));
+  }
+
+  @Test
+  void aReplayDeliversEveryMessageAgainAndFinalHoldsEachRowOnce() throws Exception {
+    Sql sql = Sql.of(database);
+    Stored replayed = Stored.createTarget(sql, "replayed");
+    ServiceProcess service = service("replay", database.server(), database.name(), "replayed");
+    try {
+      List<String> subscriptions = subscribe("replayed", service, true);
+      List<Message> messages = messages(1, 100);
+      Instant before = Instant.now().minusSeconds(1);
+      List<Row> expected = expected(subscriptions, pubsub.publish("replayed", messages), messages);
+      replayed.awaitSettled(expected.size(), ARRIVAL);
+      replayed.assertHoldsExactly(expected);
+      long writtenBefore = replayed.written();
+
+      for (String subscription : subscriptions) {
+        pubsub.seek(subscription, before);
+      }
+
+      long deadline = System.nanoTime() + ARRIVAL.toNanos();
+      while (replayed.written() < writtenBefore + expected.size() && System.nanoTime() < deadline) {
+        Thread.sleep(200);
+      }
+      replayed.awaitSettled(expected.size(), ARRIVAL);
+      assertThat(replayed.written())
+          .as("every row written again by the replay")
+          .isGreaterThanOrEqualTo(writtenBefore + expected.size());
+      replayed.assertHoldsExactly(expected);
+    } finally {
+      Services.stop(service);
+    }
+  }
+
+  @Test
+  void aServiceKilledMidBatchLeavesEveryRowOnceUnderFinal() throws Exception {
+    Sql sql = Sql.of(database);
+    Stored killed = Stored.createTarget(sql, "killed");
+    ServiceProcess service = service("sigkill", database.server(), database.name(), "killed");
+    try {
+      List<String> subscriptions = subscribe("killed", service, false);
+      List<Message> messages = messages(1, 300);
+      List<Row> expected = expected(subscriptions, pubsub.publish("killed", messages), messages);
+      long deadline = System.nanoTime() + ARRIVAL.toNanos();
+      while (killed.written() < expected.size() / 3 && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      long waiting = 0;
+      for (int i = 0; i < 500 && waiting == 0; i++) {
+        waiting = service.metric("pubsub_clickhouse_waiting_requests");
+      }
+      service.note("SIGKILL with " + waiting + " requests waiting");
+      service.kill();
+      long writtenAtKill = killed.written();
+      Thread.sleep(1_000);
+      service.start();
+
+      killed.awaitSettled(expected.size(), ARRIVAL);
+      killed.assertHoldsExactly(expected);
+      System.out.printf(
+          "SIGKILL with %d requests waiting at %d of %d rows; %d rows written, %d under FINAL%n",
+          waiting, writtenAtKill, expected.size(), killed.written(), killed.countFinal());
+    } finally {
+      Services.stop(service);
+    }
+  }
+
+  @Test
+  void clickHouseDownWhileMessagesKeepComingLosesAndDoublesNothing() throws Exception {
+    LocalClickHouse clickHouse = LocalClickHouse.start(directory.resolve("clickhouse"));
+    ExecutorService publisher = Executors.newSingleThreadExecutor();
+    ServiceProcess service = null;
+    try {
+      ClickHouseServer server = new ClickHouseServer(clickHouse.url(), "default", "");
+      Sql sql = new Sql(server.url(), server.user(), server.password(), "default");
+      Stored outage = Stored.createTarget(sql, "outage");
+      service = service("clickhouse-down", server, "default", "outage");
+      List<String> subscriptions = subscribe("outage", service, false);
+      List<Message> messages = messages(1, 300);
+
+      // Ten messages every 50 ms, for about 1.5 s; ClickHouse goes down after the first third.
+      Future<List<String>> published =
+          publisher.submit(
+              () -> {
+                List<String> ids = new ArrayList<>();
+                for (int from = 0; from < messages.size(); from += 10) {
+                  ids.addAll(pubsub.publish("outage", messages.subList(from, from + 10)));
+                  Thread.sleep(50);
+                }
+                return ids;
+              });
+      long deadline = System.nanoTime() + ARRIVAL.toNanos();
+      while (outage.written() < 100 && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      service.note("killing ClickHouse");
+      clickHouse.kill();
+      Thread.sleep(3_000);
+      clickHouse.start();
+      service.note("ClickHouse restarted");
+
+      List<Row> expected = expected(subscriptions, published.get(), messages);
+      outage.awaitSettled(expected.size(), ARRIVAL);
+      outage.assertHoldsExactly(expected);
+      assertThat(service.metric("pubsub_clickhouse_unavailable_total"))
+          .as("pushes answered 503 while ClickHouse was down, redelivered afterwards")
+          .isPositive();
+    } finally {
+      publisher.shutdownNow();
+      Services.stop(service);
+      clickHouse.stop();
+    }
+  }
+}

@@ -1,0 +1,152 @@
+package dev.pubsubclickhouse.emulator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.pubsubclickhouse.emulator.Events.Row;
+import dev.pubsubclickhouse.testing.Sql;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** What arrived in ClickHouse, read over its HTTP interface, and waiting for it to arrive. */
+final class Stored {
+  private final Sql sql;
+  private final String table;
+
+  Stored(Sql sql, String table) {
+    this.sql = sql;
+    this.table = table;
+  }
+
+  /**
+   * Creates a target table in the exactly-once layout with its merges stopped, so that every copy
+   * written stays countable ({@link #written()}) and only {@code FINAL} collapses them.
+   */
+  static Stored createTarget(Sql sql, String table) {
+    sql.query(Events.targetTable(table));
+    sql.query("SYSTEM STOP MERGES " + table);
+    return new Stored(sql, table);
+  }
+
+  /** Every row as queries see it in the exactly-once layout ({@code FINAL}). */
+  private List<Row> rowsFinal() {
+    List<Row> rows = new ArrayList<>();
+    for (JsonNode row :
+        lines(
+            "SELECT _pubsub_subscription AS subscription, _pubsub_message_id AS message_id,"
+                + " _pubsub_row_index AS row_index, id, name, toString(amount) AS amount,"
+                + " toString(at) AS at, _pubsub_attributes AS attributes,"
+                + " _pubsub_ordering_key AS ordering_key FROM "
+                + table
+                + " FINAL")) {
+      Map<String, String> attributes = new TreeMap<>();
+      row.get("attributes")
+          .fields()
+          .forEachRemaining(e -> attributes.put(e.getKey(), e.getValue().asText()));
+      rows.add(
+          new Row(
+              row.get("subscription").asText(),
+              row.get("message_id").asText(),
+              row.get("row_index").asLong(),
+              row.get("id").asLong(),
+              row.get("name").asText(),
+              new BigDecimal(row.get("amount").asText()).stripTrailingZeros(),
+              row.get("at").asText(),
+              Map.copyOf(attributes),
+              row.get("ordering_key").asText()));
+    }
+    return rows;
+  }
+
+  /**
+   * Asserts that {@code FINAL} holds exactly the {@code expected} rows, naming the rows that are
+   * missing (dropped) apart from those nobody published (duplicated or misrouted).
+   */
+  void assertHoldsExactly(List<Row> expected) {
+    List<Row> actual = rowsFinal();
+    List<Row> missing = new ArrayList<>(expected);
+    actual.forEach(missing::remove);
+    List<Row> unexpected = new ArrayList<>(actual);
+    expected.forEach(unexpected::remove);
+    assertThat(missing)
+        .as(table + ": published rows missing (of " + expected.size() + ")")
+        .isEmpty();
+    assertThat(unexpected).as(table + ": rows stored that were not published so").isEmpty();
+  }
+
+  /** Rows as written, redelivered copies included (merges are stopped). */
+  long written() {
+    return sql.number("SELECT count() FROM " + table);
+  }
+
+  long countFinal() {
+    return sql.number("SELECT count() FROM " + table + " FINAL");
+  }
+
+  /** A dead-letter table's records. */
+  record DeadLetter(String rawMessage, String errorMessage, String stackTrace) {}
+
+  List<DeadLetter> deadLetters() {
+    List<DeadLetter> records = new ArrayList<>();
+    for (JsonNode row : lines("SELECT raw_message, error_message, stack_trace FROM " + table)) {
+      records.add(
+          new DeadLetter(
+              row.get("raw_message").asText(),
+              row.get("error_message").asText(),
+              row.get("stack_trace").asText()));
+    }
+    return records;
+  }
+
+  /**
+   * Waits until {@code FINAL} holds {@code expected} rows and nothing more has been written for a
+   * while (a redelivery the emulator still had in flight would land within it); returns as soon as
+   * FINAL holds more than expected, so that the caller's comparison names the extra rows.
+   */
+  void awaitSettled(long expected, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    long lastWritten = -1;
+    long stableSince = System.nanoTime();
+    while (System.nanoTime() < deadline) {
+      Long finalCount = sql.numberOrNull("SELECT count() FROM " + table + " FINAL");
+      Long written = sql.numberOrNull("SELECT count() FROM " + table);
+      if (finalCount != null && finalCount > expected) {
+        return;
+      }
+      if (written == null || written != lastWritten) {
+        lastWritten = written == null ? -1 : written;
+        stableSince = System.nanoTime();
+      } else if (finalCount == expected
+          && System.nanoTime() - stableSince > Duration.ofMillis(1_500).toNanos()) {
+        return;
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  /** Waits until the table holds at least {@code count} rows (a dead-letter table). */
+  void awaitAtLeast(long count, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      Long rows = sql.numberOrNull("SELECT count() FROM " + table);
+      if (rows != null && rows >= count) {
+        return;
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  private List<JsonNode> lines(String query) {
+    List<JsonNode> rows = new ArrayList<>();
+    for (String line : sql.query(query + " FORMAT JSONEachRow").split("\n")) {
+      if (!line.isBlank()) {
+        rows.add(Events.read(line));
+      }
+    }
+    return rows;
+  }
+}

@@ -1,0 +1,203 @@
+package dev.pubsubclickhouse.function;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pubsubclickhouse.testing.ClickHouseTest;
+import dev.pubsubclickhouse.testing.TestDatabase;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The write path's promises at the push edge, against the real ClickHouse: a 2xx means the rows are
+ * in the table as published, and one message ClickHouse refuses never costs the others. Each case
+ * is a defect the service had before the write path was rebuilt (its commit says how it failed).
+ */
+@ClickHouseTest
+class WritePathIT {
+  private static final String ERRORS =
+      "(raw_message String, error_message String, stack_trace String, failed_at DateTime)"
+          + " ENGINE = MergeTree ORDER BY failed_at";
+
+  private final TestDatabase database;
+
+  WritePathIT(TestDatabase database) {
+    this.database = database;
+  }
+
+  /** Sends all at once from as many threads and returns their statuses in order. */
+  private static List<Integer> concurrently(List<Callable<Integer>> requests) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(requests.size());
+    CountDownLatch start = new CountDownLatch(1);
+    try {
+      List<Future<Integer>> futures = new ArrayList<>();
+      for (Callable<Integer> request : requests) {
+        futures.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  return request.call();
+                }));
+      }
+      start.countDown();
+      List<Integer> statuses = new ArrayList<>();
+      for (Future<Integer> future : futures) {
+        statuses.add(future.get());
+      }
+      return statuses;
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void aColumnRetypedToTheSameWidthWhileRunningIsWrittenWithItsNewType() throws Exception {
+    database.execute(
+        "CREATE TABLE retyped (id UInt32, v Int64, _pubsub_message_id String)"
+            + " ENGINE = MergeTree ORDER BY id");
+    try (RunningService service = RunningService.start(database, "retyped", Map.of())) {
+      assertThat(service.push("r-1", "{\"id\":1,\"v\":3}")).isEqualTo(204);
+      database.execute("ALTER TABLE retyped MODIFY COLUMN v Float64");
+      assertThat(service.push("r-2", "{\"id\":2,\"v\":5}")).isEqualTo(204);
+      assertThat(service.push("r-3", "{\"id\":3,\"v\":0.25}")).isEqualTo(204);
+    }
+    assertThat(database.query("SELECT id, v, toTypeName(v) FROM retyped ORDER BY id"))
+        .isEqualTo("1\t3\tFloat64\n2\t5\tFloat64\n3\t0.25\tFloat64");
+  }
+
+  @Test
+  void aViewThatFailsOnOneMessageCostsNoMessageAndWritesNothingTwice() throws Exception {
+    database.execute(
+        "CREATE TABLE viewed (n Int32, _pubsub_message_id String) ENGINE = MergeTree ORDER BY n");
+    database.execute("CREATE TABLE view_rows (r Int32) ENGINE = MergeTree ORDER BY r");
+    database.execute(
+        "CREATE MATERIALIZED VIEW viewed_mv TO view_rows AS"
+            + " SELECT n + throwIf(n < 0, 'negative n') AS r FROM viewed");
+    List<Integer> statuses;
+    try (RunningService service =
+        RunningService.start(database, "viewed", Map.of("BATCH_LINGER_MS", "200"))) {
+      List<Callable<Integer>> requests = new ArrayList<>();
+      for (int i = 0; i < 20; i++) {
+        int n = i == 11 ? -11 : i;
+        requests.add(() -> service.push("v-" + n, "{\"n\":" + n + "}"));
+      }
+      statuses = concurrently(requests);
+      assertThat(service.service.metrics().viewFailures.value()).isPositive();
+    }
+    assertThat(statuses).containsOnly(204);
+    assertThat(database.query("SELECT count(), uniqExact(n), min(n) FROM viewed"))
+        .as("every message in the target table exactly once")
+        .isEqualTo("20\t20\t-11");
+    assertThat(database.query("SELECT countIf(r < 0) FROM view_rows")).isEqualTo("0");
+  }
+
+  @Test
+  void aNestedMessageWithArraysOfUnequalLengthIsIsolatedAndTheOthersAreStored() throws Exception {
+    database.execute(
+        "CREATE TABLE nested (id UInt32, n Nested(a Int32, b String), _pubsub_message_id String)"
+            + " ENGINE = MergeTree ORDER BY id");
+    database.execute("CREATE TABLE nested_errors " + ERRORS);
+    try (RunningService service =
+        RunningService.start(
+            database,
+            "nested",
+            Map.of("CLICKHOUSE_DEAD_LETTER_TABLE", "nested_errors", "BATCH_LINGER_MS", "200"))) {
+      List<Callable<Integer>> requests = new ArrayList<>();
+      for (int i = 0; i < 12; i++) {
+        String b = i == 5 ? "[\"x\"]" : "[\"x\",\"y\"]";
+        String data = "{\"id\":" + i + ",\"n.a\":[1,2],\"n.b\":" + b + "}";
+        requests.add(() -> service.push("n-" + data.hashCode(), data));
+      }
+      assertThat(concurrently(requests)).containsOnly(204);
+    }
+    assertThat(database.query("SELECT count(), sum(id), groupUniqArray(length(n.b)) FROM nested"))
+        .isEqualTo("11\t61\t[2]");
+    assertThat(
+            database.query(
+                "SELECT raw_message, error_message LIKE '%SIZES_OF_ARRAYS_DONT_MATCH%' FROM nested_errors"))
+        .isEqualTo("{\"id\":5,\"n.a\":[1,2],\"n.b\":[\"x\"]}\t1");
+  }
+
+  @Test
+  void withoutADeadLetterSinkAMessageClickHouseRefusesInPartIsNotWrittenAtAll() throws Exception {
+    database.execute(
+        "CREATE TABLE whole (n UInt32, _pubsub_message_id String, CONSTRAINT small CHECK n < 100)"
+            + " ENGINE = MergeTree ORDER BY n");
+    String message = "[{\"n\":1},{\"n\":500},{\"n\":2}]";
+    try (RunningService service = RunningService.start(database, "whole", Map.of())) {
+      assertThat(service.push("w-1", message)).isEqualTo(422);
+      assertThat(service.push("w-1", message)).as("redelivered").isEqualTo(422);
+      assertThat(service.push("w-2", "[{\"n\":3},{\"n\":4}]")).isEqualTo(204);
+    }
+    assertThat(database.query("SELECT groupArray(n) FROM (SELECT n FROM whole ORDER BY n)"))
+        .isEqualTo("[3,4]");
+  }
+
+  @Test
+  void aTruncatedGzipHeaderIsDeadLetteredNotLost() throws Exception {
+    database.execute(
+        "CREATE TABLE gz (n UInt32, _pubsub_message_id String) ENGINE = MergeTree ORDER BY n");
+    database.execute("CREATE TABLE gz_errors " + ERRORS);
+    try (RunningService service =
+        RunningService.start(database, "gz", Map.of("CLICKHOUSE_DEAD_LETTER_TABLE", "gz_errors"))) {
+      assertThat(service.push("g-1", new byte[] {0x1f, (byte) 0x8b}, Map.of())).isEqualTo(204);
+      assertThat(service.push("g-2", new byte[] {0x1f, (byte) 0x8b, 8}, Map.of())).isEqualTo(204);
+    }
+    assertThat(database.count("gz")).isZero();
+    assertThat(database.query("SELECT error_message FROM gz_errors ORDER BY error_message"))
+        .isEqualTo(
+            "corrupt gzip data: java.io.EOFException\ncorrupt gzip data: java.io.EOFException");
+  }
+
+  @Test
+  void aMessageSpanningTooManyPartitionsIsIsolatedAndTheOthersAreStored() throws Exception {
+    database.execute(
+        "CREATE TABLE parted (day UInt8, n UInt32, _pubsub_message_id String)"
+            + " ENGINE = MergeTree PARTITION BY day ORDER BY n");
+    database.execute("CREATE TABLE parted_errors " + ERRORS);
+    try (RunningService service =
+        RunningService.start(
+            database,
+            "parted",
+            Map.of(
+                "CLICKHOUSE_DEAD_LETTER_TABLE", "parted_errors",
+                "CLICKHOUSE_SETTINGS", "max_partitions_per_insert_block=3",
+                "BATCH_LINGER_MS", "200"))) {
+      List<Callable<Integer>> requests = new ArrayList<>();
+      for (int i = 0; i < 8; i++) {
+        int n = i;
+        String data =
+            n == 4
+                ? "[{\"day\":1,\"n\":4},{\"day\":2,\"n\":4},{\"day\":3,\"n\":4},{\"day\":4,\"n\":4}]"
+                : "{\"day\":1,\"n\":" + n + "}";
+        requests.add(() -> service.push("p-" + n, data));
+      }
+      assertThat(concurrently(requests)).containsOnly(204);
+    }
+    assertThat(database.query("SELECT groupArray(n) FROM (SELECT n FROM parted ORDER BY n)"))
+        .isEqualTo("[0,1,2,3,5,6,7]");
+    assertThat(
+            database.query(
+                "SELECT count() FROM parted_errors WHERE error_message LIKE '%Too many partitions%'"))
+        .isEqualTo("1");
+  }
+
+  @Test
+  void aSettingClickHouseRefusesStopsStartWithOneLineNamingTheVariable() {
+    database.execute("CREATE TABLE settled (n UInt32) ENGINE = MergeTree ORDER BY n");
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () ->
+                RunningService.start(
+                    database, "settled", Map.of("CLICKHOUSE_SETTINGS", "max_threads=eight")))
+        .isInstanceOf(dev.pubsubclickhouse.core.config.ConfigurationException.class)
+        .hasMessageStartingWith(
+            "CLICKHOUSE_SETTINGS: ClickHouse refuses them: Code: 27. DB::Exception: Cannot parse"
+                + " input");
+  }
+}

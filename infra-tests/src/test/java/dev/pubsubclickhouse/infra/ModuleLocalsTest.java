@@ -1,0 +1,108 @@
+package dev.pubsubclickhouse.infra;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pubsubclickhouse.infra.hcl.Expr;
+import dev.pubsubclickhouse.infra.hcl.HclExpression;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The module's locals and the VM's template arguments, evaluated by Terraform for the ways the
+ * module is used: an existing ClickHouse, the VM with and without TLS, with and without the
+ * backfill job. Resources stand in as variables (LocalsEvaluation).
+ */
+class ModuleLocalsTest {
+  @TempDir Path dir;
+  private LocalsEvaluation evaluation;
+
+  @BeforeEach
+  void writeTheRootModule() {
+    HclExpression startupScript =
+        TerraformFiles.MODULE
+            .resource("google_compute_instance", "clickhouse")
+            .expr("metadata")
+            .objectEntry("startup-script")
+            .orElseThrow();
+    Expr templateArguments = ((Expr.FunctionCall) startupScript.expr()).arguments().get(1);
+    evaluation =
+        new LocalsEvaluation(
+            dir,
+            TerraformFiles.MODULE,
+            Map.of(
+                "startup_arguments", startupScript.part(templateArguments).text(),
+                "service", "local.service_env",
+                "backfill", "local.backfill_env"));
+  }
+
+  @Test
+  void anExistingClickHouseIsTheUrlGiven() {
+    assertThat(
+            evaluate("local.clickhouse_url", Map.of("clickhouse_url", "https://ch.example:8443")))
+        .isEqualTo("\"https://ch.example:8443\"");
+  }
+
+  @Test
+  void theVmIsReachedByHttpsOn8443WithACertificateElseByHttpOn8123() {
+    Map<String, String> vm = new LinkedHashMap<>(Map.of("create_clickhouse_vm", "true"));
+    assertThat(evaluate("local.clickhouse_url", vm)).isEqualTo("\"http://10.0.0.5:8123\"");
+
+    vm.put("clickhouse_vm_tls_certificate_secret", "cert");
+    vm.put("clickhouse_vm_tls_private_key_secret", "key");
+    assertThat(evaluate("local.clickhouse_url", vm)).isEqualTo("\"https://10.0.0.5:8443\"");
+    assertThat(evaluate("local.service[\"CLICKHOUSE_CA_CERT\"]", vm))
+        .isEqualTo("\"/etc/clickhouse-ca/ca.pem\"");
+    assertThat(evaluate("local.startup_arguments.tls_key_secret", vm)).isEqualTo("\"key\"");
+  }
+
+  @Test
+  void withoutACertificateTheStartupScriptGetsEmptySecretNames() {
+    Map<String, String> vm = Map.of("create_clickhouse_vm", "true");
+
+    assertThat(evaluate("local.startup_arguments.tls_cert_secret", vm)).isEqualTo("\"\"");
+    assertThat(evaluate("local.startup_arguments.backup_databases", vm)).isEqualTo("\"default\"");
+    assertThat(
+            evaluate(
+                "local.startup_arguments.backup_databases",
+                Map.of(
+                    "create_clickhouse_vm", "true",
+                    "clickhouse_database", "realtime",
+                    "clickhouse_dead_letter_table", "errors.logs_dead_letter")))
+        .isEqualTo("\"realtime errors\"");
+  }
+
+  @Test
+  void theServiceGetsItsAnswerTimeoutAndTheJobItsDeadLetterDataset() {
+    Map<String, String> existing = Map.of("clickhouse_url", "https://ch.example:8443");
+
+    assertThat(evaluate("local.service[\"ANSWER_TIMEOUT_MS\"]", existing)).isEqualTo("\"55000\"");
+    assertThat(evaluate("local.backfill[\"OUTPUT_DEADLETTER_DATASET\"]", existing))
+        .isEqualTo("\"the-project:pubsub_clickhouse_backfill_dead_letters\"");
+    Map<String, String> noJob = new LinkedHashMap<>(existing);
+    noJob.put("create_backfill_job", "false");
+    assertThat(evaluate("lookup(local.backfill, \"OUTPUT_DEADLETTER_DATASET\", \"unset\")", noJob))
+        .isEqualTo("\"unset\"");
+  }
+
+  private String evaluate(String expression, Map<String, String> variables) {
+    Map<String, String> all = new LinkedHashMap<>();
+    all.put("project_id", "the-project");
+    all.put("service_image", "image");
+    all.put("clickhouse_table", "logs");
+    all.put("stub_google_compute_address_clickhouse", "[{address=\"10.0.0.5\"}]");
+    all.put("stub_google_pubsub_topic_dead_letter", "{id=\"projects/p/topics/dl\"}");
+    all.put("stub_google_service_account_push", "{email=\"push@p.iam.gserviceaccount.com\"}");
+    all.put(
+        "stub_google_bigquery_dataset_backfill_dead_letters",
+        "[{dataset_id=\"pubsub_clickhouse_backfill_dead_letters\"}]");
+    all.put("stub_google_secret_manager_secret_clickhouse_password", "{secret_id=\"password\"}");
+    all.put("stub_google_storage_bucket_clickhouse_backups", "[{name=\"backups\"}]");
+    all.put("stub_data_google_project_this", "{number=\"123\"}");
+    all.putAll(variables);
+    return evaluation.evaluate(expression, all);
+  }
+}

@@ -1,0 +1,156 @@
+package dev.pubsubclickhouse.infra;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pubsubclickhouse.infra.hcl.Expr.Span;
+import dev.pubsubclickhouse.infra.hcl.HclAttribute;
+import dev.pubsubclickhouse.infra.hcl.HclBlock;
+import dev.pubsubclickhouse.infra.hcl.HclFile;
+import dev.pubsubclickhouse.infra.hcl.TerraformConfig;
+import dev.pubsubclickhouse.infra.hcl.TerraformTree;
+import dev.pubsubclickhouse.infra.schema.ProviderSchema;
+import dev.pubsubclickhouse.infra.schema.SchemaCheck;
+import dev.pubsubclickhouse.infra.schema.SchemaCheck.Problem;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every resource, data source, argument and block in terraform/ is one the Google provider has (the
+ * schema check), and the check catches a misspelling of any of them: each name is misspelled in
+ * turn in a copy of its file, and the check must refuse that copy at that place.
+ */
+class ProviderSchemaTest {
+  private static final TerraformTree TREE = TerraformTree.load(RepoFiles.path("terraform"));
+  private static final SchemaCheck CHECK = new SchemaCheck();
+
+  /** Names nobody spells for the provider: local values and the terraform block's settings. */
+  private static final Set<String> FREE_BLOCKS = Set.of("locals", "required_providers", "backend");
+
+  @Test
+  void everyNameInTerraformIsInTheProvidersSchema() {
+    assertThat(TREE.modules().keySet())
+        .extracting(Path::toString)
+        .contains(
+            "modules/pubsub-clickhouse", "examples/clickhouse-cloud", "examples/clickhouse-vm");
+    assertThat(CHECK.check(TREE)).isEmpty();
+  }
+
+  @Test
+  void aMisspelledNameAnywhereInTerraformIsRefusedWhereItIsWritten() {
+    List<String> missed = new ArrayList<>();
+    int mutations = 0;
+    for (Map.Entry<Path, TerraformConfig> module : TREE.modules().entrySet()) {
+      for (HclFile file : module.getValue().files()) {
+        for (Site site : sites(file)) {
+          mutations++;
+          String misspelled = site.name() + "x";
+          String source =
+              file.source().substring(0, site.span().start())
+                  + misspelled
+                  + file.source().substring(site.span().end());
+          TerraformTree mutated =
+              TREE.withFile(module.getKey(), HclFile.parse(file.name(), source));
+          String where = module.getKey().resolve(file.name()).toString();
+          List<Problem> problems = CHECK.check(mutated);
+          boolean found =
+              problems.stream()
+                  .anyMatch(
+                      p ->
+                          p.file().equals(where)
+                              && (p.line() == site.line() || p.message().contains(misspelled)));
+          if (!found) {
+            missed.add(where + ":" + site.line() + " " + misspelled + " -> " + problems);
+          }
+        }
+      }
+    }
+
+    assertThat(missed).isEmpty();
+    // Every resource type, argument and block: well over the 300 names the files hold.
+    assertThat(mutations).isGreaterThan(300);
+  }
+
+  @Test
+  void aMisspelledReferenceIsRefused() {
+    TerraformConfig module = TREE.module("modules/pubsub-clickhouse");
+    HclFile outputs = module.file("outputs.tf");
+    for (String[] typo :
+        new String[][] {
+          {"google_cloud_run_v2_service.ingest.uri", "google_cloud_run_v2_service.ingest.urix"},
+          {"google_pubsub_topic.ingest.id", "google_pubsub_topic.ingestx.id"},
+          {"var.create_backfill_job", "var.create_backfill_jobx"},
+          {"local.clickhouse_url", "local.clickhouse_urlx"},
+        }) {
+      assertThat(outputs.source()).contains(typo[0]);
+      HclFile mutated = HclFile.parse("outputs.tf", outputs.source().replace(typo[0], typo[1]));
+
+      assertThat(CHECK.check(TREE.withFile(Path.of("modules/pubsub-clickhouse"), mutated)))
+          .as(typo[1])
+          .isNotEmpty()
+          .allSatisfy(p -> assertThat(p.file()).isEqualTo("modules/pubsub-clickhouse/outputs.tf"));
+    }
+  }
+
+  @Test
+  void theSchemaKnowsCloudRunsNestedBlocksAndTheBetaOnlyServiceIdentity() {
+    ProviderSchema.Node service =
+        ProviderSchema.google().resource("google_cloud_run_v2_service").orElseThrow();
+    ProviderSchema.Node container = service.blocks().get("template").blocks().get("containers");
+
+    assertThat(container.arguments()).contains("image", "args", "name");
+    assertThat(container.blocks()).containsKeys("env", "startup_probe", "liveness_probe");
+    assertThat(service.readOnly()).contains("uri");
+    assertThat(ProviderSchema.google().resource("google_project_service_identity")).isEmpty();
+    assertThat(
+            ProviderSchema.googleBeta()
+                .resource("google_project_service_identity")
+                .orElseThrow()
+                .readOnly())
+        .contains("email");
+  }
+
+  /** A name the schema decides, and where it is written. */
+  record Site(String name, Span span, int line) {}
+
+  private static List<Site> sites(HclFile file) {
+    List<Site> sites = new ArrayList<>();
+    for (HclBlock block : file.blocks()) {
+      if (FREE_BLOCKS.contains(block.type())) {
+        continue;
+      }
+      if (block.type().equals("resource") || block.type().equals("data")) {
+        sites.add(labelSite(file, block, 0));
+      }
+      names(file, block, sites);
+    }
+    return sites;
+  }
+
+  /** The attribute names and nested block types of {@code block}, dynamic labels included. */
+  private static void names(HclFile file, HclBlock block, List<Site> sites) {
+    for (HclAttribute attribute : block.attributes().values()) {
+      sites.add(new Site(attribute.name(), attribute.nameSpan(), attribute.line()));
+    }
+    for (HclBlock nested : block.blocks()) {
+      if (FREE_BLOCKS.contains(nested.type())) {
+        continue;
+      }
+      sites.add(new Site(nested.type(), nested.typeSpan(), nested.line()));
+      if (nested.type().equals("dynamic")) {
+        sites.add(labelSite(file, nested, 0));
+      }
+      names(file, nested, sites);
+    }
+  }
+
+  /** A quoted label: the name inside the quotes. */
+  private static Site labelSite(HclFile file, HclBlock block, int index) {
+    Span quoted = block.labelSpans().get(index);
+    return new Site(
+        block.label(index), new Span(quoted.start() + 1, quoted.end() - 1), block.line());
+  }
+}

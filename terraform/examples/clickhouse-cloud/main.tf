@@ -1,0 +1,34 @@
+# Pub/Sub -> Cloud Run -> an existing ClickHouse reachable over HTTPS, such as ClickHouse Cloud.
+# The module creates everything else: topics, the push subscription, the service, the backfill
+# job, identities and grants, the password secret (its value you add with gcloud), the image
+# repository, alerts and a dashboard.
+
+provider "google" {
+  project = var.project_id
+  region  = var.region
+}
+
+provider "google-beta" {
+  project = var.project_id
+  region  = var.region
+}
+
+module "pubsub_clickhouse" {
+  source = "../../modules/pubsub-clickhouse"
+
+  project_id = var.project_id
+  region     = var.region
+
+  service_image  = var.service_image
+  backfill_image = var.backfill_image
+
+  clickhouse_url               = var.clickhouse_url
+  clickhouse_database          = var.clickhouse_database
+  clickhouse_table             = var.clickhouse_table
+  clickhouse_user              = var.clickhouse_user
+  clickhouse_dead_letter_table = var.clickhouse_dead_letter_table
+
+  ack_deadline_seconds  = var.ack_deadline_seconds
+  service_max_instances = var.service_max_instances
+  notification_channels = var.notification_channels
+}

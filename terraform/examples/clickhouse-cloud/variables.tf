@@ -1,0 +1,67 @@
+variable "project_id" {
+  type        = string
+  description = "ID of the Google Cloud project that holds every resource."
+}
+
+variable "region" {
+  type        = string
+  description = "Region of the Cloud Run service and job, the image repository and the secret."
+  default     = "us-central1"
+}
+
+variable "service_image" {
+  type        = string
+  description = "Image the push service is created with (REGION-docker.pkg.dev/PROJECT/pubsub-clickhouse/pubsub-clickhouse-function:TAG); later images are Cloud Build's."
+}
+
+variable "backfill_image" {
+  type        = string
+  description = "Image the backfill job is created with (REGION-docker.pkg.dev/PROJECT/pubsub-clickhouse/pubsub-clickhouse-backfill:TAG); later images are Cloud Build's."
+}
+
+variable "clickhouse_url" {
+  type        = string
+  description = "https://host:8443 of the ClickHouse HTTP interface (ClickHouse Cloud: the service's HTTPS endpoint)."
+}
+
+variable "clickhouse_database" {
+  type        = string
+  description = "Database of the target table."
+  default     = "realtime"
+}
+
+variable "clickhouse_table" {
+  type        = string
+  description = "Target table (sql/logs.sql creates realtime.logs)."
+  default     = "logs"
+}
+
+variable "clickhouse_user" {
+  type        = string
+  description = "ClickHouse user the service and the job log in as."
+  default     = "default"
+}
+
+variable "clickhouse_dead_letter_table" {
+  type        = string
+  description = "Dead-letter table for rows that do not map (sql/dead_letter_table.sql creates realtime.logs_dead_letter); null: none."
+  default     = "realtime.logs_dead_letter"
+}
+
+variable "ack_deadline_seconds" {
+  type        = number
+  description = "Ack deadline of the push subscription; the service answers every push a little before it."
+  default     = 60
+}
+
+variable "service_max_instances" {
+  type        = number
+  description = "Maximum number of service instances (bounds the INSERTs ClickHouse sees at once)."
+  default     = 10
+}
+
+variable "notification_channels" {
+  type        = list(string)
+  description = "Notification channel ids (projects/P/notificationChannels/N) the alerts notify."
+  default     = []
+}

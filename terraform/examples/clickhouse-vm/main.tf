@@ -1,0 +1,40 @@
+# Pub/Sub -> Cloud Run -> a ClickHouse server on an Axion (arm64) VM that the module creates in
+# your subnetwork: data on its own disk, daily BACKUP to a Cloud Storage bucket, HTTPS on 8443
+# with a certificate from Secret Manager (or plain HTTP on 8123 inside the subnetwork without one).
+# The service and the job reach it through Direct VPC egress from the same subnetwork.
+
+provider "google" {
+  project = var.project_id
+  region  = var.region
+}
+
+provider "google-beta" {
+  project = var.project_id
+  region  = var.region
+}
+
+module "pubsub_clickhouse" {
+  source = "../../modules/pubsub-clickhouse"
+
+  project_id = var.project_id
+  region     = var.region
+
+  service_image  = var.service_image
+  backfill_image = var.backfill_image
+
+  # The VM applies sql/logs.sql and sql/dead_letter_table.sql at boot: realtime.logs and its dead-letter table.
+  clickhouse_database          = "realtime"
+  clickhouse_table             = "logs"
+  clickhouse_dead_letter_table = "realtime.logs_dead_letter"
+
+  vpc_network    = var.vpc_network
+  vpc_subnetwork = var.vpc_subnetwork
+
+  create_clickhouse_vm                 = true
+  clickhouse_vm_internal_ip            = var.clickhouse_vm_internal_ip
+  clickhouse_vm_tls_certificate_secret = var.clickhouse_vm_tls_certificate_secret
+  clickhouse_vm_tls_private_key_secret = var.clickhouse_vm_tls_private_key_secret
+  clickhouse_vm_external_ip            = var.clickhouse_vm_external_ip
+
+  notification_channels = var.notification_channels
+}

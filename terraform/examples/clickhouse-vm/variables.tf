@@ -1,0 +1,62 @@
+variable "project_id" {
+  type        = string
+  description = "ID of the Google Cloud project that holds every resource."
+}
+
+variable "region" {
+  type        = string
+  description = "Region of everything; the VM goes to zone <region>-a, which must offer C4A."
+  default     = "us-central1"
+}
+
+variable "service_image" {
+  type        = string
+  description = "Image the push service is created with; later images are Cloud Build's."
+}
+
+variable "backfill_image" {
+  type        = string
+  description = "Image the backfill job is created with; later images are Cloud Build's."
+}
+
+variable "vpc_network" {
+  type        = string
+  description = "VPC network of the subnetwork."
+  default     = "default"
+}
+
+variable "vpc_subnetwork" {
+  type        = string
+  description = "Subnetwork (in region) of the VM and of the service's and job's Direct VPC egress."
+  default     = "default"
+}
+
+variable "clickhouse_vm_internal_ip" {
+  type        = string
+  description = "Address reserved for the VM in the subnetwork; the TLS certificate must name it (subjectAltName IP). Null: one the subnetwork assigns (only without TLS)."
+  default     = null
+}
+
+variable "clickhouse_vm_tls_certificate_secret" {
+  type        = string
+  description = "Secret holding the VM's PEM certificate; null: plain HTTP on 8123 inside the subnetwork."
+  default     = null
+}
+
+variable "clickhouse_vm_tls_private_key_secret" {
+  type        = string
+  description = "Secret holding the certificate's PEM private key."
+  default     = null
+}
+
+variable "clickhouse_vm_external_ip" {
+  type        = bool
+  description = "Give the VM an external address so it can install ClickHouse; false needs Cloud NAT on the subnetwork."
+  default     = false
+}
+
+variable "notification_channels" {
+  type        = list(string)
+  description = "Notification channel ids (projects/P/notificationChannels/N) the alerts notify."
+  default     = []
+}

@@ -1,0 +1,550 @@
+# Alerts and a dashboard.
+#
+# The alert policies use metrics Google Cloud records by itself (Pub/Sub, Cloud Run), so they work
+# without any agent: the push backlog's age, messages reaching the dead-letter topic, dead letters
+# nobody took care of (backlog or age), the 5xx rate, overload (429) and failed backfill
+# executions. The dashboard's rows/inserts/insert-latency charts read the
+# application's own Prometheus metrics (GET /metrics), which reach Cloud Monitoring only through
+# the Managed Service for Prometheus sidecar (enable_managed_prometheus = true); without it those
+# three charts stay empty and the rest still fill.
+
+locals {
+  push_subscription_filter = "resource.type = \"pubsub_subscription\" AND resource.labels.subscription_id = \"${google_pubsub_subscription.push.name}\""
+  dead_letter_topic_filter = "resource.type = \"pubsub_topic\" AND resource.labels.topic_id = \"${google_pubsub_topic.dead_letter.name}\""
+  ingest_topic_filter      = "resource.type = \"pubsub_topic\" AND resource.labels.topic_id = \"${google_pubsub_topic.ingest.name}\""
+  run_service_filter       = "resource.type = \"cloud_run_revision\" AND resource.labels.service_name = \"${google_cloud_run_v2_service.ingest.name}\""
+  dead_letter_sub_filter   = "resource.type = \"pubsub_subscription\" AND resource.labels.subscription_id = \"${google_pubsub_subscription.dead_letter.name}\""
+  prometheus_selector      = "{service_name=\"${google_cloud_run_v2_service.ingest.name}\"}"
+}
+
+resource "google_monitoring_alert_policy" "oldest_unacked_age" {
+  count = var.create_monitoring ? 1 : 0
+
+  display_name          = "${local.service_name}: push backlog is getting old"
+  combiner              = "OR"
+  severity              = "ERROR"
+  notification_channels = var.notification_channels
+  user_labels           = var.labels
+
+  conditions {
+    display_name = "Oldest unacked message on ${google_pubsub_subscription.push.name} older than ${var.alert_oldest_unacked_age_seconds}s"
+    condition_threshold {
+      filter          = "${local.push_subscription_filter} AND metric.type = \"pubsub.googleapis.com/subscription/oldest_unacked_message_age\""
+      comparison      = "COMPARISON_GT"
+      threshold_value = var.alert_oldest_unacked_age_seconds
+      duration        = "300s"
+      aggregations {
+        alignment_period   = "60s"
+        per_series_aligner = "ALIGN_MAX"
+      }
+      trigger {
+        count = 1
+      }
+    }
+  }
+
+  documentation {
+    mime_type = "text/markdown"
+    content   = "Messages wait on the push subscription longer than expected: the service answers non-2xx (ClickHouse unreachable, too many parts, memory limit) or is at max instances. Check the service's 5xx rate and logs, then ClickHouse."
+  }
+
+  alert_strategy {
+    auto_close = "1800s"
+  }
+
+  depends_on = [google_project_service.enabled]
+}
+
+resource "google_monitoring_alert_policy" "dead_letters" {
+  count = var.create_monitoring ? 1 : 0
+
+  display_name          = "${local.service_name}: messages reached the dead-letter topic"
+  combiner              = "OR"
+  severity              = "WARNING"
+  notification_channels = var.notification_channels
+  user_labels           = var.labels
+
+  # Everything published to the dead-letter topic: by the service (messages it cannot map) and by
+  # Pub/Sub (messages past max_delivery_attempts).
+  conditions {
+    display_name = "Messages published to ${google_pubsub_topic.dead_letter.name}"
+    condition_threshold {
+      filter          = "${local.dead_letter_topic_filter} AND metric.type = \"pubsub.googleapis.com/topic/send_message_operation_count\""
+      comparison      = "COMPARISON_GT"
+      threshold_value = var.alert_dead_letter_messages
+      duration        = "0s"
+      aggregations {
+        alignment_period     = "300s"
+        per_series_aligner   = "ALIGN_DELTA"
+        cross_series_reducer = "REDUCE_SUM"
+      }
+      trigger {
+        count = 1
+      }
+    }
+  }
+
+  # Pub/Sub's own count of what it forwarded from the push subscription.
+  conditions {
+    display_name = "Messages forwarded by Pub/Sub from ${google_pubsub_subscription.push.name}"
+    condition_threshold {
+      filter          = "${local.push_subscription_filter} AND metric.type = \"pubsub.googleapis.com/subscription/dead_letter_message_count\""
+      comparison      = "COMPARISON_GT"
+      threshold_value = var.alert_dead_letter_messages
+      duration        = "0s"
+      aggregations {
+        alignment_period     = "300s"
+        per_series_aligner   = "ALIGN_DELTA"
+        cross_series_reducer = "REDUCE_SUM"
+      }
+      trigger {
+        count = 1
+      }
+    }
+  }
+
+  documentation {
+    mime_type = "text/markdown"
+    content   = "Messages are in the dead-letter pull subscription ${google_pubsub_subscription.dead_letter.name}. Inspect them (attributes errorMessage, failedAt) and replay once fixed: docs/deploy.md, Operate."
+  }
+
+  alert_strategy {
+    auto_close = "1800s"
+  }
+
+  depends_on = [google_project_service.enabled]
+}
+
+resource "google_monitoring_alert_policy" "service_5xx" {
+  count = var.create_monitoring ? 1 : 0
+
+  display_name          = "${local.service_name}: 5xx rate"
+  combiner              = "OR"
+  severity              = "ERROR"
+  notification_channels = var.notification_channels
+  user_labels           = var.labels
+
+  conditions {
+    display_name = "More than ${var.alert_5xx_ratio * 100}% of requests to ${local.service_name} answer 5xx"
+    condition_threshold {
+      filter             = "${local.run_service_filter} AND metric.type = \"run.googleapis.com/request_count\" AND metric.labels.response_code_class = \"5xx\""
+      denominator_filter = "${local.run_service_filter} AND metric.type = \"run.googleapis.com/request_count\""
+      comparison         = "COMPARISON_GT"
+      threshold_value    = var.alert_5xx_ratio
+      duration           = "300s"
+      aggregations {
+        alignment_period     = "60s"
+        per_series_aligner   = "ALIGN_RATE"
+        cross_series_reducer = "REDUCE_SUM"
+      }
+      denominator_aggregations {
+        alignment_period     = "60s"
+        per_series_aligner   = "ALIGN_RATE"
+        cross_series_reducer = "REDUCE_SUM"
+      }
+      trigger {
+        count = 1
+      }
+    }
+  }
+
+  documentation {
+    mime_type = "text/markdown"
+    content   = "The service answers 5xx: 503 means an INSERT failed for a transient reason (ClickHouse unreachable, timeout, memory limit, too many parts) and Pub/Sub will redeliver. Check ClickHouse and the service logs."
+  }
+
+  alert_strategy {
+    auto_close = "1800s"
+  }
+
+  depends_on = [google_project_service.enabled]
+}
+
+# Dead letters wait in the pull subscription until someone replays them, and only for
+# dead_letter_retention_seconds: alert when they pile up, and well before the oldest expires.
+resource "google_monitoring_alert_policy" "dead_letter_backlog" {
+  count = var.create_monitoring ? 1 : 0
+
+  display_name          = "${local.service_name}: dead letters are piling up"
+  combiner              = "OR"
+  severity              = "ERROR"
+  notification_channels = var.notification_channels
+  user_labels           = var.labels
+
+  conditions {
+    display_name = "More than ${var.alert_dead_letter_backlog} messages wait in ${google_pubsub_subscription.dead_letter.name}"
+    condition_threshold {
+      filter          = "${local.dead_letter_sub_filter} AND metric.type = \"pubsub.googleapis.com/subscription/num_undelivered_messages\""
+      comparison      = "COMPARISON_GT"
+      threshold_value = var.alert_dead_letter_backlog
+      duration        = "300s"
+      aggregations {
+        alignment_period   = "60s"
+        per_series_aligner = "ALIGN_MAX"
+      }
+      trigger {
+        count = 1
+      }
+    }
+  }
+
+  conditions {
+    display_name = "Oldest message in ${google_pubsub_subscription.dead_letter.name} older than ${var.alert_dead_letter_age_seconds}s (kept ${var.dead_letter_retention_seconds}s)"
+    condition_threshold {
+      filter          = "${local.dead_letter_sub_filter} AND metric.type = \"pubsub.googleapis.com/subscription/oldest_unacked_message_age\""
+      comparison      = "COMPARISON_GT"
+      threshold_value = var.alert_dead_letter_age_seconds
+      duration        = "300s"
+      aggregations {
+        alignment_period   = "60s"
+        per_series_aligner = "ALIGN_MAX"
+      }
+      trigger {
+        count = 1
+      }
+    }
+  }
+
+  documentation {
+    mime_type = "text/markdown"
+    content   = "Dead letters wait in ${google_pubsub_subscription.dead_letter.name} and are deleted after ${var.dead_letter_retention_seconds} s. Inspect them (attributes errorMessage, failedAt), fix the cause, and replay: docs/deploy.md, Operate."
+  }
+
+  alert_strategy {
+    auto_close = "1800s"
+  }
+
+  lifecycle {
+    precondition {
+      condition     = var.alert_dead_letter_age_seconds < var.dead_letter_retention_seconds
+      error_message = "alert_dead_letter_age_seconds must be below dead_letter_retention_seconds, or the alert comes after the dead letters are gone."
+    }
+  }
+
+  depends_on = [google_project_service.enabled]
+}
+
+# 429: the service's memory or queue bound is full (MAX_PENDING_BYTES, MAX_PENDING_MESSAGES), or
+# Cloud Run has no instance left (service_max_instances). Pub/Sub retries these, so a burst is
+# harmless; a sustained share means the pipeline takes less than arrives.
+resource "google_monitoring_alert_policy" "service_overload" {
+  count = var.create_monitoring ? 1 : 0
+
+  display_name          = "${local.service_name}: overloaded (429)"
+  combiner              = "OR"
+  severity              = "WARNING"
+  notification_channels = var.notification_channels
+  user_labels           = var.labels
+
+  conditions {
+    display_name = "More than ${var.alert_429_ratio * 100}% of requests to ${local.service_name} answer 429"
+    condition_threshold {
+      filter             = "${local.run_service_filter} AND metric.type = \"run.googleapis.com/request_count\" AND metric.labels.response_code = \"429\""
+      denominator_filter = "${local.run_service_filter} AND metric.type = \"run.googleapis.com/request_count\""
+      comparison         = "COMPARISON_GT"
+      threshold_value    = var.alert_429_ratio
+      duration           = "600s"
+      aggregations {
+        alignment_period     = "60s"
+        per_series_aligner   = "ALIGN_RATE"
+        cross_series_reducer = "REDUCE_SUM"
+      }
+      denominator_aggregations {
+        alignment_period     = "60s"
+        per_series_aligner   = "ALIGN_RATE"
+        cross_series_reducer = "REDUCE_SUM"
+      }
+      trigger {
+        count = 1
+      }
+    }
+  }
+
+  documentation {
+    mime_type = "text/markdown"
+    content   = "The service answers 429: it holds as many requests or bytes as it may (MAX_PENDING_MESSAGES, MAX_PENDING_BYTES), or Cloud Run has no instance left (service_max_instances). Pub/Sub redelivers them, nothing is lost, but the backlog grows. Raise service_max_instances, or check ClickHouse's INSERT latency."
+  }
+
+  alert_strategy {
+    auto_close = "1800s"
+  }
+
+  depends_on = [google_project_service.enabled]
+}
+
+resource "google_monitoring_alert_policy" "backfill_failed" {
+  count = var.create_monitoring && var.create_backfill_job ? 1 : 0
+
+  display_name          = "${local.job_name}: backfill execution failed"
+  combiner              = "OR"
+  severity              = "ERROR"
+  notification_channels = var.notification_channels
+  user_labels           = var.labels
+
+  conditions {
+    display_name = "A failed execution of ${local.job_name}"
+    condition_threshold {
+      filter          = "resource.type = \"cloud_run_job\" AND resource.labels.job_name = \"${google_cloud_run_v2_job.backfill[0].name}\" AND metric.type = \"run.googleapis.com/job/completed_execution_count\" AND metric.labels.result = \"failed\""
+      comparison      = "COMPARISON_GT"
+      threshold_value = 0
+      duration        = "0s"
+      aggregations {
+        alignment_period     = "300s"
+        per_series_aligner   = "ALIGN_DELTA"
+        cross_series_reducer = "REDUCE_SUM"
+      }
+      trigger {
+        count = 1
+      }
+    }
+  }
+
+  documentation {
+    mime_type = "text/markdown"
+    content   = "An execution of ${local.job_name} failed after its task retries: its last log line says why. Pages already written are recorded; executing it again resumes after them (docs/deploy.md, Run a backfill)."
+  }
+
+  alert_strategy {
+    auto_close = "1800s"
+  }
+
+  depends_on = [google_project_service.enabled]
+}
+
+resource "google_monitoring_dashboard" "pipeline" {
+  count = var.create_monitoring ? 1 : 0
+
+  dashboard_json = jsonencode({
+    displayName = "Pub/Sub to ClickHouse: ${local.service_name}"
+    mosaicLayout = {
+      columns = 12
+      tiles = [
+        {
+          xPos   = 0
+          yPos   = 0
+          width  = 6
+          height = 4
+          widget = {
+            title = "Ingest rate (messages published to ${google_pubsub_topic.ingest.name} / s)"
+            xyChart = {
+              dataSets = [{
+                plotType = "LINE"
+                timeSeriesQuery = {
+                  timeSeriesFilter = {
+                    filter = "${local.ingest_topic_filter} AND metric.type = \"pubsub.googleapis.com/topic/send_message_operation_count\""
+                    aggregation = {
+                      alignmentPeriod    = "60s"
+                      perSeriesAligner   = "ALIGN_RATE"
+                      crossSeriesReducer = "REDUCE_SUM"
+                    }
+                  }
+                }
+              }]
+            }
+          }
+        },
+        {
+          xPos   = 6
+          yPos   = 0
+          width  = 6
+          height = 4
+          widget = {
+            title = "Push requests by response class (/ s)"
+            xyChart = {
+              dataSets = [{
+                plotType = "STACKED_AREA"
+                timeSeriesQuery = {
+                  timeSeriesFilter = {
+                    filter = "${local.push_subscription_filter} AND metric.type = \"pubsub.googleapis.com/subscription/push_request_count\""
+                    aggregation = {
+                      alignmentPeriod    = "60s"
+                      perSeriesAligner   = "ALIGN_RATE"
+                      crossSeriesReducer = "REDUCE_SUM"
+                      groupByFields      = ["metric.labels.response_class"]
+                    }
+                  }
+                }
+              }]
+            }
+          }
+        },
+        {
+          xPos   = 0
+          yPos   = 4
+          width  = 6
+          height = 4
+          widget = {
+            title = "Rows inserted into ClickHouse (/ s; needs the Prometheus sidecar)"
+            xyChart = {
+              dataSets = [{
+                plotType = "LINE"
+                timeSeriesQuery = {
+                  prometheusQuery = "sum(rate(${var.app_metric_prefix}_inserted_rows_total${local.prometheus_selector}[5m]))"
+                }
+              }]
+            }
+          }
+        },
+        {
+          xPos   = 6
+          yPos   = 4
+          width  = 6
+          height = 4
+          widget = {
+            title = "INSERT statements, succeeded and failed (/ s; needs the Prometheus sidecar)"
+            xyChart = {
+              dataSets = [
+                {
+                  plotType = "LINE"
+                  timeSeriesQuery = {
+                    prometheusQuery = "sum(rate(${var.app_metric_prefix}_inserts_total${local.prometheus_selector}[5m]))"
+                  }
+                },
+                {
+                  plotType = "LINE"
+                  timeSeriesQuery = {
+                    prometheusQuery = "sum(rate(${var.app_metric_prefix}_insert_failures_total${local.prometheus_selector}[5m]))"
+                  }
+                },
+              ]
+            }
+          }
+        },
+        {
+          xPos   = 0
+          yPos   = 8
+          width  = 6
+          height = 4
+          widget = {
+            title = "INSERT latency p50 / p99 (ms, retries included; needs the Prometheus sidecar)"
+            xyChart = {
+              dataSets = [
+                {
+                  plotType = "LINE"
+                  timeSeriesQuery = {
+                    prometheusQuery = "histogram_quantile(0.5, sum by (le) (rate(${var.app_metric_prefix}_insert_latency_ms_bucket${local.prometheus_selector}[5m])))"
+                  }
+                },
+                {
+                  plotType = "LINE"
+                  timeSeriesQuery = {
+                    prometheusQuery = "histogram_quantile(0.99, sum by (le) (rate(${var.app_metric_prefix}_insert_latency_ms_bucket${local.prometheus_selector}[5m])))"
+                  }
+                },
+              ]
+            }
+          }
+        },
+        {
+          xPos   = 6
+          yPos   = 8
+          width  = 6
+          height = 4
+          widget = {
+            title = "Dead letters (published to ${google_pubsub_topic.dead_letter.name}; waiting in ${google_pubsub_subscription.dead_letter.name})"
+            xyChart = {
+              dataSets = [
+                {
+                  plotType = "STACKED_BAR"
+                  timeSeriesQuery = {
+                    timeSeriesFilter = {
+                      filter = "${local.dead_letter_topic_filter} AND metric.type = \"pubsub.googleapis.com/topic/send_message_operation_count\""
+                      aggregation = {
+                        alignmentPeriod    = "300s"
+                        perSeriesAligner   = "ALIGN_DELTA"
+                        crossSeriesReducer = "REDUCE_SUM"
+                      }
+                    }
+                  }
+                },
+                {
+                  plotType = "LINE"
+                  timeSeriesQuery = {
+                    timeSeriesFilter = {
+                      filter = "resource.type = \"pubsub_subscription\" AND resource.labels.subscription_id = \"${google_pubsub_subscription.dead_letter.name}\" AND metric.type = \"pubsub.googleapis.com/subscription/num_undelivered_messages\""
+                      aggregation = {
+                        alignmentPeriod    = "300s"
+                        perSeriesAligner   = "ALIGN_MAX"
+                        crossSeriesReducer = "REDUCE_SUM"
+                      }
+                    }
+                  }
+                },
+              ]
+            }
+          }
+        },
+        {
+          xPos   = 0
+          yPos   = 12
+          width  = 6
+          height = 4
+          widget = {
+            title = "Oldest unacked message on ${google_pubsub_subscription.push.name} (s)"
+            xyChart = {
+              dataSets = [{
+                plotType = "LINE"
+                timeSeriesQuery = {
+                  timeSeriesFilter = {
+                    filter = "${local.push_subscription_filter} AND metric.type = \"pubsub.googleapis.com/subscription/oldest_unacked_message_age\""
+                    aggregation = {
+                      alignmentPeriod  = "60s"
+                      perSeriesAligner = "ALIGN_MAX"
+                    }
+                  }
+                }
+              }]
+              thresholds = [{
+                value = var.alert_oldest_unacked_age_seconds
+                label = "alert"
+              }]
+            }
+          }
+        },
+        {
+          xPos   = 6
+          yPos   = 12
+          width  = 6
+          height = 4
+          widget = {
+            title = "Cloud Run requests by response class (/ s) and instances"
+            xyChart = {
+              dataSets = [
+                {
+                  plotType = "STACKED_AREA"
+                  timeSeriesQuery = {
+                    timeSeriesFilter = {
+                      filter = "${local.run_service_filter} AND metric.type = \"run.googleapis.com/request_count\""
+                      aggregation = {
+                        alignmentPeriod    = "60s"
+                        perSeriesAligner   = "ALIGN_RATE"
+                        crossSeriesReducer = "REDUCE_SUM"
+                        groupByFields      = ["metric.labels.response_code_class"]
+                      }
+                    }
+                  }
+                },
+                {
+                  plotType   = "LINE"
+                  targetAxis = "Y2"
+                  timeSeriesQuery = {
+                    timeSeriesFilter = {
+                      filter = "${local.run_service_filter} AND metric.type = \"run.googleapis.com/container/instance_count\""
+                      aggregation = {
+                        alignmentPeriod    = "60s"
+                        perSeriesAligner   = "ALIGN_MAX"
+                        crossSeriesReducer = "REDUCE_SUM"
+                      }
+                    }
+                  }
+                },
+              ]
+            }
+          }
+        },
+      ]
+    }
+  })
+
+  depends_on = [google_project_service.enabled]
+}

@@ -1,0 +1,88 @@
+# The ingest topic, the push subscription that feeds the Cloud Run service, and the dead-letter
+# topic with a pull subscription where failed messages wait for inspection and replay.
+
+resource "google_pubsub_topic" "ingest" {
+  name   = local.topic_name
+  labels = var.labels
+
+  depends_on = [google_project_service.enabled]
+}
+
+resource "google_pubsub_topic" "dead_letter" {
+  name   = "${local.topic_name}-dead-letter"
+  labels = var.labels
+
+  depends_on = [google_project_service.enabled]
+}
+
+# Messages published to a topic without a subscription are lost, so the dead-letter topic always
+# has this one. Nothing consumes it automatically: pull to inspect, republish to replay
+# (docs/deploy.md, "Operate").
+resource "google_pubsub_subscription" "dead_letter" {
+  name   = "${local.topic_name}-dead-letter-pull"
+  topic  = google_pubsub_topic.dead_letter.id
+  labels = var.labels
+
+  ack_deadline_seconds       = 60
+  message_retention_duration = "${var.dead_letter_retention_seconds}s"
+  retain_acked_messages      = false
+
+  expiration_policy {
+    ttl = ""
+  }
+}
+
+resource "google_pubsub_subscription" "push" {
+  name   = "${local.topic_name}-push"
+  topic  = google_pubsub_topic.ingest.id
+  labels = var.labels
+
+  ack_deadline_seconds       = var.ack_deadline_seconds
+  message_retention_duration = "${var.message_retention_seconds}s"
+  filter                     = var.subscription_filter
+
+  push_config {
+    push_endpoint = google_cloud_run_v2_service.ingest.uri
+
+    oidc_token {
+      service_account_email = google_service_account.push.email
+      audience              = local.push_audience
+    }
+
+    dynamic "no_wrapper" {
+      for_each = var.push_unwrapped ? [true] : []
+      content {
+        write_metadata = true
+      }
+    }
+  }
+
+  retry_policy {
+    minimum_backoff = "${var.minimum_backoff_seconds}s"
+    maximum_backoff = "${var.maximum_backoff_seconds}s"
+  }
+
+  dead_letter_policy {
+    dead_letter_topic     = google_pubsub_topic.dead_letter.id
+    max_delivery_attempts = var.max_delivery_attempts
+  }
+
+  # Never expire for inactivity: a quiet week must not delete the pipeline.
+  expiration_policy {
+    ttl = ""
+  }
+
+  lifecycle {
+    precondition {
+      condition     = var.maximum_backoff_seconds >= var.minimum_backoff_seconds
+      error_message = "maximum_backoff_seconds must not be below minimum_backoff_seconds."
+    }
+  }
+
+  # Dead-lettering and the push token need the service agent's grants in place first.
+  depends_on = [
+    google_pubsub_topic_iam_member.dead_letter_publisher_pubsub_agent,
+    google_service_account_iam_member.push_token_creator_pubsub_agent,
+    google_cloud_run_v2_service_iam_member.push_invoker,
+  ]
+}

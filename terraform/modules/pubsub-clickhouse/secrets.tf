@@ -1,0 +1,67 @@
+# The ClickHouse password lives in Secret Manager. By default Terraform creates only the secret,
+# never a version, so the password stays out of the Terraform state: add the version with
+#   printf '%s' "$PASSWORD" | gcloud secrets versions add SECRET_ID --data-file=-
+# (README.md, docs/deploy.md). Setting clickhouse_password_in_state = true lets Terraform add the
+# version from var.clickhouse_password instead, and then the state holds the password.
+
+resource "google_secret_manager_secret" "clickhouse_password" {
+  secret_id = local.password_secret_id
+  labels    = var.labels
+
+  replication {
+    user_managed {
+      replicas {
+        location = var.region
+      }
+    }
+  }
+
+  depends_on = [google_project_service.enabled]
+}
+
+resource "google_secret_manager_secret_version" "clickhouse_password" {
+  count = var.clickhouse_password_in_state ? 1 : 0
+
+  secret      = google_secret_manager_secret.clickhouse_password.id
+  secret_data = var.clickhouse_password
+
+  lifecycle {
+    precondition {
+      condition     = var.clickhouse_password != null
+      error_message = "clickhouse_password_in_state = true needs clickhouse_password (set TF_VAR_clickhouse_password)."
+    }
+  }
+}
+
+resource "google_secret_manager_secret_iam_member" "service_password_accessor" {
+  secret_id = google_secret_manager_secret.clickhouse_password.id
+  role      = "roles/secretmanager.secretAccessor"
+  member    = "serviceAccount:${google_service_account.service.email}"
+}
+
+resource "google_secret_manager_secret_iam_member" "backfill_password_accessor" {
+  count = var.create_backfill_job ? 1 : 0
+
+  secret_id = google_secret_manager_secret.clickhouse_password.id
+  role      = "roles/secretmanager.secretAccessor"
+  member    = "serviceAccount:${google_service_account.backfill[0].email}"
+}
+
+# The optional CA certificate (clickhouse_ca_certificate_secret, or the ClickHouse VM's
+# certificate): a secret you create and fill (a certificate is not a secret, but Secret Manager is
+# how Cloud Run mounts a file).
+resource "google_secret_manager_secret_iam_member" "service_ca_accessor" {
+  count = local.clickhouse_ca_secret == null ? 0 : 1
+
+  secret_id = local.clickhouse_ca_secret
+  role      = "roles/secretmanager.secretAccessor"
+  member    = "serviceAccount:${google_service_account.service.email}"
+}
+
+resource "google_secret_manager_secret_iam_member" "backfill_ca_accessor" {
+  count = local.clickhouse_ca_secret != null && var.create_backfill_job ? 1 : 0
+
+  secret_id = local.clickhouse_ca_secret
+  role      = "roles/secretmanager.secretAccessor"
+  member    = "serviceAccount:${google_service_account.backfill[0].email}"
+}
