@@ -94,3 +94,14 @@ def active_parts(table):
 
 # ---------------------------------------------------------------------------------------------
 # Processes
+
+
+def async_insert_queue():
+    """True when the server queues async_insert=1 INSERTs (ClickHouse's server does); chDB's
+    clickhouse-local engine has no such queue and runs them as ordinary synchronous INSERTs."""
+    ch("CREATE TABLE IF NOT EXISTS bench.async_probe (n UInt8) ENGINE = MergeTree ORDER BY n")
+    ch("INSERT INTO bench.async_probe FORMAT TSV", body=b"1\n",
+       params={"async_insert": "1", "wait_for_async_insert": "1"})
+    queued = ch("SELECT sum(value) FROM system.events WHERE event = 'AsyncInsertQuery'").strip()
+    ch("DROP TABLE bench.async_probe")
+    return int(queued or 0) > 0

@@ -308,10 +308,10 @@ def run_fleet(args, chpid):
     for size in args.fleet_sizes:
         for mode, env in modes:
             rows.append(measure_fleet(args, chpid, size, mode, env))
-    largest = max(args.fleet_sizes)
-    # ClickHouse's own answer to many small INSERTs: async inserts from every instance.
-    rows.append(measure_fleet(args, chpid, largest, "async",
-                              {"ASYNC_INSERT": "true", "TABLE_WATCH_INTERVAL_MS": "0"}))
+    if args.async_insert_queue:
+        # ClickHouse's own answer to many small INSERTs: async inserts from every instance.
+        rows.append(measure_fleet(args, chpid, max(args.fleet_sizes), "async",
+                                  {"ASYNC_INSERT": "true", "TABLE_WATCH_INTERVAL_MS": "0"}))
     return {"rows": rows, "budget": budget, "cpus": args.fleet_cpus,
             "concurrency": args.fleet_concurrency, "duration": args.fleet_duration,
             "jvm": SERVICE_JVM}

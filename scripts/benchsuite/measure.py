@@ -9,7 +9,7 @@ import time
 
 from .backfill import run_backfill
 from .build import build, build_patched
-from .clickhouse import ch, start_clickhouse, stop_clickhouse
+from .clickhouse import async_insert_queue, ch, start_clickhouse, stop_clickhouse
 from .coldstart import run_cold_start
 from .encoder import run_encoder
 from .fleet import run_fleet
@@ -45,6 +45,10 @@ def measure(args):
     log("starting ClickHouse on %s (data in %s)" % (CH_URL, CH_DIR))
     chpid = start_clickhouse()
     results["machine"]["clickhouse"] = ch("SELECT version()").strip()
+    args.async_insert_queue = async_insert_queue()
+    results["machine"]["async_insert_queue"] = args.async_insert_queue
+    if not args.async_insert_queue:
+        log("this ClickHouse runs async_insert=1 INSERTs synchronously (no async insert queue)")
     try:
         for part, key, function in [("encoder", "encoder", run_encoder),
                                     ("insertcost", "insert_cost", run_insert_cost),

@@ -153,6 +153,10 @@ def render_report(results):
         print("scripts/bench %s, %s; %s; ClickHouse %s" % (
             " ".join(results.get("argv", [])), results["date"], results["machine"]["cpu"],
             results["machine"].get("clickhouse")))
+        if results["machine"].get("async_insert_queue") is False:
+            print("\nThis ClickHouse has no async insert queue (chDB's clickhouse-local engine): it"
+                  " runs async_insert=1 INSERTs synchronously, one part each, so the async-insert"
+                  " peer here costs what a synchronous INSERT per message costs.")
         if results.get("push"):
             print_push(results, results["push"])
         if results.get("fleet"):
