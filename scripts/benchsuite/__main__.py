@@ -39,7 +39,7 @@ def parse_args():
                         help="requests in flight over the whole fleet")
     parser.add_argument("--fleet-duration", type=int, default=None,
                         help="measured seconds per fleet (default 20, quick 8)")
-    parser.add_argument("--fleet-budget", type=int, default=200,
+    parser.add_argument("--fleet-budget", type=int, default=40,
                         help="TABLE_MAX_INSERTS_PER_SECOND of the fleets with flow control")
     parser.add_argument("--fleet-cpus", type=float, default=1.5,
                         help="CPU cores the whole fleet's instances may use together")

@@ -213,9 +213,9 @@ def measure_fleet(args, chpid, size, mode, env_extra):
         for i, server in enumerate(servers):
             wait_for_204(server.port, server.process, deadline_s=180)
         per_instance = max(1, args.fleet_concurrency // size)
-        # Warm-up uncapped (the JIT), then each instance under its quota.
-        warm = [fleet_wrk(s.port, per_instance, args.warmup, out_dir, "warm%d" % i)
-                for i, s in enumerate(servers)]
+        # Warm-up outside the quota, long enough for every JVM's JIT (they share the cores).
+        warm = [fleet_wrk(s.port, per_instance, max(args.warmup, 2 * size), out_dir,
+                          "warm%d" % i) for i, s in enumerate(servers)]
         for process in warm:
             wrk_result(process)
         for server in servers:

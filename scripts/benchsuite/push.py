@@ -176,6 +176,11 @@ def run_push(args, chpid):
     try:
         for name, server in servers.items():
             wait_for_204(server.port, server.process)
+        # Every JVM's JIT warms up before the first point, so that the first level measured (c=1)
+        # is not measured on cold code in round 1 and warm code in round 2.
+        log("warming every target up: %d s each at 64 connections" % (2 * args.warmup))
+        for name in order:
+            wrk(servers[name].port, 64, 2 * args.warmup)
         rows = []
         middle = order[1:-1]
         samples = []

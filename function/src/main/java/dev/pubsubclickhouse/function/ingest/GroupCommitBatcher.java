@@ -87,7 +87,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
   }
 
   /** The interval {@code policy.maxInsertsPerSecond()} sets. */
-  public static LongSupplier fixedPace(BatchPolicy policy) {
+  private static LongSupplier fixedPace(BatchPolicy policy) {
     long interval = TimeUnit.SECONDS.toNanos(1) / Math.max(1, policy.maxInsertsPerSecond());
     return () -> interval;
   }
@@ -128,7 +128,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
           returnTime.allBack(clock.getAsLong() - lastInsertEndNanos);
         }
       }
-      if (insertsInFlight == 0 && !closing) {
+      if (insertsInFlight == 0) {
         lead = takeIfDue(clock.getAsLong());
       }
       // Only the first message, the last one expected back or a full batch can change what a
