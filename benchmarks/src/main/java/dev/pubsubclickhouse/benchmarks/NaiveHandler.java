@@ -21,8 +21,14 @@ import java.util.concurrent.Executors;
  * 26.x server defaults it to 1), answering 204 when ClickHouse answers 200 and 503 otherwise. Same
  * Functions Framework invoker as the service and the bare handler.
  *
+ * <p>With {@code NAIVE_ASYNC_INSERT=1} it is the ClickHouse-savvy version of the same handler: each
+ * INSERT carries {@code async_insert=1, wait_for_async_insert=1}, so ClickHouse gathers the small
+ * INSERTs of every client into one part and answers each once its rows are written (nothing is
+ * acknowledged early).
+ *
  * <p>{@code java -cp benchmarks.jar dev.pubsubclickhouse.benchmarks.NaiveHandler PORT} with {@code
- * CLICKHOUSE_URL} and {@code NAIVE_TABLE} ({@code db.table}) in the environment.
+ * CLICKHOUSE_URL}, {@code NAIVE_TABLE} ({@code db.table}) and optionally {@code NAIVE_ASYNC_INSERT}
+ * in the environment.
  */
 public final class NaiveHandler implements HttpFunction {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -34,7 +40,9 @@ public final class NaiveHandler implements HttpFunction {
   private static final URI INSERT =
       URI.create(
           System.getenv().getOrDefault("CLICKHOUSE_URL", "http://127.0.0.1:18123")
-              + "/?async_insert=0&query="
+              + ("1".equals(System.getenv("NAIVE_ASYNC_INSERT"))
+                  ? "/?async_insert=1&wait_for_async_insert=1&query="
+                  : "/?async_insert=0&query=")
               + URLEncoder.encode(
                   "INSERT INTO "
                       + System.getenv().getOrDefault("NAIVE_TABLE", "default.seed")

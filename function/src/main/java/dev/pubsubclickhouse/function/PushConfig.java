@@ -8,6 +8,7 @@ import dev.pubsubclickhouse.core.config.ConfigurationException;
 import dev.pubsubclickhouse.core.config.SecretManagerAccess;
 import dev.pubsubclickhouse.core.insert.InsertOptions;
 import dev.pubsubclickhouse.function.auth.PushAuthenticator;
+import dev.pubsubclickhouse.function.flow.FlowPolicy;
 import dev.pubsubclickhouse.function.ingest.BatchPolicy;
 import dev.pubsubclickhouse.function.observability.MetricsExport;
 import java.time.Duration;
@@ -21,6 +22,7 @@ public record PushConfig(
     Optional<String> deadLetterTopic,
     Optional<String> pubsubEndpoint,
     BatchPolicy batch,
+    FlowPolicy flow,
     int maxRequestBytes,
     int maxDecompressedBytes,
     boolean pushUnwrapped,
@@ -64,11 +66,21 @@ public record PushConfig(
             config.longValue(MAX_PENDING_BYTES, 1 << 20, 1L << 40),
             config.integer(MAX_PENDING_MESSAGES, 1, 1_000_000),
             Duration.ofMillis(config.longValue(ANSWER_TIMEOUT_MS, 100, 600_000)));
+    long watchMillis = config.longValue(TABLE_WATCH_INTERVAL_MS, 0, 3_600_000);
+    if (watchMillis > 0 && watchMillis < 100) {
+      throw new ConfigurationException(
+          TABLE_WATCH_INTERVAL_MS, "expected 0 (off) or at least 100, got " + watchMillis);
+    }
+    FlowPolicy flow =
+        new FlowPolicy(
+            config.integer(TABLE_MAX_INSERTS_PER_SECOND, 0, 1_000_000),
+            Duration.ofMillis(watchMillis));
     return new PushConfig(
         clickHouse,
         topic,
         config.optional(PUBSUB_ENDPOINT),
         batch,
+        flow,
         config.integer(MAX_REQUEST_BYTES, 1024, 1 << 30),
         config.integer(MAX_DECOMPRESSED_BYTES, 1024, 1 << 30),
         config.bool(PUSH_UNWRAPPED),

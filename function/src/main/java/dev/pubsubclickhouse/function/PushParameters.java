@@ -28,16 +28,29 @@ public final class PushParameters {
   public static final Parameter BATCH_LINGER_MS =
       Parameter.of(
           "BATCH_LINGER_MS",
-          "2",
-          "While no INSERT is in flight, a batch goes once no new message has arrived for this"
-              + " long.");
+          "0",
+          "A batch waits at least this long from its first message (fewer, larger INSERTs for"
+              + " more latency); 0: it goes as soon as no INSERT is in flight.");
   public static final Parameter MAX_CONCURRENT_INSERTS =
       Parameter.of(
           "MAX_CONCURRENT_INSERTS",
           "2",
           "INSERTs in flight at once; a second one starts only for a full or overdue batch.");
   public static final Parameter MAX_INSERTS_PER_SECOND =
-      Parameter.of("MAX_INSERTS_PER_SECOND", "200", "Ceiling on INSERTs per second per instance.");
+      Parameter.of("MAX_INSERTS_PER_SECOND", "500", "Ceiling on INSERTs per second per instance.");
+  public static final Parameter TABLE_MAX_INSERTS_PER_SECOND =
+      Parameter.of(
+          "TABLE_MAX_INSERTS_PER_SECOND",
+          "500",
+          "Ceiling on INSERTs (new parts) per second into the target table from every instance"
+              + " together, as ClickHouse counts them; each instance takes its share. 0: none.");
+  public static final Parameter TABLE_WATCH_INTERVAL_MS =
+      Parameter.of(
+          "TABLE_WATCH_INTERVAL_MS",
+          "2000",
+          "How often each instance reads the target table's parts, merges and new parts per"
+              + " second from ClickHouse (4 times as often under part pressure) for flow control;"
+              + " 0 turns flow control off.");
   public static final Parameter MAX_PENDING_BYTES =
       Parameter.of(
           "MAX_PENDING_BYTES",
@@ -161,6 +174,8 @@ public final class PushParameters {
             BATCH_LINGER_MS,
             MAX_CONCURRENT_INSERTS,
             MAX_INSERTS_PER_SECOND,
+            TABLE_MAX_INSERTS_PER_SECOND,
+            TABLE_WATCH_INTERVAL_MS,
             MAX_PENDING_BYTES,
             MAX_PENDING_MESSAGES,
             ANSWER_TIMEOUT_MS,

@@ -26,6 +26,7 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  */
 final class PushServer implements AutoCloseable {
   private static final int MAX_THREADS = 1024;
+  private static final int ACCEPT_QUEUE = 1024;
 
   private final Server server;
 
@@ -45,6 +46,10 @@ final class PushServer implements AutoCloseable {
     // the kernel drop or reset the rest of such a burst before Jetty accepts them.
     connector.setAcceptQueueSize(MAX_THREADS);
     connector.setReuseAddress(true);
+    // Connections that arrive together wait in the kernel until accepted; with the JVM's default
+    // backlog of 50, a burst of new connections (Pub/Sub opening its window, a load balancer's
+    // pool) on a busy instance finds the queue full and some are reset.
+    connector.setAcceptQueueSize(ACCEPT_QUEUE);
     server.addConnector(connector);
     server.setHandler(HttpFunctionExecutor.forClass(PushFunction.class));
     server.start();

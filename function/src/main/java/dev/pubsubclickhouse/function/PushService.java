@@ -281,6 +281,9 @@ public final class PushService {
       Thread.currentThread().interrupt();
     }
     housekeeping.shutdownNow();
+    if (path != null) {
+      path.stopWatching();
+    }
     logSummary();
     JsonLog.info(
         "push service stopped", Map.of("drained", drained, "unanswered", activeRequests.get()));

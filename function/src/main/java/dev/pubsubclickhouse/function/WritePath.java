@@ -14,6 +14,9 @@ import dev.pubsubclickhouse.core.write.DeadLetterTable;
 import dev.pubsubclickhouse.core.write.TableWriter;
 import dev.pubsubclickhouse.core.write.TargetTable;
 import dev.pubsubclickhouse.function.envelope.PayloadDecompressor;
+import dev.pubsubclickhouse.function.flow.FlowControl;
+import dev.pubsubclickhouse.function.flow.FlowGate;
+import dev.pubsubclickhouse.function.flow.TableLoadReader;
 import dev.pubsubclickhouse.function.ingest.AnswerDeadlines;
 import dev.pubsubclickhouse.function.ingest.BatchWriter;
 import dev.pubsubclickhouse.function.ingest.GroupCommitBatcher;
@@ -25,21 +28,30 @@ import dev.pubsubclickhouse.function.sinks.DeadLetterTopic;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * What a message travels through once ClickHouse answers: the target table's schema, the INSERT
- * format the server reads, the dead-letter sinks, the batcher and the ingestor in front of it.
+ * format the server reads, the dead-letter sinks, the batcher and the ingestor in front of it, and
+ * (with flow control) the gate that watches the table's parts on a thread of its own.
  */
 record WritePath(
     TargetTable table,
     ClickHouseInserter inserter,
     List<DeadLetterSink> sinks,
     GroupCommitBatcher batcher,
-    Ingestor ingestor) {
+    Ingestor ingestor,
+    Optional<ScheduledExecutorService> tableWatch) {
+
+  /** Flow control never spaces INSERTs further apart than this. */
+  private static final Duration MAX_PACE = Duration.ofSeconds(10);
 
   /**
    * Reads the target table, asks the server which INSERT format it reads and whether it takes the
@@ -78,9 +90,39 @@ record WritePath(
     TableWriter writer =
         new TableWriter(
             table, inserter, sinks, new PushWriteEvents(metrics, table.name()), "pubsub");
-    GroupCommitBatcher batcher = new GroupCommitBatcher(config.batch(), new BatchWriter(writer));
-    Ingestor ingestor = new Ingestor(table, encoder, batcher, deadlines, metrics);
-    return new WritePath(table, inserter, List.copyOf(sinks), batcher, ingestor);
+    BatchWriter batchWriter = new BatchWriter(writer);
+    if (!config.flow().enabled()) {
+      GroupCommitBatcher batcher = new GroupCommitBatcher(config.batch(), batchWriter);
+      Ingestor ingestor = new Ingestor(table, encoder, batcher, deadlines, metrics, () -> true);
+      return new WritePath(
+          table, inserter, List.copyOf(sinks), batcher, ingestor, Optional.empty());
+    }
+    FlowControl control =
+        new FlowControl(
+            config.batch().maxInsertsPerSecond(),
+            config.flow().tableMaxInsertsPerSecond(),
+            Math.min(MAX_PACE.toNanos(), config.batch().answerTimeout().toNanos() / 2));
+    TableLoadReader reader = new TableLoadReader(client, config.clickHouse().table());
+    FlowGate gate = new FlowGate(control, reader::read, batchWriter, metrics, config.flow());
+    GroupCommitBatcher batcher = new GroupCommitBatcher(config.batch(), gate::paceNanos, gate);
+    gate.whenPaceFalls(batcher::wake);
+    Ingestor ingestor = new Ingestor(table, encoder, batcher, deadlines, metrics, gate::admits);
+    // Its own thread: a query that hangs must not hold up the answer deadlines.
+    ScheduledExecutorService tableWatch =
+        Executors.newSingleThreadScheduledExecutor(
+            task -> {
+              Thread thread = new Thread(task, "table-watch");
+              thread.setDaemon(true);
+              return thread;
+            });
+    gate.start(tableWatch);
+    return new WritePath(
+        table, inserter, List.copyOf(sinks), batcher, ingestor, Optional.of(tableWatch));
+  }
+
+  /** Stops watching the table (at shutdown). */
+  void stopWatching() {
+    tableWatch.ifPresent(ScheduledExecutorService::shutdownNow);
   }
 
   /** A CLICKHOUSE_SETTINGS name or value ClickHouse refuses is named with the variable. */
@@ -107,6 +149,8 @@ record WritePath(
     fields.put("batchMaxRows", config.batch().maxRows());
     fields.put("batchMaxWaitMs", config.batch().maxWait().toMillis());
     fields.put("asyncInsert", config.clickHouse().insertOptions().asyncInsert());
+    fields.put("tableMaxInsertsPerSecond", config.flow().tableMaxInsertsPerSecond());
+    fields.put("tableWatchIntervalMs", config.flow().watchInterval().toMillis());
     return fields;
   }
 }

@@ -3,12 +3,14 @@ package dev.pubsubclickhouse.driver;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /** The push driver's command line. */
 record DriverOptions(
-    URI endpoint,
+    List<URI> endpoints,
     Path input,
     int generate,
     int concurrency,
@@ -31,7 +33,8 @@ record DriverOptions(
       (any status but 102, 200, 201, 202, 204, or a timeout): retries with exponential backoff,
       and after --max-attempts appends the message to the dead-letter file.
 
-        --endpoint=URL            the push endpoint, e.g. http://127.0.0.1:8080/
+        --endpoint=URL[,URL...]   the push endpoint, e.g. http://127.0.0.1:8080/; several are
+                                  taken in turn, request by request, as a load balancer would
         --input=FILE              NDJSON: each line is one message's data (use - for stdin)
         --generate=N              N generated log events instead of --input
         --concurrency=N           requests in flight at once (default 16)
@@ -75,7 +78,7 @@ record DriverOptions(
     }
     DriverOptions options =
         new DriverOptions(
-            URI.create(values.remove("endpoint")),
+            Arrays.stream(values.remove("endpoint").split(",")).map(URI::create).toList(),
             values.containsKey("input") ? Path.of(values.remove("input")) : null,
             Integer.parseInt(values.getOrDefault("generate", "0")),
             positive(values, "concurrency", 16),

@@ -3,6 +3,7 @@ package dev.pubsubclickhouse.driver;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -10,6 +11,9 @@ import java.nio.file.Files;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.DelayQueue;
 import java.util.concurrent.Delayed;
@@ -18,6 +22,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.stream.Collectors;
 
 /**
  * A local stand-in for Pub/Sub push delivery: sends every message to the endpoint with bounded
@@ -41,6 +47,9 @@ public final class PushDriver {
   private final AtomicLong acked = new AtomicLong();
   private final AtomicLong retried = new AtomicLong();
   private final AtomicLong deadLettered = new AtomicLong();
+  private final AtomicLong turn = new AtomicLong();
+  private final Map<String, LongAdder> answers = new ConcurrentSkipListMap<>();
+  private final LatencyHistogram latency = new LatencyHistogram();
 
   PushDriver(DriverOptions options, PrintStream progressOut) {
     this.options = options;
@@ -72,9 +81,23 @@ public final class PushDriver {
     System.exit(summary.complete() ? 0 : 1);
   }
 
-  /** The outcome of a run. */
+  /**
+   * The outcome of a run.
+   *
+   * @param answers requests by answer: the HTTP status, or "error" when none came
+   * @param p50Millis half of all requests were answered within this (acks and nacks)
+   * @param p99Millis ... and 99% within this
+   */
   public record Summary(
-      long messages, long sent, long acked, long retried, long deadLettered, double seconds) {
+      long messages,
+      long sent,
+      long acked,
+      long retried,
+      long deadLettered,
+      double seconds,
+      Map<String, Long> answers,
+      double p50Millis,
+      double p99Millis) {
     public boolean complete() {
       return acked + deadLettered == messages;
     }
@@ -82,8 +105,21 @@ public final class PushDriver {
     @Override
     public String toString() {
       return String.format(
-          "messages=%d sent=%d acked=%d retried=%d dead-lettered=%d seconds=%.1f msgs/s=%.0f",
-          messages, sent, acked, retried, deadLettered, seconds, acked / Math.max(seconds, 0.001));
+          Locale.ROOT,
+          "messages=%d sent=%d acked=%d retried=%d dead-lettered=%d seconds=%.1f msgs/s=%.0f"
+              + " answers=%s p50-ms=%.2f p99-ms=%.2f",
+          messages,
+          sent,
+          acked,
+          retried,
+          deadLettered,
+          seconds,
+          acked / Math.max(seconds, 0.001),
+          answers.entrySet().stream()
+              .map(e -> e.getKey() + ":" + e.getValue())
+              .collect(Collectors.joining(",")),
+          p50Millis,
+          p99Millis);
     }
   }
 
@@ -108,13 +144,18 @@ public final class PushDriver {
     } finally {
       workers.shutdownNow();
     }
+    Map<String, Long> counted = new java.util.TreeMap<>();
+    answers.forEach((answer, count) -> counted.put(answer, count.sum()));
     return new Summary(
         deliveries.size(),
         sent.get(),
         acked.get(),
         retried.get(),
         deadLettered.get(),
-        (System.nanoTime() - start) / 1e9);
+        (System.nanoTime() - start) / 1e9,
+        counted,
+        latency.percentileMillis(0.5),
+        latency.percentileMillis(0.99));
   }
 
   private void work(CountDownLatch finished, BufferedWriter deadLetters) {
@@ -155,16 +196,26 @@ public final class PushDriver {
   /** Null on an ack; otherwise what the endpoint answered. */
   private String deliver(Delivery delivery) {
     sent.incrementAndGet();
+    List<URI> endpoints = options.endpoints();
+    URI endpoint = endpoints.get((int) (turn.getAndIncrement() % endpoints.size()));
+    long start = System.nanoTime();
     try {
       HttpResponse<Void> response =
-          http.send(requests.build(delivery), HttpResponse.BodyHandlers.discarding());
+          http.send(requests.build(delivery, endpoint), HttpResponse.BodyHandlers.discarding());
+      answered(Integer.toString(response.statusCode()), start);
       return PushRequests.isAck(response.statusCode()) ? null : "HTTP " + response.statusCode();
     } catch (IOException e) {
+      answered("error", start);
       return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return "interrupted";
     }
+  }
+
+  private void answered(String answer, long start) {
+    latency.record(System.nanoTime() - start);
+    answers.computeIfAbsent(answer, a -> new LongAdder()).increment();
   }
 
   /** Pub/Sub's exponential backoff between min and max, with jitter. */

@@ -2,6 +2,7 @@ package dev.pubsubclickhouse.driver;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.net.URI;
 import java.net.http.HttpRequest;
 import java.time.Instant;
 import java.util.Base64;
@@ -16,9 +17,8 @@ final class PushRequests {
     this.options = options;
   }
 
-  HttpRequest build(Delivery delivery) {
-    HttpRequest.Builder request =
-        HttpRequest.newBuilder(options.endpoint()).timeout(options.timeout());
+  HttpRequest build(Delivery delivery, URI endpoint) {
+    HttpRequest.Builder request = HttpRequest.newBuilder(endpoint).timeout(options.timeout());
     if (options.bearerToken() != null) {
       request.header("Authorization", "Bearer " + options.bearerToken());
     }

@@ -7,6 +7,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -19,11 +21,21 @@ final class DriverRun {
   private static final Pattern SUMMARY =
       Pattern.compile(
           "messages=(\\d+) sent=(\\d+) acked=(\\d+) retried=(\\d+) dead-lettered=(\\d+)"
-              + " seconds=([0-9.]+)");
+              + " seconds=([0-9.]+) msgs/s=\\d+ answers=(\\S*)");
 
-  /** The driver's summary line. */
+  /**
+   * The driver's summary line.
+   *
+   * @param answers requests by answer: the HTTP status, or "error" when none came
+   */
   record Summary(
-      long messages, long sent, long acked, long retried, long deadLettered, double seconds) {}
+      long messages,
+      long sent,
+      long acked,
+      long retried,
+      long deadLettered,
+      double seconds,
+      Map<String, Long> answers) {}
 
   private final Process process;
   private final Path output;
@@ -88,7 +100,19 @@ final class DriverRun {
         Long.parseLong(summary.group(3)),
         Long.parseLong(summary.group(4)),
         Long.parseLong(summary.group(5)),
-        Double.parseDouble(summary.group(6)));
+        Double.parseDouble(summary.group(6)),
+        answers(summary.group(7)));
+  }
+
+  private static Map<String, Long> answers(String text) {
+    Map<String, Long> answers = new TreeMap<>();
+    for (String entry : text.split(",")) {
+      int colon = entry.indexOf(':');
+      if (colon > 0) {
+        answers.put(entry.substring(0, colon), Long.parseLong(entry.substring(colon + 1)));
+      }
+    }
+    return answers;
   }
 
   boolean running() {

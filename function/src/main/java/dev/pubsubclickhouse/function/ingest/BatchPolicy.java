@@ -8,8 +8,10 @@ import java.time.Duration;
  * @param maxRows a batch closes at this many rows
  * @param maxBytes ... or this many encoded bytes
  * @param maxWait ... or when its oldest row has waited this long
- * @param linger when no INSERT is in flight, a batch goes once its oldest row has waited this long
- * @param maxConcurrentInserts INSERTs in flight at once; more only when a batch is full or overdue
+ * @param linger a batch waits at least this long from its first message (0: it goes as soon as no
+ *     INSERT is in flight)
+ * @param maxConcurrentInserts INSERTs in flight at once; more than one only for a batch that is
+ *     full or overdue
  * @param maxInsertsPerSecond the ceiling on INSERTs per second from this instance
  * @param maxPendingBytes memory the waiting requests may hold; beyond it requests get 429
  * @param maxPendingMessages requests that may wait; beyond it requests get 429

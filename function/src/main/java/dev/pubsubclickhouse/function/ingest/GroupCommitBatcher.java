@@ -10,49 +10,86 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 /**
- * Gathers concurrent messages into batches, one INSERT each (group commit). A batch goes when it is
- * full, when its oldest message has waited {@code maxWait}, or, while no INSERT is in flight, once
- * no new message has arrived for {@code linger}; while an INSERT is in flight, new messages gather
- * for the next one. Pub/Sub push is a closed loop (a window of requests, each waiting for its
- * answer), so arrivals pause once every request in the window waits: the batch then takes the whole
- * window. One message at a time when it is quiet, hundreds when it is busy.
+ * Gathers concurrent messages into batches, one INSERT each (group commit), by {@link
+ * GroupCommitRule}: when no INSERT is in flight a batch goes at once; while one is in flight, new
+ * messages gather for the next. Pub/Sub push is a closed loop (a window of requests, each waiting
+ * for its answer), so a batch holds what arrived during the previous INSERT: one message when it is
+ * quiet, hundreds when it is busy, with no timer in between.
  *
  * <p>Admission is bounded by memory and count: beyond them {@link #offer} refuses at once and the
- * caller answers 429. The INSERT rate is bounded by {@code maxInsertsPerSecond}.
+ * caller answers 429. INSERTs start at least {@code pace} apart (the per-instance INSERT-rate
+ * ceiling, stretched by flow control when ClickHouse is under pressure).
  */
 public final class GroupCommitBatcher implements AutoCloseable {
+  /** One request in this many of an answered batch may come back late without being waited for. */
+  private static final int STRAGGLERS_PER = 20;
+
   private final BatchPolicy policy;
   private final Consumer<List<PendingMessage>> writer;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
   private final ArrayDeque<PendingMessage> queue = new ArrayDeque<>();
   private final List<Thread> flushers = new ArrayList<>();
-  private final long minInsertIntervalNanos;
+  private final GroupCommitRule rule;
+  private final LongSupplier pace;
+  private final LongSupplier clock;
+  private final ReturnTime returnTime;
   private long queuedRows;
   private long queuedBytes;
   private long heldBytes;
   private int heldMessages;
   private int insertsInFlight;
-  private long nextInsertAllowedNanos;
+  private long lastInsertStartNanos = Long.MIN_VALUE;
+  private long lastInsertEndNanos;
+  private long lastInsertNanos;
+  private int expectedBack;
   private boolean closing;
   private volatile Throwable flusherDeath;
 
+  /** Paced by {@code policy.maxInsertsPerSecond()} alone. */
+  public GroupCommitBatcher(BatchPolicy policy, Consumer<List<PendingMessage>> writer) {
+    this(policy, fixedPace(policy), writer);
+  }
+
   /**
+   * @param pace the least time between the starts of two INSERTs, in nanoseconds, asked before
+   *     every INSERT
    * @param writer writes a batch and completes every message's answer; it must not throw
    */
-  public GroupCommitBatcher(BatchPolicy policy, Consumer<List<PendingMessage>> writer) {
+  public GroupCommitBatcher(
+      BatchPolicy policy, LongSupplier pace, Consumer<List<PendingMessage>> writer) {
+    this(policy, pace, System::nanoTime, writer);
+  }
+
+  /**
+   * @param clock {@link System#nanoTime}, the clock of {@link PendingMessage#enqueuedNanos}
+   */
+  GroupCommitBatcher(
+      BatchPolicy policy,
+      LongSupplier pace,
+      LongSupplier clock,
+      Consumer<List<PendingMessage>> writer) {
     this.policy = policy;
     this.writer = writer;
-    this.minInsertIntervalNanos =
-        TimeUnit.SECONDS.toNanos(1) / Math.max(1, policy.maxInsertsPerSecond());
+    this.rule = new GroupCommitRule(policy);
+    this.pace = pace;
+    this.clock = clock;
+    this.returnTime = new ReturnTime(policy.maxWait().toNanos());
     for (int i = 0; i < policy.maxConcurrentInserts(); i++) {
       Thread flusher = new Thread(this::flushLoop, "batch-flusher-" + i);
       flusher.setDaemon(true);
       flushers.add(flusher);
       flusher.start();
     }
+  }
+
+  /** The interval {@code policy.maxInsertsPerSecond()} sets. */
+  private static LongSupplier fixedPace(BatchPolicy policy) {
+    long interval = TimeUnit.SECONDS.toNanos(1) / Math.max(1, policy.maxInsertsPerSecond());
+    return () -> interval;
   }
 
   /** Why a message was not admitted. */
@@ -62,9 +99,14 @@ public final class GroupCommitBatcher implements AutoCloseable {
     CLOSING
   }
 
-  /** Queues the message, or says why not. */
+  /**
+   * Queues the message, or says why not. When no INSERT is in flight and the batch may go at once,
+   * the caller writes it itself before this returns (its own message among it): at low load that
+   * spares two thread hand-offs per message, the flusher's wake-up and the caller's.
+   */
   public Refusal offer(PendingMessage message) {
     long footprint = message.footprintBytes();
+    List<PendingMessage> lead = null;
     lock.lock();
     try {
       if (closing || flusherDeath != null) {
@@ -79,8 +121,39 @@ public final class GroupCommitBatcher implements AutoCloseable {
       queuedBytes += message.rows().length;
       heldBytes += footprint;
       heldMessages++;
-      changed.signal();
-      return Refusal.NONE;
+      boolean lastExpected = expectedBack == 1;
+      if (expectedBack > 0) {
+        expectedBack--;
+        if (lastExpected) {
+          returnTime.allBack(clock.getAsLong() - lastInsertEndNanos);
+        }
+      }
+      if (insertsInFlight == 0) {
+        lead = takeIfDue(clock.getAsLong());
+      }
+      // Only the first message, the last one expected back or a full batch can change what a
+      // waiting flusher decides; the others would wake it for nothing (a context switch each).
+      if (lead == null
+          && (queue.size() == 1
+              || lastExpected
+              || queuedRows >= policy.maxRows()
+              || queuedBytes >= policy.maxBytes())) {
+        changed.signal();
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (lead != null) {
+      write(lead);
+    }
+    return Refusal.NONE;
+  }
+
+  /** Looks at the queue again: the pace may have changed. */
+  public void wake() {
+    lock.lock();
+    try {
+      changed.signalAll();
     } finally {
       lock.unlock();
     }
@@ -154,18 +227,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
         } catch (InterruptedException e) {
           return;
         }
-        try {
-          writer.accept(batch);
-        } catch (RuntimeException e) {
-          JsonLog.error("batch writer failed", Map.of("messages", batch.size()), e);
-        } catch (Error e) {
-          flusherDeath = e; // before the batch is answered, so that no new message is admitted
-          throw e;
-        } finally {
-          // A writer that failed to answer leaves the message to Pub/Sub, never unanswered.
-          batch.forEach(message -> message.answer().complete(PushOutcome.UNAVAILABLE));
-          finished(batch);
-        }
+        write(batch);
       }
     } catch (Error e) {
       // This thread stops: refuse new messages at once and fail the liveness probe, so that
@@ -178,41 +240,81 @@ public final class GroupCommitBatcher implements AutoCloseable {
     }
   }
 
+  /**
+   * Writes a batch taken for an INSERT and makes sure every message in it is answered. An Error
+   * (such as OutOfMemoryError) marks the batcher dead before the batch is answered, so that no new
+   * message is admitted, and goes on up: a flusher stops, a caller that led gets it.
+   */
+  private void write(List<PendingMessage> batch) {
+    long start = clock.getAsLong();
+    try {
+      writer.accept(batch);
+    } catch (RuntimeException e) {
+      JsonLog.error("batch writer failed", Map.of("messages", batch.size()), e);
+    } catch (Error e) {
+      if (flusherDeath == null) {
+        flusherDeath = e;
+      }
+      throw e;
+    } finally {
+      // A writer that failed to answer leaves the message to Pub/Sub, never unanswered.
+      batch.forEach(message -> message.answer().complete(PushOutcome.UNAVAILABLE));
+      finished(batch, start);
+    }
+  }
+
   /** Waits until a batch is due, and takes it. */
   private List<PendingMessage> nextBatch() throws InterruptedException {
     lock.lock();
     try {
       while (true) {
-        if (queue.isEmpty()) {
+        long now = clock.getAsLong();
+        List<PendingMessage> batch = takeIfDue(now);
+        if (batch != null) {
+          return batch;
+        }
+        long wait = decide(now).waitNanos();
+        if (wait == GroupCommitRule.WAIT_FOR_SIGNAL) {
           changed.await();
-          continue;
+        } else {
+          changed.awaitNanos(wait);
         }
-        long now = System.nanoTime();
-        long waited = now - queue.peekFirst().enqueuedNanos();
-        long quiet = now - queue.peekLast().enqueuedNanos();
-        boolean full = queuedRows >= policy.maxRows() || queuedBytes >= policy.maxBytes();
-        boolean idle = insertsInFlight == 0;
-        boolean due =
-            closing
-                || full
-                || waited >= policy.maxWait().toNanos()
-                || (idle && quiet >= policy.linger().toNanos());
-        if (due && now >= nextInsertAllowedNanos) {
-          insertsInFlight++;
-          nextInsertAllowedNanos = now + minInsertIntervalNanos;
-          return takeBatch();
-        }
-        long until =
-            due
-                ? nextInsertAllowedNanos - now
-                : Math.min(
-                    policy.maxWait().toNanos() - waited,
-                    idle ? policy.linger().toNanos() - quiet : Long.MAX_VALUE);
-        changed.awaitNanos(Math.max(until, 10_000));
       }
     } finally {
       lock.unlock();
     }
+  }
+
+  /** Under the lock: the batch, taken for an INSERT, when the rule says it goes now; else null. */
+  private List<PendingMessage> takeIfDue(long now) {
+    long patience = returnTime.patience(lastInsertNanos);
+    if (!decide(now).send()) {
+      return null;
+    }
+    if (expectedBack > 0 && insertsInFlight == 0 && now - lastInsertEndNanos >= patience) {
+      returnTime.gaveUp(now - lastInsertEndNanos);
+    }
+    insertsInFlight++;
+    lastInsertStartNanos = now;
+    expectedBack = 0; // who has not come back by now is not waited for again
+    return takeBatch();
+  }
+
+  private GroupCommitRule.Decision decide(long now) {
+    return rule.decide(
+        new GroupCommitRule.Queue(
+            queue.size(),
+            queuedRows,
+            queuedBytes,
+            queue.isEmpty() ? now : queue.peekFirst().enqueuedNanos(),
+            insertsInFlight,
+            lastInsertStartNanos,
+            expectedBack,
+            lastInsertEndNanos,
+            returnTime.patience(lastInsertNanos),
+            closing),
+        now,
+        queue.isEmpty() ? 0 : pace.getAsLong());
   }
 
   private List<PendingMessage> takeBatch() {
@@ -236,10 +338,14 @@ public final class GroupCommitBatcher implements AutoCloseable {
     return batch;
   }
 
-  private void finished(List<PendingMessage> batch) {
+  private void finished(List<PendingMessage> batch, long start) {
     lock.lock();
     try {
       insertsInFlight--;
+      lastInsertEndNanos = clock.getAsLong();
+      lastInsertNanos = lastInsertEndNanos - start;
+      // All of a small batch, 95% of a large one: a few stragglers do not hold up the rest.
+      expectedBack += batch.size() - batch.size() / STRAGGLERS_PER;
       for (PendingMessage message : batch) {
         heldBytes -= message.footprintBytes();
         heldMessages--;

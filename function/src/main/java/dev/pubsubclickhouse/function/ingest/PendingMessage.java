@@ -14,7 +14,7 @@ import java.util.concurrent.CompletableFuture;
 public final class PendingMessage implements WriteRecord {
   private final PushMessage message;
   private final MessageEncoder encoder;
-  private final long enqueuedNanos = System.nanoTime();
+  private final long enqueuedNanos;
   private final CompletableFuture<PushOutcome> answer = new CompletableFuture<>();
   private final long footprintBytes;
   private TargetTable.Snapshot encodedWith;
@@ -25,12 +25,17 @@ public final class PendingMessage implements WriteRecord {
     this.encoder = encoder;
     this.encodedWith = schema;
     this.encoded = encoder.encode(message, schema);
+    this.enqueuedNanos = System.nanoTime();
     this.footprintBytes = encoded.length() + (long) message.data().length + 128;
   }
 
-  /** A message encoded already, for one schema that never changes (the batcher's tests). */
-  PendingMessage(PushMessage message, EncodedRows encoded) {
+  /**
+   * A message encoded already, for one schema that never changes, that arrived at {@code
+   * enqueuedNanos} on the batcher's clock (the batcher's tests).
+   */
+  PendingMessage(PushMessage message, EncodedRows encoded, long enqueuedNanos) {
     this.message = message;
+    this.enqueuedNanos = enqueuedNanos;
     this.encoder = null;
     this.encodedWith = null;
     this.encoded = encoded;

@@ -53,6 +53,11 @@ public final class Metrics extends MetricRegistries {
           "view-failures",
           "INSERTs whose rows reached the target table but a materialized view on it failed.");
   public final Counter overloaded = counter("overloaded", "Requests refused with 429.");
+  public final Counter throttled =
+      counter(
+          "throttled",
+          "Of those, refused because the target table has nearly as many parts as ClickHouse"
+              + " allows.");
   public final Counter unavailable = counter("unavailable", "Requests answered 503.");
   public final Counter badRequests =
       counter("bad-requests", "Requests that were not push requests.");

@@ -2,19 +2,26 @@ package dev.pubsubclickhouse.function.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pubsubclickhouse.core.write.EncodedRows;
-import dev.pubsubclickhouse.function.envelope.PushMessage;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
-/** Batch formation on its own; the writer here records batches instead of writing them. */
+/**
+ * Batch formation with real flusher threads; the writer here records batches instead of writing
+ * them. Every step waits on a latch or an answer, never on the clock: the timeouts below only stop
+ * a broken test, and are far longer than any wait the rule could choose.
+ */
 class GroupCommitBatcherTest {
+  private static final long PATIENT = 60;
   private final List<List<PendingMessage>> batches = new CopyOnWriteArrayList<>();
+  private final AtomicLong now = new AtomicLong(1_000_000_000L);
 
   private static BatchPolicy policy(
       int maxRows, long lingerMillis, long maxWaitMillis, int maxPending) {
@@ -30,10 +37,13 @@ class GroupCommitBatcherTest {
         Duration.ofSeconds(5));
   }
 
-  private static PendingMessage message(String id) {
-    return new PendingMessage(
-        new PushMessage(new byte[0], Map.of(), id, null, null, null, null),
-        EncodedRows.of(new byte[] {1}, 0, 1, 1));
+  private PendingMessage message(String id) {
+    return PendingMessages.of(id, now.get());
+  }
+
+  /** A batcher on this test's clock, which moves only when the test moves it. */
+  private GroupCommitBatcher batcher(BatchPolicy policy, Consumer<List<PendingMessage>> writer) {
+    return new GroupCommitBatcher(policy, () -> 0, now::get, writer);
   }
 
   private void record(List<PendingMessage> batch) {
@@ -43,75 +53,161 @@ class GroupCommitBatcherTest {
 
   @Test
   void aFullBatchGoesAtOnceAndTheRestFollows() throws Exception {
-    try (GroupCommitBatcher batcher =
-        new GroupCommitBatcher(policy(3, 10_000, 10_000, 100), this::record)) {
+    try (GroupCommitBatcher batcher = batcher(policy(3, 10_000, 600_000, 100), this::record)) {
       List<PendingMessage> messages =
           List.of(message("1"), message("2"), message("3"), message("4"));
       messages.forEach(
           m -> assertThat(batcher.offer(m)).isEqualTo(GroupCommitBatcher.Refusal.NONE));
-      messages.get(2).answer().get(2, TimeUnit.SECONDS);
+      messages.get(2).answer().get(PATIENT, TimeUnit.SECONDS);
       assertThat(batches.get(0))
           .extracting(m -> m.message().messageId())
           .containsExactly("1", "2", "3");
-      assertThat(batcher.drain(2, TimeUnit.SECONDS)).isTrue();
+      assertThat(batcher.drain(PATIENT, TimeUnit.SECONDS)).isTrue();
       assertThat(batches.get(1)).extracting(m -> m.message().messageId()).containsExactly("4");
     }
   }
 
   @Test
-  void aLoneMessageGoesAfterTheLingerNotTheMaxWait() throws Exception {
+  void aLoneMessageIsWrittenAtOnceByItsOwnCaller() throws Exception {
+    // maxWait ten minutes and a clock that never moves: only the rule's "at once" can send it
+    List<Thread> writers = new CopyOnWriteArrayList<>();
     try (GroupCommitBatcher batcher =
-        new GroupCommitBatcher(policy(1000, 5, 60_000, 100), this::record)) {
+        batcher(
+            policy(1000, 0, 600_000, 100),
+            batch -> {
+              writers.add(Thread.currentThread());
+              record(batch);
+            })) {
       PendingMessage lone = message("lone");
-      long start = System.nanoTime();
       batcher.offer(lone);
-      assertThat(lone.answer().get(2, TimeUnit.SECONDS)).isEqualTo(PushOutcome.STORED);
-      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
+      assertThat(lone.answer()).isCompletedWithValue(PushOutcome.STORED);
+      assertThat(writers).containsExactly(Thread.currentThread());
     }
   }
 
   @Test
   void whileAnInsertIsInFlightNewMessagesGatherForTheNext() throws Exception {
+    CountDownLatch writing = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     try (GroupCommitBatcher batcher =
-        new GroupCommitBatcher(
-            policy(1000, 1, 60_000, 100),
+        batcher(
+            policy(1000, 0, 600_000, 100),
             batch -> {
               if (batches.isEmpty()) {
+                writing.countDown();
                 await(release);
+                now.addAndGet(3_000_000); // this INSERT took 3 ms
               }
               record(batch);
             })) {
       PendingMessage first = message("first");
-      batcher.offer(first);
-      Thread.sleep(50); // the first batch is now held inside the writer
+      offerFromAnotherThread(batcher, first);
+      await(writing); // the first batch is now held inside the writer
+      List<PendingMessage> next = new ArrayList<>();
       for (int i = 0; i < 5; i++) {
-        batcher.offer(message("next-" + i));
+        next.add(message("next-" + i));
+        batcher.offer(next.get(i));
       }
-      Thread.sleep(50);
       release.countDown();
-      assertThat(batcher.drain(2, TimeUnit.SECONDS)).isTrue();
+      awaitWaiting(batcher, 5);
+      // The first message's sender is expected back, and the clock stands still: nothing can go
+      // until it is back, and then everything goes as one batch.
+      assertThat(first.answer()).isCompletedWithValue(PushOutcome.STORED);
+      PendingMessage back = message("back");
+      batcher.offer(back);
+      back.answer().get(PATIENT, TimeUnit.SECONDS);
     }
     assertThat(batches).hasSize(2);
-    assertThat(batches.get(0)).hasSize(1);
-    assertThat(batches.get(1)).hasSize(5);
+    assertThat(batches.get(0)).extracting(m -> m.message().messageId()).containsExactly("first");
+    assertThat(batches.get(1))
+        .extracting(m -> m.message().messageId())
+        .containsExactly("next-0", "next-1", "next-2", "next-3", "next-4", "back");
+  }
+
+  @Test
+  void theBatchGoesWithoutTheRequestsThatDoNotComeBackOnceTwiceTheInsertHasPassed()
+      throws Exception {
+    CountDownLatch writing = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    try (GroupCommitBatcher batcher =
+        batcher(
+            policy(1000, 0, 600_000, 100),
+            batch -> {
+              if (batches.isEmpty()) {
+                writing.countDown();
+                await(release);
+                now.addAndGet(3_000_000); // this INSERT took 3 ms
+              }
+              record(batch);
+            })) {
+      offerFromAnotherThread(batcher, message("a"));
+      await(writing);
+      PendingMessage waiting = message("waiting");
+      batcher.offer(waiting);
+      release.countDown();
+      awaitWaiting(batcher, 1);
+      // "a" is answered and never comes back; "waiting" waits 6 ms, twice the INSERT
+      batcher.wake();
+      assertThat(waiting.answer()).isNotDone();
+      now.addAndGet(6_000_000);
+      batcher.wake();
+      assertThat(waiting.answer().get(PATIENT, TimeUnit.SECONDS)).isEqualTo(PushOutcome.STORED);
+    }
+  }
+
+  @Test
+  void aLargeBatchDoesNotWaitForItsLastFewStragglers() throws Exception {
+    CountDownLatch writing = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    try (GroupCommitBatcher batcher =
+        batcher(
+            policy(1000, 0, 600_000, 1000),
+            batch -> {
+              if (batches.isEmpty()) {
+                writing.countDown();
+                await(release);
+              }
+              now.addAndGet(3_000_000); // every INSERT takes 3 ms
+              record(batch);
+            })) {
+      offerFromAnotherThread(batcher, message("blocker"));
+      await(writing);
+      for (int i = 0; i < 39; i++) {
+        batcher.offer(message("a" + i));
+      }
+      release.countDown();
+      awaitWaiting(batcher, 39);
+      batcher.offer(message("blocker-back")); // the 40 go together, written by this caller
+      assertThat(batches).hasSize(2);
+      // 40 answered: 38 are expected back (two may straggle); the clock stands still, so only
+      // the 38th arrival can send the batch
+      for (int i = 0; i < 37; i++) {
+        batcher.offer(message("b" + i));
+      }
+      assertThat(batches).hasSize(2);
+      batcher.offer(message("b37"));
+      assertThat(batches).hasSize(3);
+    }
+    assertThat(batches.get(1)).hasSize(40);
+    assertThat(batches.get(2)).hasSize(38);
   }
 
   @Test
   void beyondTheWaitingBoundOffersAreRefusedAtOnce() throws Exception {
     CountDownLatch release = new CountDownLatch(1);
     try (GroupCommitBatcher batcher =
-        new GroupCommitBatcher(
-            policy(1000, 1, 60_000, 2),
+        batcher(
+            policy(1000, 0, 600_000, 2),
             batch -> {
               await(release);
               record(batch);
             })) {
-      assertThat(batcher.offer(message("1"))).isEqualTo(GroupCommitBatcher.Refusal.NONE);
+      offerFromAnotherThread(batcher, message("1")); // held in the writer by its own caller
+      awaitWaiting(batcher, 1);
       assertThat(batcher.offer(message("2"))).isEqualTo(GroupCommitBatcher.Refusal.NONE);
       assertThat(batcher.offer(message("3"))).isEqualTo(GroupCommitBatcher.Refusal.FULL);
       release.countDown();
-      assertThat(batcher.drain(2, TimeUnit.SECONDS)).isTrue();
+      assertThat(batcher.drain(PATIENT, TimeUnit.SECONDS)).isTrue();
       assertThat(batcher.offer(message("4"))).isEqualTo(GroupCommitBatcher.Refusal.CLOSING);
     }
   }
@@ -119,20 +215,35 @@ class GroupCommitBatcherTest {
   @Test
   void aWriterThatThrowsStillAnswersEveryMessage() throws Exception {
     try (GroupCommitBatcher batcher =
-        new GroupCommitBatcher(
-            policy(1000, 1, 60_000, 10),
+        batcher(
+            policy(1000, 0, 600_000, 10),
             batch -> {
               throw new IllegalStateException("bug");
             })) {
       PendingMessage message = message("1");
       batcher.offer(message);
-      assertThat(message.answer().get(2, TimeUnit.SECONDS)).isEqualTo(PushOutcome.UNAVAILABLE);
+      assertThat(message.answer().get(PATIENT, TimeUnit.SECONDS))
+          .isEqualTo(PushOutcome.UNAVAILABLE);
+    }
+  }
+
+  /** Offers on a thread of its own: the caller that writes the batch may be held in the writer. */
+  private static void offerFromAnotherThread(GroupCommitBatcher batcher, PendingMessage message) {
+    Thread caller = new Thread(() -> batcher.offer(message));
+    caller.setDaemon(true);
+    caller.start();
+  }
+
+  /** Until exactly {@code count} messages are held (the batch before them has been answered). */
+  private static void awaitWaiting(GroupCommitBatcher batcher, int count) {
+    while (batcher.waiting() != count) {
+      Thread.yield();
     }
   }
 
   private static void await(CountDownLatch latch) {
     try {
-      latch.await(5, TimeUnit.SECONDS);
+      latch.await(PATIENT, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -141,14 +252,45 @@ class GroupCommitBatcherTest {
   @Test
   void aFlusherKilledByAnErrorAnswersItsBatch503RefusesNewMessagesAndSaysWhy() throws Exception {
     try (GroupCommitBatcher batcher =
-        new GroupCommitBatcher(
-            policy(1, 0, 10_000, 100),
+        batcher(
+            policy(1000, 10, 600_000, 100),
             batch -> {
               throw new StackOverflowError("injected");
             })) {
       PendingMessage first = message("1");
       assertThat(batcher.offer(first)).isEqualTo(GroupCommitBatcher.Refusal.NONE);
-      assertThat(first.answer().get(2, TimeUnit.SECONDS)).isEqualTo(PushOutcome.UNAVAILABLE);
+      now.addAndGet(10_000_000); // the linger has passed: a flusher takes the batch
+      batcher.wake();
+      assertThat(first.answer().get(PATIENT, TimeUnit.SECONDS)).isEqualTo(PushOutcome.UNAVAILABLE);
+      assertThat(batcher.flusherDeath()).containsInstanceOf(StackOverflowError.class);
+      assertThat(batcher.offer(message("2"))).isEqualTo(GroupCommitBatcher.Refusal.CLOSING);
+    }
+  }
+
+  @Test
+  void aCallerThatWritesItsBatchIntoAnErrorGetsItAndTheBatcherRefusesNewMessages()
+      throws Exception {
+    try (GroupCommitBatcher batcher =
+        batcher(
+            policy(1000, 0, 600_000, 100),
+            batch -> {
+              throw new StackOverflowError("injected");
+            })) {
+      PendingMessage first = message("1");
+      CompletableFuture<Throwable> thrown = new CompletableFuture<>();
+      Thread caller =
+          new Thread(
+              () -> {
+                try {
+                  batcher.offer(first);
+                  thrown.complete(null);
+                } catch (Throwable t) {
+                  thrown.complete(t);
+                }
+              });
+      caller.start();
+      assertThat(thrown.get(PATIENT, TimeUnit.SECONDS)).isInstanceOf(StackOverflowError.class);
+      assertThat(first.answer()).isCompletedWithValue(PushOutcome.UNAVAILABLE);
       assertThat(batcher.flusherDeath()).containsInstanceOf(StackOverflowError.class);
       assertThat(batcher.offer(message("2"))).isEqualTo(GroupCommitBatcher.Refusal.CLOSING);
     }

@@ -10,7 +10,8 @@ import dev.pubsubclickhouse.core.encode.RowBinaryOutput;
 import dev.pubsubclickhouse.core.encode.RowEncoder;
 import dev.pubsubclickhouse.core.encode.RowRejectedException;
 import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
-import dev.pubsubclickhouse.core.insert.InsertOptions;
+import dev.pubsubclickhouse.core.insert.InsertColumns;
+import dev.pubsubclickhouse.core.insert.TestInserters;
 import dev.pubsubclickhouse.core.schema.SchemaReader;
 import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
@@ -75,7 +76,7 @@ class ValueDifferentialIT {
 
   ValueDifferentialIT(TestDatabase database) {
     this.database = database;
-    this.inserter = new ClickHouseInserter(database.client(), InsertOptions.defaults());
+    this.inserter = TestInserters.of(database);
   }
 
   /** One generated row: its text, what the rules expect, and what our encoder did with it. */
@@ -278,7 +279,12 @@ class ValueDifferentialIT {
   /** The one call of the inserter: our encoded rows, as the service sends them. */
   private String insertEncoded(TableName table, RowEncoder encoder, RowBinaryOutput rows) {
     try {
-      inserter.insert(table, encoder.columnNames(), rows, null, encoder.readsJsonAsString());
+      inserter.insert(
+          table,
+          new InsertColumns(
+              encoder.columnNames(), encoder.columnTypes(), encoder.readsJsonAsString()),
+          rows,
+          null);
       return null;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -292,6 +298,7 @@ class ValueDifferentialIT {
   private void insertOurs(
       TableName table, RowEncoder encoder, RowBinaryOutput all, List<Row> stored, String name) {
     List<List<Row>> pending = new ArrayList<>(List.of(stored));
+    byte[] allBytes = all.toByteArray();
     while (!pending.isEmpty()) {
       List<Row> batch = pending.remove(pending.size() - 1);
       if (batch.isEmpty()) {
@@ -299,7 +306,7 @@ class ValueDifferentialIT {
       }
       RowBinaryOutput out = new RowBinaryOutput();
       for (Row row : batch) {
-        out.writeBytes(all.copyOfRange(row.start, row.end));
+        out.writeBytes(allBytes, row.start, row.end - row.start);
       }
       String failure = insertEncoded(table, encoder, out);
       if (failure == null) {

@@ -1,0 +1,148 @@
+package dev.pubsubclickhouse.function.flow;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What an instance does about the table's load, as a pure function of what ClickHouse said: no
+ * threads, no queries, so that it can be tested reading by reading.
+ *
+ * <p><b>Part pressure</b> ({@link TableLoad#pressure()}, 1.0 where ClickHouse starts to slow
+ * INSERTs): below {@value #GATHER_FROM} nothing changes; above it the least time between two
+ * INSERTs doubles with every further {@value #DOUBLING} (larger batches, fewer new parts); from
+ * {@value #REFUSE_AT} the instance refuses new messages (429, so Pub/Sub backs off) and sends no
+ * INSERT until the pressure is below {@value #RESUME_BELOW} again. When the server's {@code
+ * DelayedInserts} or {@code RejectedInserts} grew while the table is above {@value #GATHER_FROM},
+ * ClickHouse is already slowing or refusing someone: the instance refuses at once.
+ *
+ * <p><b>Table budget</b>: the table's new parts per second (its block numbers, from every writer)
+ * against {@code tableMaxInsertsPerSecond}. Above it, an instance that is inserting scales its own
+ * rate by budget / table rate, so that together they come down to the budget, each keeping its
+ * share; an idle instance keeps its allowance. Below it, allowances grow back in proportion, never
+ * beyond the instance's ceiling or the budget itself. No instance needs to know how many others
+ * there are.
+ */
+public final class FlowControl {
+  static final double GATHER_FROM = 0.5;
+  static final double DOUBLING = 0.05;
+  static final double REFUSE_AT = 0.8;
+  static final double RESUME_BELOW = 0.7;
+
+  /** The smallest share an inserting instance is cut to, in INSERTs per second. */
+  static final double MIN_ALLOWANCE = 0.1;
+
+  /** Rates are measured over at least this long (readings come faster under pressure). */
+  static final long RATE_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  /**
+   * What the instance does now.
+   *
+   * @param pressure the table's part pressure, 1.0 where ClickHouse slows INSERTs
+   * @param refusing new messages get 429 and no INSERT is sent
+   * @param paceNanos the least time between the starts of two INSERTs
+   * @param allowance this instance's share of the table budget, INSERTs per second
+   * @param tableInsertsPerSecond new parts per second in the table, from every writer (-1: not
+   *     measured yet)
+   */
+  public record State(
+      double pressure,
+      boolean refusing,
+      long paceNanos,
+      double allowance,
+      double tableInsertsPerSecond) {}
+
+  private final double ceiling;
+  private final double budget;
+  private final long maxPaceNanos;
+  private TableLoad previous;
+  private TableLoad rateFrom;
+  private long rateFromNanos;
+  private long rateFromOwnInserts;
+  private double allowance;
+  private boolean refusing;
+  private volatile State state;
+
+  /**
+   * @param instanceMaxInsertsPerSecond this instance's own ceiling
+   * @param tableMaxInsertsPerSecond the whole fleet's, as ClickHouse counts new parts (0: none)
+   * @param maxPaceNanos the pace never exceeds this, so a paced message is still answered in time
+   */
+  public FlowControl(
+      int instanceMaxInsertsPerSecond, int tableMaxInsertsPerSecond, long maxPaceNanos) {
+    this.ceiling = Math.max(1, instanceMaxInsertsPerSecond);
+    this.budget = Math.max(0, tableMaxInsertsPerSecond);
+    this.maxPaceNanos = maxPaceNanos;
+    this.allowance = budget > 0 ? Math.min(ceiling, budget) : ceiling;
+    this.state = decide(0, -1);
+  }
+
+  public State state() {
+    return state;
+  }
+
+  /**
+   * Takes a reading of the table.
+   *
+   * @param ownInserts INSERTs this instance has sent so far
+   * @param now {@link System#nanoTime} when it was read
+   */
+  public synchronized State observe(TableLoad load, long ownInserts, long now) {
+    double pressure = load.pressure();
+    if (previous != null
+        && pressure >= GATHER_FROM
+        && (load.delayedInserts() > previous.delayedInserts()
+            || load.rejectedInserts() > previous.rejectedInserts())) {
+      pressure = Math.max(pressure, REFUSE_AT);
+    }
+    previous = load;
+    double tableRate = state.tableInsertsPerSecond();
+    if (rateFrom == null) {
+      moveRateWindow(load, ownInserts, now);
+    } else if (now - rateFromNanos >= RATE_WINDOW_NANOS) {
+      double seconds = (now - rateFromNanos) / 1e9;
+      // a dropped partition can lower the block count: no new parts, not negative ones
+      tableRate = Math.max(0, load.blocksWritten() - rateFrom.blocksWritten()) / seconds;
+      share(tableRate, (ownInserts - rateFromOwnInserts) / seconds);
+      moveRateWindow(load, ownInserts, now);
+    }
+    refusing = refusing ? pressure >= RESUME_BELOW : pressure >= REFUSE_AT;
+    state = decide(pressure, tableRate);
+    return state;
+  }
+
+  /** The table could not be read: act as if there were no pressure until it can be again. */
+  public synchronized State unknown() {
+    previous = null;
+    rateFrom = null;
+    refusing = false;
+    state = decide(0, -1);
+    return state;
+  }
+
+  private void moveRateWindow(TableLoad load, long ownInserts, long now) {
+    rateFrom = load;
+    rateFromNanos = now;
+    rateFromOwnInserts = ownInserts;
+  }
+
+  private void share(double tableRate, double ownRate) {
+    if (budget <= 0) {
+      return;
+    }
+    double most = Math.min(ceiling, budget);
+    if (tableRate <= budget) {
+      double grown = tableRate > 0 && ownRate > 0 ? ownRate * budget / tableRate : most;
+      allowance = Math.min(most, Math.max(allowance, grown));
+    } else if (ownRate > 0) {
+      allowance = Math.max(MIN_ALLOWANCE, Math.min(most, ownRate * budget / tableRate));
+    }
+  }
+
+  private State decide(double pressure, double tableRate) {
+    double interval = TimeUnit.SECONDS.toNanos(1) / allowance;
+    if (pressure >= GATHER_FROM) {
+      interval *= Math.pow(2, Math.min(30, (pressure - GATHER_FROM) / DOUBLING));
+    }
+    long pace = Math.round(Math.min(maxPaceNanos, interval));
+    return new State(pressure, refusing, pace, allowance, tableRate);
+  }
+}

@@ -1,0 +1,114 @@
+package dev.pubsubclickhouse.function.ingest;
+
+/**
+ * When the next batch goes: the batcher's rule on its own, a pure function of the queue and the
+ * clock, so that it can be tested without threads or sleeps.
+ *
+ * <ul>
+ *   <li>No INSERT in flight: the batch goes at once, unless requests are expected back. Pub/Sub
+ *       push is a closed loop: it sends the next message of its window when it gets an answer. So
+ *       when a batch of N requests has been answered, N requests are expected back (95% of them
+ *       when N is large, so that a few stragglers do not hold up the rest); while the batcher is
+ *       idle it waits for them, but no longer than they have been taking ({@link ReturnTime}), then
+ *       sends everything at once. With one request in flight the one expected back is the one that
+ *       arrives: a lone request waits for nothing but its own INSERT.
+ *   <li>An INSERT in flight: the next batch gathers until that INSERT ends; a second one starts
+ *       beside it only for a batch that is full or overdue ({@code maxWait}).
+ *   <li>INSERTs from this instance start at least {@code minIntervalNanos} apart: the INSERT-rate
+ *       ceiling, and the lever flow control pulls to make batches larger.
+ *   <li>{@code linger} (0 by default) makes every batch wait at least that long from its first
+ *       message. Closing (shutdown): what is queued goes at once, paced by nothing.
+ * </ul>
+ *
+ * Batch size follows load by itself: a batch holds the requests of the whole window when it is
+ * busy, one when it is quiet, with no timer tuned for either.
+ */
+final class GroupCommitRule {
+  /** Waits no longer than this before looking again (nothing scheduled; woken by a signal). */
+  static final long WAIT_FOR_SIGNAL = Long.MAX_VALUE;
+
+  private final BatchPolicy policy;
+
+  GroupCommitRule(BatchPolicy policy) {
+    this.policy = policy;
+  }
+
+  /**
+   * The queue as the rule sees it.
+   *
+   * @param oldestEnqueuedNanos when the first queued message arrived (meaningless when empty)
+   * @param insertsInFlight INSERTs that have started and not ended
+   * @param lastInsertStartNanos when the last INSERT started, or {@link Long#MIN_VALUE} for never
+   * @param expectedBack requests still expected back from the batches answered since the last
+   *     INSERT started
+   * @param lastInsertEndNanos when the last INSERT ended
+   * @param patienceNanos how long after that to wait for the requests expected back
+   */
+  record Queue(
+      int messages,
+      long rows,
+      long bytes,
+      long oldestEnqueuedNanos,
+      int insertsInFlight,
+      long lastInsertStartNanos,
+      int expectedBack,
+      long lastInsertEndNanos,
+      long patienceNanos,
+      boolean closing) {}
+
+  /**
+   * Send now, or look again after {@code waitNanos} ({@link #WAIT_FOR_SIGNAL}: only when something
+   * changes).
+   */
+  record Decision(boolean send, long waitNanos) {
+    static final Decision SEND = new Decision(true, 0);
+
+    static Decision waitFor(long nanos) {
+      return new Decision(false, nanos);
+    }
+  }
+
+  /**
+   * @param minIntervalNanos the least time between the starts of two INSERTs
+   */
+  Decision decide(Queue queue, long now, long minIntervalNanos) {
+    if (queue.messages() == 0) {
+      return Decision.waitFor(WAIT_FOR_SIGNAL);
+    }
+    if (queue.closing()) {
+      return Decision.SEND;
+    }
+    long overdueAt = queue.oldestEnqueuedNanos() + policy.maxWait().toNanos();
+    boolean full = queue.rows() >= policy.maxRows() || queue.bytes() >= policy.maxBytes();
+    long readyAt; // when this batch may go, before pacing
+    if (full || overdueAt - now <= 0) {
+      readyAt = now;
+    } else if (queue.insertsInFlight() == 0) {
+      readyAt = queue.oldestEnqueuedNanos() + policy.linger().toNanos();
+      if (queue.expectedBack() > 0) {
+        long backBy = queue.lastInsertEndNanos() + queue.patienceNanos();
+        if (backBy - readyAt > 0) {
+          readyAt = backBy;
+        }
+      }
+      if (readyAt - overdueAt > 0) {
+        readyAt = overdueAt;
+      }
+    } else {
+      // gathers until the INSERT in flight ends (a signal), or until it is overdue
+      return Decision.waitFor(overdueAt - now);
+    }
+    long pacedAt = readyAt;
+    if (queue.lastInsertStartNanos() != Long.MIN_VALUE) {
+      long allowed = queue.lastInsertStartNanos() + minIntervalNanos;
+      // nanoTime values are compared by their difference: they may wrap
+      if (allowed - readyAt > 0) {
+        pacedAt = allowed;
+      }
+    }
+    if (pacedAt - now <= 0) {
+      return Decision.SEND;
+    }
+    return Decision.waitFor(pacedAt - now);
+  }
+}

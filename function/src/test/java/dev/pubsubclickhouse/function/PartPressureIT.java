@@ -1,0 +1,116 @@
+package dev.pubsubclickhouse.function;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pubsubclickhouse.core.schema.TableName;
+import dev.pubsubclickhouse.function.flow.TableLoad;
+import dev.pubsubclickhouse.function.flow.TableLoadReader;
+import dev.pubsubclickhouse.testing.ClickHouseTest;
+import dev.pubsubclickhouse.testing.TestDatabase;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Flow control against a real ClickHouse: what the reader sees in the system tables, and one
+ * service in front of a table with low part limits whose merges are stopped, so that every INSERT
+ * adds a part that stays. The service must answer 429 before ClickHouse would refuse (code 252),
+ * store every message it acknowledged, and take messages again once merges bring the parts down.
+ */
+@ClickHouseTest
+class PartPressureIT {
+  private static final String LIMITS =
+      " SETTINGS parts_to_delay_insert = 10, parts_to_throw_insert = 20";
+
+  private final TestDatabase database;
+
+  PartPressureIT(TestDatabase database) {
+    this.database = database;
+  }
+
+  @Test
+  void theReaderSeesPartsPerPartitionTheTablesLimitsAndEveryBlockWritten() {
+    database.execute(
+        "CREATE TABLE watched (n UInt32, p UInt8) ENGINE = MergeTree PARTITION BY p ORDER BY n"
+            + LIMITS);
+    database.execute("SYSTEM STOP MERGES watched");
+    TableLoadReader reader =
+        new TableLoadReader(database.client(), new TableName(database.name(), "watched"));
+    TableLoad empty = reader.read();
+    for (int i = 0; i < 8; i++) {
+      database.execute("INSERT INTO watched VALUES (" + i + ", " + (i < 6 ? 1 : 2) + ")");
+    }
+    TableLoad load = reader.read();
+    assertThat(load.partitionParts()).isEqualTo(6);
+    assertThat(load.activeParts()).isEqualTo(8);
+    assertThat(load.partsToDelayInsert()).isEqualTo(10);
+    assertThat(load.partsToThrowInsert()).isEqualTo(20);
+    assertThat(load.maxPartsInTotal()).isEqualTo(100_000); // the server's default
+    assertThat(load.blocksWritten() - empty.blocksWritten()).isEqualTo(8);
+    assertThat(load.merges()).isZero();
+    assertThat(load.pressure()).isEqualTo(0.6);
+  }
+
+  @Test
+  void nearThePartLimitTheServiceAnswers429NotAFailureAndStoresEveryMessageItAcknowledged()
+      throws Exception {
+    database.execute("CREATE TABLE limited (id String) ENGINE = MergeTree ORDER BY id" + LIMITS);
+    database.execute("SYSTEM STOP MERGES limited");
+    Map<Integer, Integer> statuses = new TreeMap<>();
+    TreeSet<String> acknowledged = new TreeSet<>();
+    try (RunningService service =
+        RunningService.start(database, "limited", Map.of("TABLE_WATCH_INTERVAL_MS", "100"))) {
+      // One message at a time: each INSERT is a part that stays, until the service stops taking
+      // them. 40 messages would be 40 parts; ClickHouse refuses from the 20th.
+      for (int i = 0; i < 40; i++) {
+        String id = "m-" + i;
+        int status = service.push(id, "{\"id\":\"" + id + "\"}");
+        statuses.merge(status, 1, Integer::sum);
+        if (status == 204) {
+          acknowledged.add(id);
+        }
+      }
+      assertThat(statuses.keySet()).containsExactlyInAnyOrder(204, 429);
+      assertThat(partsOf("limited")).isLessThan(20);
+
+      // Merges bring the parts down; the service takes messages again.
+      database.execute("SYSTEM START MERGES limited");
+      database.execute("OPTIMIZE TABLE limited FINAL");
+      int after = 0;
+      for (int attempt = 0; attempt < 600 && after != 204; attempt++) {
+        after = service.push("after", "{\"id\":\"after\"}");
+        if (after != 204) {
+          TimeUnit.MILLISECONDS.sleep(100);
+        }
+      }
+      assertThat(after).isEqualTo(204);
+      acknowledged.add("after");
+    }
+    database.flushLogs();
+    assertThat(
+            database.query(
+                "SELECT count() FROM system.query_log WHERE exception_code = 252"
+                    + " AND has(databases, '"
+                    + database.name()
+                    + "')"))
+        .as("INSERTs ClickHouse refused for too many parts")
+        .isEqualTo("0");
+    List<String> stored =
+        new ArrayList<>(database.query("SELECT id FROM limited ORDER BY id").lines().toList());
+    assertThat(stored).containsExactlyElementsOf(acknowledged);
+  }
+
+  private long partsOf(String table) {
+    return Long.parseLong(
+        database.query(
+            "SELECT count() FROM system.parts WHERE active AND database = '"
+                + database.name()
+                + "' AND table = '"
+                + table
+                + "'"));
+  }
+}

@@ -1,0 +1,110 @@
+package dev.pubsubclickhouse.function.flow;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pubsubclickhouse.function.ingest.PendingMessage;
+import dev.pubsubclickhouse.function.ingest.PendingMessages;
+import dev.pubsubclickhouse.function.ingest.PushOutcome;
+import dev.pubsubclickhouse.function.observability.Metrics;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** The gate between batcher and writer, with readings the test hands it. */
+class FlowGateTest {
+  private final Metrics metrics = new Metrics();
+  private final List<List<PendingMessage>> written = new ArrayList<>();
+  private final AtomicInteger reads = new AtomicInteger();
+  private TableLoad next = parts(0);
+  private final FlowGate gate =
+      new FlowGate(
+          new FlowControl(500, 0, 10_000_000_000L),
+          () -> {
+            reads.incrementAndGet();
+            if (next == null) {
+              throw new IllegalStateException("ClickHouse is not answering");
+            }
+            return next;
+          },
+          batch -> {
+            written.add(batch);
+            batch.forEach(m -> m.answer().complete(PushOutcome.STORED));
+          },
+          metrics,
+          new FlowPolicy(0, Duration.ofSeconds(2)));
+
+  private static TableLoad parts(long parts) {
+    return new TableLoad(parts, parts, 10, 20, 100_000, 0, 0, 0, 0);
+  }
+
+  private static List<PendingMessage> batch(int size) {
+    List<PendingMessage> batch = new ArrayList<>();
+    for (int i = 0; i < size; i++) {
+      batch.add(PendingMessages.of("m" + i, 0));
+    }
+    return batch;
+  }
+
+  @Test
+  void withoutPressureBatchesPassWithoutAnExtraReading() {
+    gate.watch();
+    gate.accept(batch(3));
+    assertThat(written).hasSize(1);
+    assertThat(reads).hasValue(1);
+    assertThat(gate.admits()).isTrue();
+  }
+
+  @Test
+  void underPressureTheTableIsReadAgainBeforeEveryInsert() {
+    next = parts(6);
+    gate.watch();
+    gate.accept(batch(1));
+    gate.accept(batch(1));
+    assertThat(reads).hasValue(3);
+    assertThat(written).hasSize(2);
+  }
+
+  @Test
+  void nearTheLimitABatchIsAnswered429InsteadOfWrittenAndNewMessagesAreRefused() {
+    next = parts(6);
+    gate.watch();
+    next = parts(8); // another instance's INSERTs since the last reading
+    List<PendingMessage> batch = batch(4);
+    gate.accept(batch);
+    assertThat(written).isEmpty();
+    assertThat(batch)
+        .allSatisfy(m -> assertThat(m.answer()).isCompletedWithValue(PushOutcome.OVERLOADED));
+    assertThat(gate.admits()).isFalse();
+    assertThat(metrics.throttled.value()).isEqualTo(4);
+    // merges bring it down: messages are admitted again
+    next = parts(3);
+    gate.watch();
+    assertThat(gate.admits()).isTrue();
+  }
+
+  @Test
+  void aTableThatCannotBeReadLeavesFlowControlOffUntilItCan() {
+    next = parts(9);
+    gate.watch();
+    assertThat(gate.admits()).isFalse();
+    next = null;
+    gate.watch();
+    assertThat(gate.admits()).isTrue();
+    gate.accept(batch(1));
+    assertThat(written).hasSize(1);
+  }
+
+  @Test
+  void theBatcherIsWokenWhenThePaceFalls() {
+    AtomicInteger wakes = new AtomicInteger();
+    gate.whenPaceFalls(wakes::incrementAndGet);
+    next = parts(7);
+    gate.watch();
+    assertThat(wakes).hasValue(0);
+    next = parts(1);
+    gate.watch();
+    assertThat(wakes).hasValue(1);
+  }
+}

@@ -1,0 +1,113 @@
+"""The benchmark suite of docs/performance.md; run it through scripts/bench.
+
+Two halves with a results file between them: measuring (measure.py and the parts it runs) writes
+docs/perf/results-<date>.json with every sample; the report (report.py: text and markdown, with
+the cost model and the floors computed from the file) and the plots (plots.py) read it. So
+`scripts/bench --report FILE.json` reports an earlier run again, with today's report code.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import sys
+
+from .measure import PARTS, measure, write_results
+from .plots import write_plots
+from .report import derived, render_markdown, render_report, write_csv
+from .settings import DEFAULT_VARIANTS, REPO, WORK
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(
+        prog="scripts/bench",
+        description="Benchmark suite (docs/performance.md). Side by side, one run.")
+    parser.add_argument("--quick", action="store_true",
+                        help="short runs (3 s warm-up, 5 s measured; smaller backfill and fleet;"
+                             " fewer repeats)")
+    parser.add_argument("--only", default=",".join(PARTS),
+                        help="comma-separated parts to run: %s (default: all)" % ", ".join(PARTS))
+    parser.add_argument("--concurrency", default="1,16,64,256,512")
+    parser.add_argument("--duration", type=int, default=None, help="measured seconds per point")
+    parser.add_argument("--warmup", type=int, default=None, help="warm-up seconds per point")
+    parser.add_argument("--rounds", type=int, default=None,
+                        help="measure every push point this many times (rotating the order) and"
+                             " keep the sample other processes disturbed least (default 2, quick 1)")
+    parser.add_argument("--fleet-sizes", default="1,4,16",
+                        help="service processes in each fleet simulation")
+    parser.add_argument("--fleet-concurrency", type=int, default=256,
+                        help="requests in flight over the whole fleet")
+    parser.add_argument("--fleet-duration", type=int, default=None,
+                        help="measured seconds per fleet (default 20, quick 8)")
+    parser.add_argument("--fleet-budget", type=int, default=40,
+                        help="TABLE_MAX_INSERTS_PER_SECOND of the fleets with flow control")
+    parser.add_argument("--fleet-cpus", type=float, default=1.5,
+                        help="CPU cores the whole fleet's instances may use together")
+    parser.add_argument("--skip-build", action="store_true")
+    parser.add_argument("--variant", action="append", default=[],
+                        help="an extra push target measured beside ours: NAME:KEY=VALUE,... with"
+                             " service environment variables (e.g. MAX_CONCURRENT_INSERTS=4), or"
+                             " jvm=FLAGS (space-separated), java=PATH, jar=PATH, engine=ENGINE")
+    parser.add_argument("--no-variants", action="store_true",
+                        help="measure only ours and its peers (no default variants)")
+    parser.add_argument("--patch", action="append", default=[],
+                        help="a patch of the main code: built"
+                             " in a scratch worktree and measured as the variant 'patched'")
+    parser.add_argument("--out", default=os.path.join(REPO, "docs", "perf"))
+    parser.add_argument("--keep-clickhouse", action="store_true",
+                        help="leave the benchmark ClickHouse running afterwards")
+    parser.add_argument("--report", metavar="RESULTS_JSON",
+                        help="report an earlier run's results file again (and rewrite its .txt,"
+                             " .md, .csv and plots beside it) instead of measuring")
+    args = parser.parse_args()
+    args.concurrency = [int(c) for c in args.concurrency.split(",")]
+    args.fleet_sizes = [int(n) for n in args.fleet_sizes.split(",")]
+    if not args.variant and not args.patch and not args.no_variants:
+        args.variant = list(DEFAULT_VARIANTS)
+    args.duration = args.duration or (5 if args.quick else 10)
+    args.warmup = args.warmup or (3 if args.quick else 5)
+    args.rounds = args.rounds or (1 if args.quick else 2)
+    args.fleet_duration = args.fleet_duration or (8 if args.quick else 20)
+    args.parts = set(args.only.split(","))
+    unknown = args.parts - set(PARTS)
+    if unknown:
+        parser.error("unknown part(s): %s" % ", ".join(sorted(unknown)))
+    return args
+
+
+def report(results, json_path):
+    """Prints the report and writes it, the tables, the CSV and the plots beside the results."""
+    directory = os.path.dirname(os.path.abspath(json_path))
+    stem = os.path.splitext(json_path)[0]
+    text = render_report(results)
+    written = [json_path]
+    for suffix, content in [(".txt", text), (".md", render_markdown(results))]:
+        open(stem + suffix, "w").write(content)
+        written.append(stem + suffix)
+    if results.get("push"):
+        write_csv(results, stem + ".csv")
+        written.append(stem + ".csv")
+    written += write_plots(results, directory)
+    print(text, end="")
+    print("Wrote " + ", ".join(os.path.relpath(p, REPO) for p in written))
+    return derived(results)
+
+
+def main():
+    args = parse_args()
+    if args.report:
+        report(json.load(open(args.report)), args.report)
+        return
+    for tool in ["java", "mvn", "wrk", "curl", "taskset"]:
+        if not shutil.which(tool):
+            sys.exit("bench: %s is required" % tool)
+    os.makedirs(WORK, exist_ok=True)
+    os.makedirs(args.out, exist_ok=True)
+    results = measure(args)
+    json_path = write_results(results, args.out)
+    report(results, json_path)
+    print("Suite took %.0f s" % results["suite_seconds"])
+
+
+if __name__ == "__main__":
+    main()

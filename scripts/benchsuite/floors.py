@@ -1,0 +1,160 @@
+"""The floors: what each measured part must reach, PASS or MISS, computed from a results file."""
+
+FLOORS = {
+    "push_vs_naive_at_1": 1.0,
+    "push_vs_async_at_1": 1.0,
+    "push_p50_over_naive_at_1_ms": 1.0,
+    "push_vs_async_at_16": 4.0,
+    "push_vs_bare_at_256": 0.55,
+    "push_vs_bare_at_256_goal": 0.60,
+    "push_vs_async_at_256": 20.0,
+    "push_p99_over_bare_ms": 100.0,
+    "push_vs_naive_at_256": 20.0,
+    "rows_per_insert_at_256": 100.0,
+    "rss_mib_at_512": 512.0,
+    "encoder_seed_rows_per_s": 1_000_000,
+    "backfill_one_task_rows_per_s": 300_000,
+    "backfill_vs_beam": 2.0,
+    "cold_start_s": 3.0,
+}
+
+
+class Checks:
+    """Floors as they are checked: name, value, limit, PASS or MISS, and what was measured."""
+
+    def __init__(self, target):
+        self.target = target
+        self.list = []
+
+    def check(self, name, value, limit, passed, text):
+        self.list.append({"floor": name, "target": self.target, "value": value, "limit": limit,
+                          "pass": bool(passed), "text": text})
+
+    def ratio(self, name, ours, other, limit, unit="x"):
+        """ours / other msg/s >= limit."""
+        value = ours["msgs_per_s"] / max(other["msgs_per_s"], 1e-9)
+        shown = "%.1f%%" % (100 * value) if unit == "%" else "%.1fx" % value
+        self.check(name, value, limit, value >= limit,
+                   "%.0f / %.0f msg/s = %s" % (ours["msgs_per_s"], other["msgs_per_s"], shown))
+
+
+def push_floors(push, target):
+    """The push floors for one target (ours, or a variant measured beside it)."""
+    checks = Checks(target)
+    by = {(r["target"], r["concurrency"]): r for r in push["rows"]}
+
+    def at(name, c):
+        return by.get((name, c))
+
+    ours, naive, async_ = at(target, 1), at("naive", 1), at("async", 1)
+    if ours and naive:
+        checks.ratio("push c=1 >= 1.0x naive handler", ours, naive, FLOORS["push_vs_naive_at_1"])
+        limit = naive["p50_ms"] + FLOORS["push_p50_over_naive_at_1_ms"]
+        checks.check("push c=1 p50 <= naive p50 + 1 ms", ours["p50_ms"], limit,
+                     ours["p50_ms"] <= limit,
+                     "%.2f ms vs %.2f + 1 ms" % (ours["p50_ms"], naive["p50_ms"]))
+    if ours and async_:
+        checks.ratio("push c=1 >= 1.0x async-insert peer", ours, async_,
+                     FLOORS["push_vs_async_at_1"])
+    ours, async_ = at(target, 16), at("async", 16)
+    if ours and async_:
+        checks.ratio("push c=16 >= 4x async-insert peer", ours, async_,
+                     FLOORS["push_vs_async_at_16"])
+    ours, bare, naive, async_ = at(target, 256), at("bare", 256), at("naive", 256), at("async", 256)
+    if ours and bare:
+        checks.ratio("push c=256 >= 55% of bare handler (goal 60%)", ours, bare,
+                     FLOORS["push_vs_bare_at_256"], unit="%")
+        limit = bare["p99_ms"] + FLOORS["push_p99_over_bare_ms"]
+        checks.check("push c=256 p99 <= bare p99 + 100 ms", ours["p99_ms"], limit,
+                     ours["p99_ms"] <= limit,
+                     "%.1f ms vs %.1f + 100 ms" % (ours["p99_ms"], bare["p99_ms"]))
+    if ours and async_:
+        checks.ratio("push c=256 >= 20x async-insert peer", ours, async_,
+                     FLOORS["push_vs_async_at_256"])
+    if ours and naive:
+        checks.ratio("push c=256 >= 20x naive handler", ours, naive,
+                     FLOORS["push_vs_naive_at_256"])
+    if ours and "rows_per_insert" in ours:
+        checks.check("push c=256 >= 100 rows per INSERT", ours["rows_per_insert"],
+                     FLOORS["rows_per_insert_at_256"],
+                     ours["rows_per_insert"] >= FLOORS["rows_per_insert_at_256"],
+                     "%.1f rows/INSERT (%d INSERTs)" % (ours["rows_per_insert"], ours["inserts"]))
+    ours = at(target, 512)
+    if ours:
+        checks.check("service RSS < 512 MiB at c=512", ours["peak_rss_mib"],
+                     FLOORS["rss_mib_at_512"], ours["peak_rss_mib"] < FLOORS["rss_mib_at_512"],
+                     "peak %.0f MiB (at the end %.0f MiB)" % (ours["peak_rss_mib"],
+                                                             ours["rss_mib"]))
+    return checks.list
+
+
+def fleet_floors(fleet):
+    """The largest fleet with flow control at full load: no 252, INSERTs/s within the budget,
+    active parts below parts_to_delay_insert, nothing lost."""
+    checks = Checks("fleet")
+    rows = [r for r in fleet["rows"] if r["mode"] == "flow"]
+    if not rows:
+        return []
+    r = max(rows, key=lambda row: row["instances"])
+    label = "fleet of %d" % r["instances"]
+    checks.check("%s: no client sees 252" % label, r["too_many_parts"] + r["failures"], 0,
+                 r["too_many_parts"] == 0 and r["failures"] == 0,
+                 "%d INSERTs refused with 252, %d answers 5xx" % (r["too_many_parts"],
+                                                                  r["failures"]))
+    # The budget is counted as ClickHouse counts it: parts written (block numbers).
+    rate = r.get("parts_written_per_s", r["inserts_per_s"])
+    checks.check("%s: INSERTs/s within the budget" % label, rate, fleet["budget"],
+                 rate <= fleet["budget"],
+                 "%.1f parts written/s (%.1f INSERTs/s) against %d; busiest seconds %s INSERTs" % (
+                     rate, r["inserts_per_s"], fleet["budget"],
+                     ", ".join(str(n) for n in r["inserts_per_second_busiest"][:3])))
+    checks.check("%s: active parts below parts_to_delay_insert" % label,
+                 r["partition_parts_max"], r["parts_to_delay_insert"],
+                 r["partition_parts_max"] < r["parts_to_delay_insert"],
+                 "at most %d against %d" % (r["partition_parts_max"], r["parts_to_delay_insert"]))
+    checks.check("%s: zero lost" % label, r["lost"], 0, r["lost"] == 0 and r["altered_rows"] == 0,
+                 "%d acknowledged, %d of them not in the table, %d rows altered" % (
+                     r["acked_ids"], r["lost"], r["altered_rows"]))
+    return checks.list
+
+
+def floors(results):
+    checks = Checks("ours")
+    push = results.get("push")
+    if push:
+        checks.list += push_floors(push, "ours")
+    fleet = results.get("fleet")
+    if fleet:
+        checks.list += fleet_floors(fleet)
+    enc = results.get("encoder")
+    if enc:
+        checks.check("encoder >= 1,000,000 seed rows/s/core", enc["seed_rows_per_s"],
+                     FLOORS["encoder_seed_rows_per_s"],
+                     enc["seed_rows_per_s"] >= FLOORS["encoder_seed_rows_per_s"],
+                     "%.0f rows/s" % enc["seed_rows_per_s"])
+    back = results.get("backfill")
+    if back:
+        one = back["tasks"]["1"]["rows_per_s"]
+        checks.check("backfill 1 task >= 300,000 rows/s", one,
+                     FLOORS["backfill_one_task_rows_per_s"],
+                     one >= FLOORS["backfill_one_task_rows_per_s"], "%.0f rows/s" % one)
+        beam = back["beam_clickhouseio"]["rows_per_s"]
+        if beam:
+            checks.check("backfill 1 task >= 2x Beam ClickHouseIO", one / beam,
+                         FLOORS["backfill_vs_beam"], one / beam >= FLOORS["backfill_vs_beam"],
+                         "%.0f / %.0f rows/s = %.1fx" % (one, beam, one / beam))
+    cold = results.get("cold_start")
+    if cold:
+        key = next(k for k in ("ours, JDK 25 (image) [2 CPU]", "ours, JDK 17 [2 CPU]")
+                   if k in cold["variants"])
+        value = cold["variants"][key]["median_s"]
+        checks.check("cold start to first 204 < 3 s", value, FLOORS["cold_start_s"],
+                     value < FLOORS["cold_start_s"], "%.2f s (%s, median)" % (value, key))
+    return checks.list
+
+
+def variant_floors(results):
+    push = results.get("push")
+    if not push:
+        return {}
+    return {v["name"]: push_floors(push, v["name"]) for v in push.get("variants", [])}

@@ -1,0 +1,37 @@
+"""What the suite ran on."""
+
+import os
+import platform
+import subprocess
+
+from .settings import JDK25, REPO
+
+
+def machine_info():
+    cpu = "unknown"
+    for line in open("/proc/cpuinfo"):
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+    mem = open("/proc/meminfo").readline().split()[1]
+
+    def first_line(command):
+        try:
+            r = subprocess.run(command, capture_output=True, text=True)
+            return (r.stdout + r.stderr).strip().splitlines()[0]
+        except (OSError, IndexError):
+            return None
+
+    java25 = None
+    if os.path.exists(JDK25):
+        java25 = first_line([JDK25, "-version"])
+    return {
+        "cpu": "%s, %d cores" % (cpu, os.cpu_count()),
+        "memory_gib": round(int(mem) / 2**20, 1),
+        "kernel": platform.release(),
+        "java": first_line(["java", "-version"]),
+        "java25": java25,
+        "wrk": first_line(["wrk", "--version"]),
+        "git_commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO,
+                                     capture_output=True, text=True).stdout.strip(),
+    }

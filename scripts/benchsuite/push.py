@@ -1,0 +1,225 @@
+"""Part push: every target at every concurrency, side by side, and the ClickHouse ceiling."""
+
+import json
+import os
+import statistics
+import subprocess
+import threading
+import time
+
+from .clickhouse import active_parts, ch, ch_now, insert_stats, truncate
+from .processes import (Server, children_cpu_seconds, context_switches, cpu_seconds, jar,
+                        machine_busy_seconds, memory_kib, post_once, server_command,
+                        service_env, target_env, wait_for_204, wrk)
+from .settings import PORTS
+from .settings import (CH_URL, IMAGE_JAVA, JDK25, REPO, SEED_TABLE_COLUMNS, SERVICE_JVM, TABLES,
+                       VARIANT_PORT, WORK, log)
+
+
+def measure_push(name, server, chpid, connections, args):
+    """One warm-up and one measured wrk run of `name` at `connections`."""
+    table = TABLES[name]
+    wrk(server.port, connections, args.warmup)
+    if table:
+        truncate(table)
+    time.sleep(0.5)
+    t0 = ch_now()
+    cpu0, chcpu0, cs0 = cpu_seconds(server.process.pid), cpu_seconds(chpid), context_switches(
+        server.process.pid)
+    load0 = os.getloadavg()[0]
+    busy0, wrk0 = machine_busy_seconds(), children_cpu_seconds()
+    result = wrk(server.port, connections, args.duration)
+    busy1, wrk1 = machine_busy_seconds(), children_cpu_seconds()
+    cpu1, chcpu1, cs1 = cpu_seconds(server.process.pid), cpu_seconds(chpid), context_switches(
+        server.process.pid)
+    t1 = ch_now()
+    rss, hwm = memory_kib(server.process.pid)
+    seconds = result["duration_us"] / 1e6
+    ok = result["requests"] - result["non_2xx"]
+    row = {
+        "target": name,
+        "concurrency": connections,
+        "requests": result["requests"],
+        "non_2xx": result["non_2xx"],
+        "socket_errors": result["errors_connect"] + result["errors_read"] + result["errors_write"]
+        + result["errors_timeout"],
+        "seconds": seconds,
+        "msgs_per_s": ok / seconds,
+        "p50_ms": result["p50_us"] / 1000,
+        "p90_ms": result["p90_us"] / 1000,
+        "p99_ms": result["p99_us"] / 1000,
+        "max_ms": result["max_us"] / 1000,
+        "service_cpu_s": cpu1 - cpu0,
+        "service_cpu_us_per_msg": (cpu1 - cpu0) * 1e6 / max(ok, 1),
+        "context_switches_per_msg": (cs1 - cs0) / max(ok, 1),
+        "clickhouse_cpu_s": chcpu1 - chcpu0,
+        "clickhouse_cpu_us_per_msg": (chcpu1 - chcpu0) * 1e6 / max(ok, 1),
+        "wrk_cpu_s": wrk1 - wrk0,
+        "wrk_cpu_us_per_msg": (wrk1 - wrk0) * 1e6 / max(ok, 1),
+        # CPU the rest of the machine used meanwhile (other engineers' work): the noise indicator
+        "others_cpu_cores": max(0.0, (busy1 - busy0) - (cpu1 - cpu0) - (chcpu1 - chcpu0)
+                                - (wrk1 - wrk0)) / seconds,
+        "rss_mib": rss / 1024,
+        "peak_rss_mib": hwm / 1024,
+        "load_avg_1m_before": load0,
+    }
+    if table:
+        time.sleep(1.2)  # query_log flush interval is 500 ms; let the last INSERTs land
+        stats = insert_stats(table, t0, t1)
+        row.update(stats)
+        row["active_parts"] = active_parts(table)
+        row["rows_per_insert"] = stats["inserted_rows"] / max(stats["inserts"], 1)
+        row["rows_in_table"] = int(ch("SELECT count() FROM bench.%s" % table).strip())
+        truncate(table)  # no merges of this run under the next one
+    log(
+        "  %-7s c=%-3d %8.0f msg/s  p50 %7.2f ms  p99 %7.2f ms  non2xx %d  rss %.0f MiB"
+        "  cpu us/msg svc %.0f ch %.0f wrk %.0f  others %.2f cores%s"
+        % (name, connections, row["msgs_per_s"], row["p50_ms"], row["p99_ms"], row["non_2xx"],
+           row["rss_mib"], row["service_cpu_us_per_msg"], row["clickhouse_cpu_us_per_msg"],
+           row["wrk_cpu_us_per_msg"], row["others_cpu_cores"],
+           ("  inserts %d rows/insert %.1f parts %d insert %.1f ms (CH)" % (
+               row["inserts"], row["rows_per_insert"], row["active_parts"],
+               row["insert_ms_mean"] or 0)) if table else "")
+    )
+    return row
+
+
+def measure_burst(name, server, size, repeats):
+    """`size` pushes at once into an idle target, `repeats` times: INSERTs per burst, answers."""
+    table = TABLES[name]
+    runs = []
+    for repeat in range(repeats):
+        time.sleep(0.5)  # idle: the INSERTs of one burst end before the next starts
+        t0 = ch_now()
+        barrier = threading.Barrier(size)
+        answers = []
+
+        def push(k):
+            barrier.wait()
+            start = time.monotonic()
+            try:
+                status = post_once(server.port, "burst-%d-%d-%d" % (os.getpid(), repeat, k), 30)
+            except OSError:
+                status = -1
+            answers.append(((time.monotonic() - start) * 1000, status))
+
+        threads = [threading.Thread(target=push, args=(k,)) for k in range(size)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        time.sleep(1.2)  # query_log flush interval is 500 ms
+        stats = insert_stats(table, t0, ch_now())
+        millis = sorted(a[0] for a in answers)
+        runs.append({"inserts": stats["inserts"], "rows": stats["inserted_rows"],
+                     "median_ms": statistics.median(millis), "slowest_ms": millis[-1],
+                     "acked": sum(1 for a in answers if a[1] == 204)})
+    log("  burst %-7s %d x %d: INSERTs %s, slowest %s ms" % (
+        name, repeats, size, "/".join(str(r["inserts"]) for r in runs),
+        "/".join("%.0f" % r["slowest_ms"] for r in runs)))
+    return {"target": name, "size": size, "runs": runs}
+
+
+def run_ceiling(row_counts):
+    out = subprocess.run(
+        ["java", "-cp", jar("benchmarks/target/benchmarks.jar"),
+         "dev.pubsubclickhouse.benchmarks.ClickHouseCeiling", CH_URL, "bench.ceiling",
+         ",".join(str(n) for n in row_counts), "3"],
+        capture_output=True, text=True, check=True, cwd=REPO,
+    ).stdout
+    return [json.loads(l[len("CEILING "):]) for l in out.splitlines() if l.startswith("CEILING ")]
+
+
+def parse_variant(text, index):
+    """NAME:KEY=VALUE,... where KEY is an environment variable of the service, or jvm (flags
+    separated by spaces), java (a java executable; jdk25 for Temurin 25), jar (a function.jar;
+    patched for the --patch build) or engine (the table engine, e.g. Null)."""
+    name, _, spec = text.partition(":")
+    variant = {"name": name, "env": {}, "jvm": list(SERVICE_JVM), "java": IMAGE_JAVA,
+               "jar": jar("function/target/function.jar"), "port": VARIANT_PORT + index,
+               "table": "push_v%d" % index, "engine": "MergeTree ORDER BY event_time"}
+    for item in filter(None, spec.split(",")):
+        key, _, value = item.partition("=")
+        if key == "engine":
+            variant["engine"] = value
+        elif key == "jvm":
+            variant["jvm"] = value.split()
+        elif key == "java":
+            variant[key] = JDK25 if value == "jdk25" else value
+        elif key == "jar":
+            variant[key] = value
+        else:
+            variant["env"][key] = value
+    return variant
+
+
+def run_push(args, chpid):
+    log("push end to end: starting ours, bare, naive, async (%s %s)"
+        % (IMAGE_JAVA, " ".join(SERVICE_JVM)))
+    servers = {}
+    for name in ["bare", "ours", "async", "naive"]:
+        servers[name] = Server(
+            name, server_command(name), target_env(name), PORTS[name],
+            os.path.join(WORK, "%s.log" % name),
+        ).start()
+    for v in args.variants:
+        ch("DROP TABLE IF EXISTS bench.%s" % v["table"])
+        ch("CREATE TABLE bench.%s %s ENGINE = %s" % (v["table"], SEED_TABLE_COLUMNS, v["engine"]))
+        TABLES[v["name"]] = v["table"]
+        command = [v["java"]] + v["jvm"] + ["-jar", v["jar"]]
+        servers[v["name"]] = Server(
+            v["name"], command,
+            service_env(table=v["table"], port=v["port"], extra=v["env"]), v["port"],
+            os.path.join(WORK, "%s.log" % v["name"]),
+        ).start()
+    order = ["bare", "ours", "async"] + [v["name"] for v in args.variants] + ["naive"]
+    try:
+        for name, server in servers.items():
+            wait_for_204(server.port, server.process)
+        # Every JVM's JIT warms up before the first point, so that the first level measured (c=1)
+        # is not measured on cold code in round 1 and warm code in round 2.
+        log("warming every target up: %d s each at 64 connections" % (2 * args.warmup))
+        for name in order:
+            wrk(servers[name].port, 64, 2 * args.warmup)
+        rows = []
+        middle = order[1:-1]
+        samples = []
+        for round_ in range(args.rounds):
+            for level, connections in enumerate(args.concurrency):
+                # bare first, naive last (it leaves the most parts); the rest rotates from level
+                # to level and from round to round, so no target always runs after another
+                shift = (level + round_ * 2) % len(middle)
+                for name in [order[0]] + middle[shift:] + middle[:shift] + [order[-1]]:
+                    row = measure_push(name, servers[name], chpid, connections, args)
+                    row["round"] = round_ + 1
+                    samples.append(row)
+        # Of the rounds of one target and concurrency, keep the one the rest of the machine
+        # disturbed least (least CPU used by other processes meanwhile); all are in "samples".
+        best = {}
+        for row in samples:
+            key = (row["target"], row["concurrency"])
+            if key not in best or row["others_cpu_cores"] < best[key]["others_cpu_cores"]:
+                best[key] = row
+        rows = list(best.values())
+        bursts = [measure_burst(name, servers[name], 200, 3 if args.quick else 5)
+                  for name in order if name not in ("bare", "naive")]
+        ours_rows = [r for r in rows if r["target"] == "ours"]
+        log("ClickHouse ceiling: the same rows as one RowBinary INSERT")
+        counts = sorted({max(r["inserted_rows"], 1000) for r in ours_rows} | {1_000_000})
+        ceiling = run_ceiling(counts)
+        for r in ours_rows:
+            n = max(r["inserted_rows"], 1000)
+            match = [c for c in ceiling if c["format"] == "RowBinaryWithDefaults" and c["rows"] == n]
+            if match:
+                rows.append({
+                    "target": "ceiling", "concurrency": r["concurrency"], "rows": n,
+                    "seconds": match[0]["best_s"], "msgs_per_s": match[0]["rows_per_s"],
+                })
+        rank = {name: i for i, name in enumerate(order + ["ceiling"])}
+        rows.sort(key=lambda r: (r["concurrency"], rank[r["target"]]))
+        return {"rows": rows, "samples": samples, "rounds": args.rounds, "bursts": bursts,
+                "ceiling_inserts": ceiling, "jvm": SERVICE_JVM, "order": order,
+                "variants": args.variants}
+    finally:
+        for server in servers.values():
+            server.stop()
