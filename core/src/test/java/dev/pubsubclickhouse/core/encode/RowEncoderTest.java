@@ -142,4 +142,17 @@ class RowEncoderTest {
     String message = rejection("UUID", "\"" + "x".repeat(10_000) + "\"");
     assertThat(message).contains("... (10000 chars)").hasSizeLessThan(200);
   }
+
+  @Test
+  void unplacedFieldsAreTheFieldsNoInsertedColumnTakesInTheRowsOrder() {
+    RowEncoder encoder =
+        RowEncoder.forTable(
+            schema(
+                ColumnDefinition.of("a", "Int32"),
+                ColumnDefinition.of("m", "Int32", DefaultKind.MATERIALIZED, "a * 2")));
+    assertThat(encoder.unplacedFields(json("{\"a\":1}"))).isEmpty();
+    assertThat(encoder.unplacedFields(json("{\"z\":1,\"a\":1,\"m\":3,\"b\":null}")))
+        .as("a MATERIALIZED column takes no value from a row")
+        .containsExactly("z", "m", "b");
+  }
 }
