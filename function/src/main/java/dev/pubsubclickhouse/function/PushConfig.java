@@ -8,6 +8,7 @@ import dev.pubsubclickhouse.core.config.ConfigurationException;
 import dev.pubsubclickhouse.core.config.SecretManagerAccess;
 import dev.pubsubclickhouse.function.auth.PushAuthenticator;
 import dev.pubsubclickhouse.function.ingest.BatchPolicy;
+import dev.pubsubclickhouse.function.tables.TableMapping;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -23,7 +24,8 @@ public record PushConfig(
     boolean pushUnwrapped,
     Optional<PushAuthenticator> authenticator,
     Duration summaryInterval,
-    int port) {
+    int port,
+    TableMapping tables) {
 
   public static PushConfig read(Map<String, String> environment) {
     ConfigReader config = new ConfigReader(environment);
@@ -68,7 +70,8 @@ public record PushConfig(
         config.bool(PUSH_UNWRAPPED),
         authenticator(config),
         Duration.ofSeconds(config.longValue(SUMMARY_INTERVAL_SECONDS, 1, 86_400)),
-        config.integer(PORT, 1, 65_535));
+        config.integer(PORT, 1, 65_535),
+        TableMapping.read(config, clickHouse.table()));
   }
 
   private static Optional<PushAuthenticator> authenticator(ConfigReader config) {

@@ -3,6 +3,7 @@ package dev.pubsubclickhouse.function;
 import com.clickhouse.client.api.Client;
 import dev.pubsubclickhouse.core.config.ClickHouseParameters;
 import dev.pubsubclickhouse.core.config.ConfigurationException;
+import dev.pubsubclickhouse.core.evolve.ColumnAdder;
 import dev.pubsubclickhouse.core.insert.ClickHouseClients;
 import dev.pubsubclickhouse.core.insert.ClickHouseFailures;
 import dev.pubsubclickhouse.core.insert.ClickHouseHttp;
@@ -10,6 +11,7 @@ import dev.pubsubclickhouse.core.insert.ClickHouseHttpException;
 import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
 import dev.pubsubclickhouse.core.insert.InsertFormat;
 import dev.pubsubclickhouse.core.schema.SchemaReader;
+import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.core.write.DeadLetterSink;
 import dev.pubsubclickhouse.core.write.DeadLetterTable;
 import dev.pubsubclickhouse.core.write.TableWriter;
@@ -26,10 +28,17 @@ import dev.pubsubclickhouse.function.ingest.PushOutcome;
 import dev.pubsubclickhouse.function.ingest.RequestMemoryBudget;
 import dev.pubsubclickhouse.function.observability.JsonLog;
 import dev.pubsubclickhouse.function.observability.Metrics;
+import dev.pubsubclickhouse.function.observability.PushEvolutionEvents;
 import dev.pubsubclickhouse.function.observability.PushWriteEvents;
+import dev.pubsubclickhouse.function.schemas.PayloadFormats;
+import dev.pubsubclickhouse.function.schemas.SchemaService;
 import dev.pubsubclickhouse.function.sinks.DeadLetterTopic;
+import dev.pubsubclickhouse.function.tables.Destination;
+import dev.pubsubclickhouse.function.tables.Destinations;
+import dev.pubsubclickhouse.function.tables.UnknownFieldsColumn;
 import java.io.IOException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,12 +48,16 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 
 /**
  * The running push service: one ClickHouse client, the target table, the batcher, the dead-letter
  * sinks and the metrics, built once per process and shared by every request thread.
  */
 public final class PushService {
+  /** How long the service waits for one ALTER of schema evolution. */
+  private static final Duration DDL_TIMEOUT = Duration.ofSeconds(60);
+
   private static volatile PushService shared;
 
   private final PushConfig config;
@@ -55,6 +68,7 @@ public final class PushService {
   private final PushRequestParser parser;
   private final Metrics metrics;
   private final DeadLetterTopic topicSink;
+  private final SchemaService schemas;
   private final ScheduledExecutorService housekeeping;
   private final AtomicInteger activeRequests = new AtomicInteger();
   private final RequestMemoryBudget requestMemory;
@@ -67,8 +81,10 @@ public final class PushService {
       GroupCommitBatcher batcher,
       AnswerDeadlines deadlines,
       Metrics metrics,
-      DeadLetterTopic topicSink) {
+      DeadLetterTopic topicSink,
+      SchemaService schemas) {
     this.config = config;
+    this.schemas = schemas;
     this.client = client;
     this.ingestor = ingestor;
     this.batcher = batcher;
@@ -107,8 +123,8 @@ public final class PushService {
             config.clickHouse(),
             "pubsub-clickhouse-push",
             config.batch().maxConcurrentInserts() + 6);
+    SchemaService schemas = null;
     try {
-      TargetTable table = new TargetTable(config.clickHouse().table(), new SchemaReader(client));
       ClickHouseInserter inserter =
           new ClickHouseInserter(
               ClickHouseHttp.open(config.clickHouse(), "pubsub-clickhouse-push"),
@@ -132,29 +148,80 @@ public final class PushService {
         sinks.add(topicSink);
       }
       Metrics metrics = new Metrics();
+      Destinations destinations = destinations(config, client, inserter, sinks, metrics);
+      schemas = new SchemaService(config.pubsubEndpoint().orElse(null));
       MessageEncoder encoder =
           new MessageEncoder(
-              new PayloadDecompressor(config.maxDecompressedBytes()), metrics, Clock.systemUTC());
-      TableWriter writer =
-          new TableWriter(
-              table, inserter, sinks, new PushWriteEvents(metrics, table.name()), "pubsub");
-      GroupCommitBatcher batcher = new GroupCommitBatcher(config.batch(), new BatchWriter(writer));
+              new PayloadDecompressor(config.maxDecompressedBytes()),
+              new PayloadFormats(schemas),
+              columnAdder(config, client, metrics),
+              config.tables().unknownFieldsColumn().orElse(null),
+              metrics,
+              Clock.systemUTC());
+      GroupCommitBatcher batcher = new GroupCommitBatcher(config.batch(), new BatchWriter());
       AnswerDeadlines deadlines = new AnswerDeadlines(config.batch().answerTimeout());
-      Ingestor ingestor = new Ingestor(table, encoder, batcher, deadlines, metrics);
+      Ingestor ingestor = new Ingestor(destinations, encoder, batcher, deadlines, metrics);
       PushService service =
-          new PushService(config, client, ingestor, batcher, deadlines, metrics, topicSink);
+          new PushService(
+              config, client, ingestor, batcher, deadlines, metrics, topicSink, schemas);
       JsonLog.info("push service ready", service.describe(sinks, inserter));
       return service;
     } catch (ConfigurationException e) {
       client.close();
+      closeQuietly(schemas);
       throw e;
     } catch (RuntimeException | IOException | ClickHouseHttpException e) {
       client.close();
+      closeQuietly(schemas);
       throw new IllegalStateException(startFailure(config, e), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       client.close();
       throw new IllegalStateException("interrupted while starting", e);
+    }
+  }
+
+  /**
+   * The tables messages may go to: the default one, read now, and those CLICKHOUSE_TABLES allows,
+   * read when a message first names them; each with its writer (one INSERT per table per batch).
+   */
+  private static Destinations destinations(
+      PushConfig config,
+      Client client,
+      ClickHouseInserter inserter,
+      List<DeadLetterSink> sinks,
+      Metrics metrics) {
+    SchemaReader reader = new SchemaReader(client);
+    Function<TableName, Destination> opener =
+        name -> {
+          TargetTable table = new TargetTable(name, reader);
+          UnknownFieldsColumn.check(config.tables(), table);
+          return new Destination(
+              table,
+              new TableWriter(
+                  table, inserter, sinks, new PushWriteEvents(metrics, name), "pubsub"));
+        };
+    return new Destinations(config.tables(), opener, opener.apply(config.clickHouse().table()));
+  }
+
+  /** Adds columns for new fields when SCHEMA_EVOLUTION=add_columns; null when it is off. */
+  private static ColumnAdder columnAdder(PushConfig config, Client client, Metrics metrics) {
+    return config
+        .tables()
+        .evolution()
+        .map(
+            policy ->
+                new ColumnAdder(
+                    policy,
+                    sql ->
+                        client.execute(sql).get(DDL_TIMEOUT.toSeconds(), TimeUnit.SECONDS).close(),
+                    new PushEvolutionEvents(metrics)))
+        .orElse(null);
+  }
+
+  private static void closeQuietly(SchemaService schemas) {
+    if (schemas != null) {
+      schemas.close();
     }
   }
 
@@ -253,6 +320,7 @@ public final class PushService {
       if (topicSink != null) {
         topicSink.close();
       }
+      schemas.close();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -272,6 +340,12 @@ public final class PushService {
     Map<String, Object> fields = new LinkedHashMap<>();
     fields.put("clickhouse", config.clickHouse().url().toString());
     fields.put("table", config.clickHouse().table().toString());
+    config.tables().tableAttribute().ifPresent(a -> fields.put("tableAttribute", a));
+    if (!config.tables().allowedTables().isEmpty()) {
+      fields.put("tables", config.tables().allowedTables().stream().map(Object::toString).toList());
+    }
+    fields.put("schemaEvolution", config.tables().evolution().isPresent() ? "add_columns" : "off");
+    config.tables().unknownFieldsColumn().ifPresent(c -> fields.put("unknownFieldsColumn", c));
     fields.put("deadLetterSinks", sinks.stream().map(DeadLetterSink::name).toList());
     fields.put("insertFormat", inserter.format().clickHouseName());
     fields.put("batchMaxRows", config.batch().maxRows());

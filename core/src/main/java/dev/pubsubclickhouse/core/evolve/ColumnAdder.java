@@ -192,7 +192,8 @@ public final class ColumnAdder {
           "more than "
               + policy.maxNewColumns()
               + " new columns in "
-              + policy.period()
+              + policy.period().toMinutes()
+              + " minutes"
               + " (SCHEMA_EVOLUTION_MAX_NEW_COLUMNS)",
           budgetWait);
       return;

@@ -152,7 +152,7 @@ class ColumnAdderTest {
         .containsExactly(
             "added a Nullable(Int64)",
             "added b Nullable(Int64)",
-            "not added c: more than 2 new columns in PT1H (SCHEMA_EVOLUTION_MAX_NEW_COLUMNS)",
+            "not added c: more than 2 new columns in 60 minutes (SCHEMA_EVOLUTION_MAX_NEW_COLUMNS)",
             "not added bad-name: not a plain column name (a letter or '_', then letters, digits"
                 + " or '_', at most 128)");
     clock.addAndGet(Duration.ofHours(1).toNanos());
