@@ -189,16 +189,13 @@ public final class MessageEncoder {
   }
 
   /**
-   * Moves the fields no column takes into one object in the unknown-fields column, so that none is
-   * dropped silently. A field of the same name as that column is one of them: the column is the
-   * service's to fill.
+   * Copies the fields no column takes into one object in the unknown-fields column (an empty one
+   * when there are none), so that none is dropped silently. A field of the same name as that column
+   * is one of them: the column is the service's to fill.
    */
   private void gatherUnknownFields(ObjectNode row, TargetTable.Snapshot schema) {
     JsonNode own = row.remove(unknownFieldsColumn);
     List<String> unplaced = schema.encoder().unplacedFields(row);
-    if (unplaced.isEmpty() && own == null) {
-      return;
-    }
     ObjectNode unknown = JsonNodeFactory.instance.objectNode();
     for (String name : unplaced) {
       unknown.set(name, row.get(name));
