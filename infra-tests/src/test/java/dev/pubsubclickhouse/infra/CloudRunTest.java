@@ -51,7 +51,11 @@ class CloudRunTest {
           "PUSH_UNWRAPPED",
           "PUSH_AUDIENCE",
           "PUSH_SERVICE_ACCOUNT",
-          "CREATE_DEAD_LETTER_TABLE");
+          "CREATE_DEAD_LETTER_TABLE",
+          "CLICKHOUSE_TABLES",
+          "CLICKHOUSE_TABLE_ATTRIBUTE",
+          "SCHEMA_EVOLUTION",
+          "UNKNOWN_FIELDS_COLUMN");
 
   private static final Set<String> JOB_SETTINGS =
       Set.of(
