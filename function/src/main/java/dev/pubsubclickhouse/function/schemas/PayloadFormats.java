@@ -83,8 +83,11 @@ public final class PayloadFormats {
     return format;
   }
 
-  /** The decoder for a schema and an encoding; one that rejects every message when unusable. */
-  static PayloadFormat formatOf(String resource, Schema schema, String encoding) {
+  /**
+   * The decoder for a schema and an encoding ({@code BINARY} or {@code JSON}); one that rejects
+   * every message when the schema cannot be used.
+   */
+  public static PayloadFormat formatOf(String resource, Schema schema, String encoding) {
     boolean binary;
     switch (encoding.toUpperCase(Locale.ROOT)) {
       case "BINARY" -> binary = true;
