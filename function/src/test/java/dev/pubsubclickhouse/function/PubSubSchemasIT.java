@@ -6,6 +6,8 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.CodedOutputStream;
 import com.google.pubsub.v1.Schema.Type;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
+import dev.pubsubclickhouse.testing.LocalClickHouse;
+import dev.pubsubclickhouse.testing.ServiceProcess;
 import dev.pubsubclickhouse.testing.TestDatabase;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -271,6 +273,41 @@ class PubSubSchemasIT {
                 + AVRO_SCHEMA
                 + "@rev1: the data ends inside the record\n"
                 + "odd-4\tattribute googclient_schemaencoding is \\'XML\\', not JSON or BINARY");
+  }
+
+  @Test
+  void theServiceJarReadsTheProtoTextAtRunTime() throws Exception {
+    // The shaded jar, as Cloud Run runs it: Wire, Kotlin and protobuf-java must all be in it.
+    database.execute("CREATE TABLE jar_rows " + PROTO_TABLE);
+    Map<String, String> env = new HashMap<>();
+    env.put("CLICKHOUSE_URL", database.server().url());
+    env.put("CLICKHOUSE_USER", database.server().user());
+    env.put("CLICKHOUSE_PASSWORD", database.server().password());
+    env.put("CLICKHOUSE_DATABASE", database.name());
+    env.put("CLICKHOUSE_TABLE", "jar_rows");
+    env.put("PUBSUB_ENDPOINT", schemas.endpoint());
+    java.nio.file.Path log = java.nio.file.Files.createTempFile("schemas-jar", ".log");
+    try (ServiceProcess jar =
+        new ServiceProcess(env, List.of("-Xmx256m"), log, LocalClickHouse.freePort()).start()) {
+      String body =
+          "{\"message\":{\"data\":\""
+              + java.util.Base64.getEncoder().encodeToString(protoBinary())
+              + "\",\"attributes\":{\"googclient_schemaname\":\""
+              + PROTO_SCHEMA
+              + "\",\"googclient_schemarevisionid\":\"rev1\","
+              + "\"googclient_schemaencoding\":\"BINARY\"},\"messageId\":\"jar-1\"},"
+              + "\"subscription\":\"projects/test/subscriptions/push\"}";
+      java.net.http.HttpResponse<String> answer =
+          java.net.http.HttpClient.newHttpClient()
+              .send(
+                  java.net.http.HttpRequest.newBuilder(jar.url())
+                      .header("Content-Type", "application/json")
+                      .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body))
+                      .build(),
+                  java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertThat(answer.statusCode()).as(jar.output()).isEqualTo(204);
+    }
+    assertThat(row("jar_rows", PROTO_COLUMNS, "jar-1")).isEqualTo(PROTO_ROW);
   }
 
   private String row(String table, String columns, String messageId) {
