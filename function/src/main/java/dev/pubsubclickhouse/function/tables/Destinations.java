@@ -63,11 +63,6 @@ public final class Destinations {
     return defaultDestination;
   }
 
-  /** The tables read so far, the default one first. */
-  public Iterable<Destination> opened() {
-    return open.values();
-  }
-
   public Route route(PushMessage message) {
     if (mapping.tableAttribute().isEmpty()) {
       return Route.to(defaultDestination);
