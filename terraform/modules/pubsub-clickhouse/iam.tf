@@ -89,13 +89,22 @@ resource "google_pubsub_schema_iam_member" "schema_viewer_service" {
 }
 
 # No logWriter: Cloud Run itself sends the containers' stdout and stderr to Cloud Logging,
-# whatever the runtime account may do. metricWriter only for the Managed Service for Prometheus
-# sidecar, which writes the application's metrics as this account.
+# whatever the runtime account may do. metricWriter only when the application's metrics are
+# written as this account: pushed over OTLP by the service, or by the Prometheus sidecar.
 resource "google_project_iam_member" "service_metric_writer" {
-  count = var.enable_managed_prometheus ? 1 : 0
+  count = var.export_metrics_otlp || var.enable_managed_prometheus ? 1 : 0
 
   project = var.project_id
   role    = "roles/monitoring.metricWriter"
+  member  = "serviceAccount:${google_service_account.service.email}"
+}
+
+# The Telemetry API's own role, for the metrics the service pushes over OTLP.
+resource "google_project_iam_member" "service_telemetry_writer" {
+  count = var.export_metrics_otlp ? 1 : 0
+
+  project = var.project_id
+  role    = "roles/telemetry.metricsWriter"
   member  = "serviceAccount:${google_service_account.service.email}"
 }
 

@@ -69,6 +69,10 @@ locals {
     PUSH_UNWRAPPED             = var.push_unwrapped ? "true" : null
     PUSH_AUDIENCE              = var.verify_push_token ? local.push_audience : null
     PUSH_SERVICE_ACCOUNT       = var.verify_push_token ? google_service_account.push.email : null
+    GOOGLE_CLOUD_PROJECT       = var.project_id
+    # Metrics pushed by the service itself (no sidecar); the Telemetry API takes OTLP/HTTP.
+    OTEL_EXPORTER_OTLP_METRICS_ENDPOINT = var.export_metrics_otlp ? "https://telemetry.googleapis.com/v1/metrics" : null
+    OTEL_RESOURCE_ATTRIBUTES            = var.export_metrics_otlp ? "cloud.region=${var.region}" : null
   })
   # The CA certificate secret, when there is one, is a file in both containers (run.tf, job.tf):
   # the one named, else the ClickHouse VM's own certificate (it signs nothing else, so trusting it
@@ -115,6 +119,7 @@ locals {
     ],
     local.vpc_egress_enabled || var.create_clickhouse_vm ? ["compute.googleapis.com"] : [],
     var.create_clickhouse_vm ? ["storage.googleapis.com"] : [],
+    var.export_metrics_otlp ? ["telemetry.googleapis.com"] : [],
   )
 }
 

@@ -301,9 +301,15 @@ variable "vpc_network_tags" {
   default     = []
 }
 
+variable "export_metrics_otlp" {
+  type        = bool
+  description = "Have the service push its metrics over OTLP to Google's Telemetry API (telemetry.googleapis.com), without a sidecar: sets OTEL_EXPORTER_OTLP_METRICS_ENDPOINT and OTEL_RESOURCE_ATTRIBUTES, enables the API and grants the service's account telemetry.metricsWriter and monitoring.metricWriter. The metrics keep their /metrics names under prometheus.googleapis.com/*."
+  default     = true
+}
+
 variable "enable_managed_prometheus" {
   type        = bool
-  description = "Add the Managed Service for Prometheus sidecar, which scrapes :8080/metrics every 30 s into prometheus.googleapis.com/* (needed for the dashboard's rows/inserts/latency charts), and grant the service's account monitoring.metricWriter, which nothing else needs."
+  description = "Add the Managed Service for Prometheus sidecar, which scrapes :8080/metrics every 30 s into prometheus.googleapis.com/*, and grant the service's account monitoring.metricWriter. An alternative to export_metrics_otlp (use one, not both): it costs the sidecar's CPU."
   default     = false
 }
 

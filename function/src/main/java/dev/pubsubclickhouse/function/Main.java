@@ -6,9 +6,10 @@ import dev.pubsubclickhouse.function.observability.JsonLog;
 import java.util.Map;
 
 /**
- * {@code java -jar function.jar}: checks the configuration and ClickHouse, then serves {@link
- * PushFunction} through the Functions Framework ({@link PushServer}) on {@code $PORT}. A wrong
- * setting or an unusable table stops here with one line.
+ * {@code java -jar function.jar}: checks the configuration, then serves {@link PushFunction}
+ * through the Functions Framework ({@link PushServer}) on {@code $PORT} at once. A wrong setting
+ * stops here with one line (exit 2); ClickHouse or a table that does not answer yet does not: the
+ * service serves unready until they do ({@link PushService}).
  */
 public final class Main {
   /** Cloud Run allows 10 s between SIGTERM and SIGKILL. */
@@ -16,11 +17,31 @@ public final class Main {
 
   private Main() {}
 
+  /** What {@code --help} prints: the variables of the README's table, and nothing it ignores. */
+  static String help() {
+    return "The Pub/Sub push service: serves push requests on $PORT and writes their messages into"
+        + " ClickHouse.\n"
+        + "Usage: java -jar function.jar (configured by environment variables; it takes no"
+        + " arguments)\n\n"
+        + ParameterHelp.environmentText(PushParameters.ALL);
+  }
+
   public static void main(String[] args) throws Exception {
-    if (args.length > 0 && ("--help".equals(args[0]) || "-h".equals(args[0]))) {
-      System.out.print(ParameterHelp.text(PushParameters.ALL));
+    if (args.length == 1 && ("--help".equals(args[0]) || "-h".equals(args[0]))) {
+      System.out.print(help());
       return;
     }
+    if (args.length > 0) {
+      // Only a flag's name is shown: its value, or a bare argument, may be a password.
+      String shown = args[0].startsWith("--") ? args[0].split("=", 2)[0] : "an argument";
+      System.err.println(
+          "pubsub-clickhouse: the push service reads environment variables, not arguments; got "
+              + shown
+              + " (see --help)");
+      System.exit(2);
+      return;
+    }
+    JsonLog.captureLibraryLogs();
     PushService service;
     try {
       PushConfig config = PushConfig.read(System.getenv());

@@ -8,10 +8,12 @@ import dev.pubsubclickhouse.core.config.ConfigurationException;
 import dev.pubsubclickhouse.core.config.SecretManagerAccess;
 import dev.pubsubclickhouse.function.auth.PushAuthenticator;
 import dev.pubsubclickhouse.function.ingest.BatchPolicy;
+import dev.pubsubclickhouse.function.observability.MetricsExport;
 import dev.pubsubclickhouse.function.tables.TableMapping;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 
 /** The push service's configuration, read and checked at start. */
 public record PushConfig(
@@ -25,7 +27,9 @@ public record PushConfig(
     Optional<PushAuthenticator> authenticator,
     Duration summaryInterval,
     int port,
-    TableMapping tables) {
+    TableMapping tables,
+    Optional<String> googleProject,
+    Optional<MetricsExport> metricsExport) {
 
   public static PushConfig read(Map<String, String> environment) {
     ConfigReader config = new ConfigReader(environment);
@@ -71,7 +75,23 @@ public record PushConfig(
         authenticator(config),
         Duration.ofSeconds(config.longValue(SUMMARY_INTERVAL_SECONDS, 1, 86_400)),
         config.integer(PORT, 1, 65_535),
-        TableMapping.read(config, clickHouse.table()));
+        TableMapping.read(config, clickHouse.table()),
+        config.optional(GOOGLE_CLOUD_PROJECT),
+        metricsExport(config));
+  }
+
+  private static Optional<MetricsExport> metricsExport(ConfigReader config) {
+    if (config.optional(OTEL_EXPORTER_OTLP_METRICS_ENDPOINT).isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new MetricsExport(
+            config.httpUrl(OTEL_EXPORTER_OTLP_METRICS_ENDPOINT),
+            Duration.ofMillis(config.longValue(OTEL_METRIC_EXPORT_INTERVAL, 1_000, 3_600_000)),
+            MetricsExport.resourceAttributes(
+                config.keyValues(OTEL_RESOURCE_ATTRIBUTES),
+                config.optional(GOOGLE_CLOUD_PROJECT),
+                UUID.randomUUID().toString())));
   }
 
   private static Optional<PushAuthenticator> authenticator(ConfigReader config) {

@@ -8,6 +8,7 @@ import dev.pubsubclickhouse.function.envelope.PushMessage;
 import dev.pubsubclickhouse.function.ingest.PushOutcome;
 import dev.pubsubclickhouse.function.ingest.RequestMemoryBudget;
 import dev.pubsubclickhouse.function.observability.JsonLog;
+import dev.pubsubclickhouse.function.observability.RequestTrace;
 import java.io.IOException;
 import java.io.Writer;
 import java.util.HashMap;
@@ -18,9 +19,10 @@ import java.util.Optional;
 
 /**
  * The HTTP edge, kept thin: {@code POST /} takes a Pub/Sub push request, {@code GET /healthz} says
- * whether ClickHouse answers (start-up probe), {@code GET /livez} whether the process serves
- * (liveness probe: a ClickHouse outage must not restart instances), {@code GET /metrics} serves
- * Prometheus text. Every outcome is an explicit status; nothing escapes as an accidental 500.
+ * whether messages can be written now (ClickHouse and the tables answer; else 503 and why), {@code
+ * GET /livez} whether the process serves (start-up and liveness probe: a ClickHouse outage must not
+ * restart instances), {@code GET /metrics} serves Prometheus text. Every outcome is an explicit
+ * status; nothing escapes as an accidental 500.
  */
 public final class PushFunction implements HttpFunction {
   private final PushService service;
@@ -36,6 +38,19 @@ public final class PushFunction implements HttpFunction {
 
   @Override
   public void service(HttpRequest request, HttpResponse response) throws IOException {
+    Optional<RequestTrace> trace =
+        RequestTrace.from(
+            request.getFirstHeader("traceparent").orElse(null),
+            request.getFirstHeader("X-Cloud-Trace-Context").orElse(null));
+    service.requestStarted();
+    try (JsonLog.RequestScope scope = JsonLog.request(trace)) {
+      serve(request, response);
+    } finally {
+      service.requestEnded();
+    }
+  }
+
+  private void serve(HttpRequest request, HttpResponse response) throws IOException {
     RequestBody body = new RequestBody(request);
     try {
       String path = request.getPath();
@@ -44,8 +59,9 @@ public final class PushFunction implements HttpFunction {
         Optional<String> death = service.deathCause();
         respond(response, body, death.isEmpty() ? 200 : 503, death.orElse("alive"));
       } else if ("/healthz".equals(path)) {
-        boolean healthy = "GET".equals(method) && service.healthy();
-        respond(response, body, healthy ? 200 : 503, healthy ? "ok" : "ClickHouse does not answer");
+        Optional<String> unhealthy =
+            "GET".equals(method) ? service.unhealthyReason() : Optional.of("use GET");
+        respond(response, body, unhealthy.isEmpty() ? 200 : 503, unhealthy.orElse("ok"));
       } else if ("/metrics".equals(path) && "GET".equals(method)) {
         body.settle(response, false);
         response.setStatusCode(200);
@@ -132,6 +148,7 @@ public final class PushFunction implements HttpFunction {
     body.settle(response, outcome == PushOutcome.TOO_LARGE);
     if (outcome.status() == 204) {
       response.setStatusCode(204);
+      response.getOutputStream().close(); // sends the answer now, not after this method returns
     } else {
       write(response, outcome.status(), outcome.name().toLowerCase(Locale.ROOT).replace('_', ' '));
     }

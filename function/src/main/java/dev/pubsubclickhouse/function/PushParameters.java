@@ -147,6 +147,33 @@ public final class PushParameters {
           null,
           "Column that receives, as one object, the fields no other column takes (String, JSON or"
               + " Map(String, String)); tables without it ignore unknown fields.");
+  public static final Parameter GOOGLE_CLOUD_PROJECT =
+      Parameter.of(
+          "GOOGLE_CLOUD_PROJECT",
+          null,
+          "Google Cloud project: a log line written while a request is served names the request's"
+              + " trace in it (logging.googleapis.com/trace), and metrics pushed to Google are"
+              + " billed to it.");
+  public static final Parameter OTEL_EXPORTER_OTLP_METRICS_ENDPOINT =
+      Parameter.of(
+          "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+          null,
+          "Push the metrics over OTLP/HTTP to this URL as well, e.g."
+              + " https://telemetry.googleapis.com/v1/metrics (Cloud Monitoring, no sidecar; called"
+              + " with the service account's credentials, which need roles/monitoring.metricWriter"
+              + " and roles/telemetry.metricsWriter); unset: GET /metrics only.");
+  public static final Parameter OTEL_METRIC_EXPORT_INTERVAL =
+      Parameter.of(
+          "OTEL_METRIC_EXPORT_INTERVAL",
+          "60000",
+          "Milliseconds between two pushes of the metrics over OTLP.");
+  public static final Parameter OTEL_RESOURCE_ATTRIBUTES =
+      Parameter.of(
+          "OTEL_RESOURCE_ATTRIBUTES",
+          null,
+          "Resource attributes of the metrics pushed over OTLP, k=v,k=v; Cloud Monitoring takes"
+              + " cloud.region as their location. Defaults: service.name=pubsub-clickhouse-push,"
+              + " service.instance.id a random id per process, gcp.project_id=GOOGLE_CLOUD_PROJECT.");
 
   public static final List<Parameter> ALL = all();
 
@@ -183,7 +210,11 @@ public final class PushParameters {
             SCHEMA_EVOLUTION_MAX_NEW_COLUMNS,
             SCHEMA_EVOLUTION_MAX_TABLE_COLUMNS,
             CLICKHOUSE_CLUSTER,
-            UNKNOWN_FIELDS_COLUMN));
+            UNKNOWN_FIELDS_COLUMN,
+            GOOGLE_CLOUD_PROJECT,
+            OTEL_EXPORTER_OTLP_METRICS_ENDPOINT,
+            OTEL_METRIC_EXPORT_INTERVAL,
+            OTEL_RESOURCE_ATTRIBUTES));
     return List.copyOf(all);
   }
 }

@@ -41,6 +41,9 @@ final class PushServer implements AutoCloseable {
     server.setErrorHandler(new BodylessErrorHandler());
     ServerConnector connector = new ServerConnector(server);
     connector.setPort(port);
+    // Pub/Sub and Cloud Run open many connections at once; the JDK's default backlog of 50 lets
+    // the kernel drop or reset the rest of such a burst before Jetty accepts them.
+    connector.setAcceptQueueSize(MAX_THREADS);
     connector.setReuseAddress(true);
     server.addConnector(connector);
     server.setHandler(HttpFunctionExecutor.forClass(PushFunction.class));

@@ -1,45 +1,25 @@
 package dev.pubsubclickhouse.function;
 
 import com.clickhouse.client.api.Client;
-import dev.pubsubclickhouse.core.config.ClickHouseParameters;
-import dev.pubsubclickhouse.core.config.ConfigurationException;
-import dev.pubsubclickhouse.core.evolve.ColumnAdder;
 import dev.pubsubclickhouse.core.insert.ClickHouseClients;
 import dev.pubsubclickhouse.core.insert.ClickHouseFailures;
 import dev.pubsubclickhouse.core.insert.ClickHouseHttp;
-import dev.pubsubclickhouse.core.insert.ClickHouseHttpException;
-import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
-import dev.pubsubclickhouse.core.insert.InsertFormat;
-import dev.pubsubclickhouse.core.schema.SchemaReader;
-import dev.pubsubclickhouse.core.schema.TableName;
-import dev.pubsubclickhouse.core.write.DeadLetterSink;
-import dev.pubsubclickhouse.core.write.DeadLetterTable;
-import dev.pubsubclickhouse.core.write.TableWriter;
-import dev.pubsubclickhouse.core.write.TargetTable;
-import dev.pubsubclickhouse.function.envelope.PayloadDecompressor;
 import dev.pubsubclickhouse.function.envelope.PushMessage;
 import dev.pubsubclickhouse.function.envelope.PushRequestParser;
 import dev.pubsubclickhouse.function.ingest.AnswerDeadlines;
-import dev.pubsubclickhouse.function.ingest.BatchWriter;
-import dev.pubsubclickhouse.function.ingest.GroupCommitBatcher;
-import dev.pubsubclickhouse.function.ingest.Ingestor;
-import dev.pubsubclickhouse.function.ingest.MessageEncoder;
 import dev.pubsubclickhouse.function.ingest.PushOutcome;
 import dev.pubsubclickhouse.function.ingest.RequestMemoryBudget;
 import dev.pubsubclickhouse.function.observability.JsonLog;
 import dev.pubsubclickhouse.function.observability.Metrics;
-import dev.pubsubclickhouse.function.observability.PushEvolutionEvents;
-import dev.pubsubclickhouse.function.observability.PushWriteEvents;
-import dev.pubsubclickhouse.function.schemas.PayloadFormats;
 import dev.pubsubclickhouse.function.schemas.SchemaService;
 import dev.pubsubclickhouse.function.sinks.DeadLetterTopic;
-import dev.pubsubclickhouse.function.tables.Destination;
-import dev.pubsubclickhouse.function.tables.Destinations;
-import dev.pubsubclickhouse.function.tables.UnknownFieldsColumn;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
-import java.time.Clock;
+import java.io.InterruptedIOException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.UnknownHostException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -48,22 +28,18 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Function;
 
 /**
- * The running push service: one ClickHouse client, the target table, the batcher, the dead-letter
- * sinks and the metrics, built once per process and shared by every request thread.
+ * The running push service: one ClickHouse client, the batcher, the dead-letter sinks and the
+ * metrics, built once per process and shared by every request thread. It serves at once; the write
+ * path opens when ClickHouse and the tables answer ({@link Readiness}), and until then pushes are
+ * answered 503 and {@code /healthz} says what is missing.
  */
 public final class PushService {
-  /** How long the service waits for one ALTER of schema evolution. */
-  private static final Duration DDL_TIMEOUT = Duration.ofSeconds(60);
-
   private static volatile PushService shared;
 
   private final PushConfig config;
   private final Client client;
-  private final Ingestor ingestor;
-  private final GroupCommitBatcher batcher;
   private final AnswerDeadlines deadlines;
   private final PushRequestParser parser;
   private final Metrics metrics;
@@ -72,28 +48,31 @@ public final class PushService {
   private final ScheduledExecutorService housekeeping;
   private final AtomicInteger activeRequests = new AtomicInteger();
   private final RequestMemoryBudget requestMemory;
+  private final Readiness<WritePath> readiness;
+  private volatile WritePath writePath;
   private volatile boolean accepting = true;
 
   private PushService(
       PushConfig config,
       Client client,
-      Ingestor ingestor,
-      GroupCommitBatcher batcher,
-      AnswerDeadlines deadlines,
+      ClickHouseHttp http,
       Metrics metrics,
-      DeadLetterTopic topicSink,
-      SchemaService schemas) {
+      DeadLetterTopic topicSink) {
     this.config = config;
-    this.schemas = schemas;
     this.client = client;
-    this.ingestor = ingestor;
-    this.batcher = batcher;
-    this.deadlines = deadlines;
+    this.deadlines = new AnswerDeadlines(config.batch().answerTimeout());
     this.parser = new PushRequestParser(config.pushUnwrapped());
     this.metrics = metrics;
     this.topicSink = topicSink;
-    metrics.gauge("waiting-requests", "Requests waiting for their batch.", batcher::waiting);
-    metrics.gauge("waiting-bytes", "Memory held by waiting requests.", batcher::waitingBytes);
+    this.schemas = new SchemaService(config.pubsubEndpoint().orElse(null));
+    metrics.gauge(
+        "waiting-requests",
+        "Requests waiting for their batch.",
+        () -> writePath == null ? 0 : writePath.batcher().waiting());
+    metrics.gauge(
+        "waiting-bytes",
+        "Memory held by waiting requests.",
+        () -> writePath == null ? 0 : writePath.batcher().waitingBytes());
     this.requestMemory = new RequestMemoryBudget(config.batch().maxPendingBytes());
     metrics.gauge(
         "request-memory-bytes",
@@ -110,138 +89,86 @@ public final class PushService {
     housekeeping.scheduleAtFixedRate(this::logSummary, every, every, TimeUnit.SECONDS);
     long sweep = AnswerDeadlines.SWEEP_INTERVAL.toMillis();
     housekeeping.scheduleAtFixedRate(deadlines::sweep, sweep, sweep, TimeUnit.MILLISECONDS);
+    this.readiness =
+        new Readiness<>(
+            () -> WritePath.open(config, client, http, topicSink, schemas, metrics, deadlines),
+            e -> failure(config, e),
+            this::opened);
   }
 
   /**
-   * Connects to ClickHouse, checks the target and dead-letter tables, and starts the batcher.
+   * Builds the service and starts opening its write path; returns before ClickHouse is asked
+   * anything, so that the caller can listen at once.
    *
-   * @throws IllegalStateException with one line naming what is wrong
+   * @throws IllegalStateException with one line naming a setting that cannot work (an unreadable CA
+   *     certificate, a dead-letter topic or a metrics export to Google without credentials)
    */
   public static PushService start(PushConfig config) {
+    JsonLog.neverPrint(config.clickHouse().password().reveal());
+    JsonLog.traceProject(config.googleProject().orElse(null));
+    List<MeterRegistry> exports =
+        config
+            .metricsExport()
+            .map(export -> List.<MeterRegistry>of(export.registry(config.googleProject())))
+            .orElse(List.of());
     Client client =
         ClickHouseClients.open(
             config.clickHouse(),
             "pubsub-clickhouse-push",
             config.batch().maxConcurrentInserts() + 6);
-    SchemaService schemas = null;
     try {
-      ClickHouseInserter inserter =
-          new ClickHouseInserter(
-              ClickHouseHttp.open(config.clickHouse(), "pubsub-clickhouse-push"),
-              InsertFormat.supportedBy(client),
-              config.clickHouse().insertOptions());
-      checkPassedSettings(inserter);
-      List<DeadLetterSink> sinks = new ArrayList<>();
-      if (config.clickHouse().deadLetterTable().isPresent()) {
-        sinks.add(
-            DeadLetterTable.open(
-                client,
-                config.clickHouse().deadLetterTable().get(),
-                config.clickHouse().createDeadLetterTable(),
-                inserter));
-      }
-      DeadLetterTopic topicSink = null;
-      if (config.deadLetterTopic().isPresent()) {
-        topicSink =
-            DeadLetterTopic.open(
-                config.deadLetterTopic().get(), config.pubsubEndpoint().orElse(null));
-        sinks.add(topicSink);
-      }
-      Metrics metrics = new Metrics();
-      Destinations destinations = destinations(config, client, inserter, sinks, metrics);
-      schemas = new SchemaService(config.pubsubEndpoint().orElse(null));
-      MessageEncoder encoder =
-          new MessageEncoder(
-              new PayloadDecompressor(config.maxDecompressedBytes()),
-              new PayloadFormats(schemas),
-              columnAdder(config, client, metrics),
-              config.tables().unknownFieldsColumn().orElse(null),
-              metrics,
-              Clock.systemUTC());
-      GroupCommitBatcher batcher = new GroupCommitBatcher(config.batch(), new BatchWriter());
-      AnswerDeadlines deadlines = new AnswerDeadlines(config.batch().answerTimeout());
-      Ingestor ingestor = new Ingestor(destinations, encoder, batcher, deadlines, metrics);
-      PushService service =
-          new PushService(
-              config, client, ingestor, batcher, deadlines, metrics, topicSink, schemas);
-      JsonLog.info("push service ready", service.describe(sinks, inserter));
+      ClickHouseHttp http = ClickHouseHttp.open(config.clickHouse(), "pubsub-clickhouse-push");
+      DeadLetterTopic topicSink =
+          config.deadLetterTopic().isPresent()
+              ? DeadLetterTopic.open(
+                  config.deadLetterTopic().get(), config.pubsubEndpoint().orElse(null))
+              : null;
+      PushService service = new PushService(config, client, http, new Metrics(exports), topicSink);
+      service.readiness.start();
       return service;
-    } catch (ConfigurationException e) {
+    } catch (RuntimeException | IOException e) {
       client.close();
-      closeQuietly(schemas);
-      throw e;
-    } catch (RuntimeException | IOException | ClickHouseHttpException e) {
-      client.close();
-      closeQuietly(schemas);
-      throw new IllegalStateException(startFailure(config, e), e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      client.close();
-      throw new IllegalStateException("interrupted while starting", e);
+      exports.forEach(MeterRegistry::close);
+      throw new IllegalStateException(failure(config, e), e);
     }
+  }
+
+  private synchronized void opened(WritePath path) {
+    if (!accepting) {
+      return; // shut down meanwhile: its batcher never held a message
+    }
+    writePath = path;
+    JsonLog.info("push service ready", path.describe(config));
   }
 
   /**
-   * The tables messages may go to: the default one, read now, and those CLICKHOUSE_TABLES allows,
-   * read when a message first names them; each with its writer (one INSERT per table per batch).
+   * One line naming what is missing or wrong: ClickHouse not answering, the target table, the
+   * dead-letter table, a column, or what ClickHouse refused (credentials, grants).
    */
-  private static Destinations destinations(
-      PushConfig config,
-      Client client,
-      ClickHouseInserter inserter,
-      List<DeadLetterSink> sinks,
-      Metrics metrics) {
-    SchemaReader reader = new SchemaReader(client);
-    Function<TableName, Destination> opener =
-        name -> {
-          TargetTable table = new TargetTable(name, reader);
-          UnknownFieldsColumn.check(config.tables(), table);
-          return new Destination(
-              table,
-              new TableWriter(
-                  table, inserter, sinks, new PushWriteEvents(metrics, name), "pubsub"));
-        };
-    return new Destinations(config.tables(), opener, opener.apply(config.clickHouse().table()));
-  }
-
-  /** Adds columns for new fields when SCHEMA_EVOLUTION=add_columns; null when it is off. */
-  private static ColumnAdder columnAdder(PushConfig config, Client client, Metrics metrics) {
-    return config
-        .tables()
-        .evolution()
-        .map(
-            policy ->
-                new ColumnAdder(
-                    policy,
-                    sql ->
-                        client.execute(sql).get(DDL_TIMEOUT.toSeconds(), TimeUnit.SECONDS).close(),
-                    new PushEvolutionEvents(metrics)))
-        .orElse(null);
-  }
-
-  private static void closeQuietly(SchemaService schemas) {
-    if (schemas != null) {
-      schemas.close();
-    }
-  }
-
-  /** A CLICKHOUSE_SETTINGS name or value ClickHouse refuses stops start-up, naming the variable. */
-  private static void checkPassedSettings(ClickHouseInserter inserter)
-      throws IOException, InterruptedException, ClickHouseHttpException {
-    try {
-      inserter.checkPassedSettings();
-    } catch (IllegalArgumentException e) {
-      throw new ConfigurationException(ClickHouseParameters.SETTINGS, e.getMessage());
-    }
-  }
-
-  private static String startFailure(PushConfig config, Exception e) {
+  private static String failure(PushConfig config, Exception e) {
     String reason = ClickHouseFailures.describe(e);
-    return reason.startsWith("table ")
-            || reason.startsWith("dead-letter table ")
-            || reason.startsWith("column ")
-        ? reason
-        : "cannot use ClickHouse at " + config.clickHouse().url() + ": " + reason;
+    if (reason.startsWith("table ")
+        || reason.startsWith("dead-letter table ")
+        || reason.startsWith("column ")) {
+      return reason;
+    }
+    String where = "ClickHouse at " + config.clickHouse().url();
+    return unreachable(e)
+        ? where + " does not answer: " + reason
+        : "cannot use " + where + ": " + reason;
+  }
+
+  /** Nothing answered: no route, no listener, no name, or no answer in time. */
+  private static boolean unreachable(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof ConnectException
+          || t instanceof UnknownHostException
+          || t instanceof NoRouteToHostException
+          || t instanceof InterruptedIOException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The process's service; built from the environment the first time it is asked for. */
@@ -279,26 +206,54 @@ public final class PushService {
     return requestMemory;
   }
 
-  /** Ingests one message and says how it ended; 503 once shutdown has begun. */
+  /** Ingests one message and says how it ended; 503 before the write path opens and at shutdown. */
   public PushOutcome push(PushMessage message) {
+    WritePath path = writePath;
+    return accepting && path != null ? path.ingestor().ingest(message) : PushOutcome.UNAVAILABLE;
+  }
+
+  /**
+   * A request is being served, from its arrival until its answer is on the wire: shutdown waits for
+   * every one of them, so that no answer is cut off when the process exits.
+   */
+  void requestStarted() {
     activeRequests.incrementAndGet();
-    try {
-      return accepting ? ingestor.ingest(message) : PushOutcome.UNAVAILABLE;
-    } finally {
-      activeRequests.decrementAndGet();
-    }
+  }
+
+  void requestEnded() {
+    activeRequests.decrementAndGet();
   }
 
   /** Empty while the service can write; else why it cannot (a stopped batch flusher). */
   public Optional<String> deathCause() {
-    return batcher
-        .flusherDeath()
-        .map(e -> "batch flusher stopped: " + e.getClass().getSimpleName());
+    WritePath path = writePath;
+    return path == null
+        ? Optional.empty()
+        : path.batcher()
+            .flusherDeath()
+            .map(e -> "batch flusher stopped: " + e.getClass().getSimpleName());
   }
 
-  /** True when ClickHouse answers. */
-  public boolean healthy() {
-    return accepting && client.ping(2_000);
+  /**
+   * Empty when the service can take messages: its write path is open and ClickHouse answers a ping.
+   * Else one line saying why not: ClickHouse unreachable, a table missing, shutting down.
+   */
+  public Optional<String> unhealthyReason() {
+    if (!accepting) {
+      return Optional.of("shutting down");
+    }
+    Optional<String> notReady = readiness.notReadyReason();
+    if (notReady.isPresent()) {
+      return notReady;
+    }
+    return client.ping(2_000)
+        ? Optional.empty()
+        : Optional.of("ClickHouse at " + config.clickHouse().url() + " does not answer a ping");
+  }
+
+  /** Waits up to {@code timeout} for the write path to open; true when it did. */
+  public boolean awaitReady(Duration timeout) throws InterruptedException {
+    return readiness.awaitOpen(timeout);
   }
 
   /**
@@ -307,10 +262,15 @@ public final class PushService {
    */
   public void shutdown(long seconds) {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-    accepting = false;
+    WritePath path;
+    synchronized (this) {
+      accepting = false;
+      readiness.stop();
+      path = writePath;
+    }
     boolean drained = false;
     try {
-      drained = batcher.drain(Math.max(1, seconds - 1), TimeUnit.SECONDS);
+      drained = path == null || path.batcher().drain(Math.max(1, seconds - 1), TimeUnit.SECONDS);
       if (!drained) {
         deadlines.expireAll(); // what ClickHouse did not take in time is answered 503
       }
@@ -329,28 +289,11 @@ public final class PushService {
     JsonLog.info(
         "push service stopped", Map.of("drained", drained, "unanswered", activeRequests.get()));
     client.close();
+    metrics.closeExports(); // last: a slow receiver may hold it until the process is killed
   }
 
   private void logSummary() {
     Map<String, Object> fields = new LinkedHashMap<>(metrics.snapshot());
     JsonLog.info("summary", fields);
-  }
-
-  private Map<String, Object> describe(List<DeadLetterSink> sinks, ClickHouseInserter inserter) {
-    Map<String, Object> fields = new LinkedHashMap<>();
-    fields.put("clickhouse", config.clickHouse().url().toString());
-    fields.put("table", config.clickHouse().table().toString());
-    config.tables().tableAttribute().ifPresent(a -> fields.put("tableAttribute", a));
-    if (!config.tables().allowedTables().isEmpty()) {
-      fields.put("tables", config.tables().allowedTables().stream().map(Object::toString).toList());
-    }
-    fields.put("schemaEvolution", config.tables().evolution().isPresent() ? "add_columns" : "off");
-    config.tables().unknownFieldsColumn().ifPresent(c -> fields.put("unknownFieldsColumn", c));
-    fields.put("deadLetterSinks", sinks.stream().map(DeadLetterSink::name).toList());
-    fields.put("insertFormat", inserter.format().clickHouseName());
-    fields.put("batchMaxRows", config.batch().maxRows());
-    fields.put("batchMaxWaitMs", config.batch().maxWait().toMillis());
-    fields.put("asyncInsert", config.clickHouse().insertOptions().asyncInsert());
-    return fields;
   }
 }

@@ -541,7 +541,8 @@ class BadInputCorpusIT {
     assertThat(log.toString(StandardCharsets.UTF_8))
         .as("nothing answered by the catch-all for the handler's own failures")
         .doesNotContain("request failed unexpectedly");
-    assertThat(service.get("/metrics").body()).contains("pubsub_clickhouse_unavailable_total 0\n");
+    assertThat(service.get("/metrics").body())
+        .contains("pubsub_clickhouse_unavailable_total 0.0\n");
     assertThat(database.query("SELECT length(s) FROM corpus WHERE id = 'c-10mb'"))
         .isEqualTo("10000000");
   }

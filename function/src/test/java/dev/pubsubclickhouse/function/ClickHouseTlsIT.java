@@ -8,6 +8,7 @@ import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.SelfSignedCertificate;
 import dev.pubsubclickhouse.testing.TestDatabase;
 import dev.pubsubclickhouse.testing.TlsTerminatingProxy;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -18,8 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * TLS to ClickHouse: an https:// CLICKHOUSE_URL served with a self-signed certificate made at test
  * time (a TLS-terminating proxy in front of the real server, which serves plain HTTP here). The
- * service trusts exactly the CA that CLICKHOUSE_CA_CERT names, checks the host name, and refuses
- * anything else at start with one line.
+ * service trusts exactly the CA that CLICKHOUSE_CA_CERT names and checks the host name; for
+ * anything else it serves unready, /healthz naming why, and sends nothing.
  */
 @ClickHouseTest
 class ClickHouseTlsIT {
@@ -66,27 +67,33 @@ class ClickHouseTlsIT {
   }
 
   @Test
-  void withoutTheCaTheServerIsNotTrustedAndStartStops() throws Exception {
+  void withoutTheCaTheServerIsNotTrustedAndTheServiceStaysUnready() throws Exception {
     SelfSignedCertificate certificate = SelfSignedCertificate.forLoopback(directory);
-    try (TlsTerminatingProxy tls =
-        TlsTerminatingProxy.start(certificate, database.server().url())) {
-      assertThatThrownBy(() -> PushService.start(PushConfig.read(env(tls.url(), null))))
-          .isInstanceOf(IllegalStateException.class)
-          .hasMessageStartingWith("cannot use ClickHouse at " + tls.url() + ": ")
-          .hasMessageContaining("certification path");
+    try (TlsTerminatingProxy tls = TlsTerminatingProxy.start(certificate, database.server().url());
+        RunningService service = RunningService.startUnready(env(tls.url(), null))) {
+      HttpResponse<String> health = service.healthOnceTried();
+      assertThat(health.statusCode()).isEqualTo(503);
+      assertThat(health.body())
+          .startsWith("cannot use ClickHouse at " + tls.url() + ": ")
+          .contains("certification path");
+      assertThat(service.push("untrusted", "{\"message\":\"not sent\"}")).isEqualTo(503);
       assertThat(tls.handshakes()).isZero();
     }
+    assertThat(
+            database.query("SELECT count() FROM tls_logs WHERE _pubsub_message_id = 'untrusted'"))
+        .isEqualTo("0");
   }
 
   @Test
   void anotherCaIsNotTrusted() throws Exception {
     SelfSignedCertificate served = SelfSignedCertificate.forLoopback(directory.resolve("served"));
     SelfSignedCertificate other = SelfSignedCertificate.forLoopback(directory.resolve("other"));
-    try (TlsTerminatingProxy tls = TlsTerminatingProxy.start(served, database.server().url())) {
-      assertThatThrownBy(
-              () -> PushService.start(PushConfig.read(env(tls.url(), other.certificatePem()))))
-          .isInstanceOf(IllegalStateException.class)
-          .hasMessageStartingWith("cannot use ClickHouse at " + tls.url() + ": ");
+    try (TlsTerminatingProxy tls = TlsTerminatingProxy.start(served, database.server().url());
+        RunningService service =
+            RunningService.startUnready(env(tls.url(), other.certificatePem()))) {
+      HttpResponse<String> health = service.healthOnceTried();
+      assertThat(health.statusCode()).isEqualTo(503);
+      assertThat(health.body()).startsWith("cannot use ClickHouse at " + tls.url() + ": ");
       assertThat(tls.handshakes()).isZero();
     }
   }
@@ -95,11 +102,12 @@ class ClickHouseTlsIT {
   void aCertificateForAnotherHostIsRefusedEvenWhenItsCaIsTrusted() throws Exception {
     SelfSignedCertificate elsewhere =
         SelfSignedCertificate.create(directory, "clickhouse.example", "dns:clickhouse.example");
-    try (TlsTerminatingProxy tls = TlsTerminatingProxy.start(elsewhere, database.server().url())) {
-      assertThatThrownBy(
-              () -> PushService.start(PushConfig.read(env(tls.url(), elsewhere.certificatePem()))))
-          .isInstanceOf(IllegalStateException.class)
-          .hasMessageStartingWith("cannot use ClickHouse at " + tls.url() + ": ");
+    try (TlsTerminatingProxy tls = TlsTerminatingProxy.start(elsewhere, database.server().url());
+        RunningService service =
+            RunningService.startUnready(env(tls.url(), elsewhere.certificatePem()))) {
+      HttpResponse<String> health = service.healthOnceTried();
+      assertThat(health.statusCode()).isEqualTo(503);
+      assertThat(health.body()).startsWith("cannot use ClickHouse at " + tls.url() + ": ");
     }
   }
 

@@ -2,6 +2,8 @@ package dev.pubsubclickhouse.function;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.LocalClickHouse;
 import dev.pubsubclickhouse.testing.ServiceJava;
@@ -22,6 +24,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -51,9 +54,28 @@ class MainIT {
     return launch(ServiceJava.ofTests(), settings);
   }
 
+  private Service launch(
+      Map<String, String> settings, java.util.function.Consumer<Map<String, String>> environment)
+      throws Exception {
+    return launch(ServiceJava.ofTests(), settings, environment);
+  }
+
   private Service launch(Path java, Map<String, String> settings) throws Exception {
+    return launch(java, settings, env -> {});
+  }
+
+  private static Path jar() {
     Path jar = Path.of(System.getProperty("function.jar", "target/function.jar"));
     assertThat(jar).exists();
+    return jar;
+  }
+
+  private Service launch(
+      Path java,
+      Map<String, String> settings,
+      java.util.function.Consumer<Map<String, String>> environment)
+      throws Exception {
+    Path jar = jar();
     int port = LocalClickHouse.freePort();
     Path output = Files.createTempFile(directory, "service", ".log");
     ProcessBuilder builder =
@@ -68,6 +90,7 @@ class MainIT {
     env.put("CLICKHOUSE_DATABASE", database.name());
     env.put("PORT", Integer.toString(port));
     env.putAll(settings);
+    environment.accept(env);
     Process process = builder.start();
     launched.add(process);
     return new Service(process, output, port);
@@ -145,22 +168,204 @@ class MainIT {
       assertThat(answer.get(60, TimeUnit.SECONDS)).isEqualTo(204);
     }
     assertThat(database.count("virtual")).isEqualTo(requests);
-    assertThat(get(service, "/metrics").body()).contains("pubsub_clickhouse_inserts_total 1\n");
+    assertThat(get(service, "/metrics").body()).contains("pubsub_clickhouse_inserts_total 1.0\n");
     assertThat(service.output()).contains("\"threads\":\"virtual\"");
     service.process().destroy();
     assertThat(service.process().waitFor(10, TimeUnit.SECONDS)).isTrue();
+    // On the image's JDK too, nothing but JSON lines: LZ4's native code loads without the JVM's
+    // warning (Enable-Native-Access in the jar's manifest).
+    assertEveryLineIsJson(service.output());
+  }
+
+  /** Every line one JSON object Cloud Logging reads; returns them. */
+  private static List<JsonNode> assertEveryLineIsJson(String output) throws Exception {
+    List<JsonNode> lines = new ArrayList<>();
+    for (String line : output.lines().toList()) {
+      assertThat(line).startsWith("{");
+      JsonNode json = new ObjectMapper().readTree(line);
+      assertThat(json.has("severity") && json.has("message") && json.has("time")).as(line).isTrue();
+      lines.add(json);
+    }
+    return lines;
   }
 
   @Test
-  void aMissingTableStopsStartWithOneLine() throws Exception {
-    Service service = launch(Map.of("CLICKHOUSE_TABLE", "absent"));
+  void startedBeforeClickHouseAndItsTablesItServesUnreadyThenWritesWithoutARestart()
+      throws Exception {
+    LocalClickHouse server = LocalClickHouse.unstarted(directory.resolve("clickhouse"));
+    try {
+      Service service =
+          launch(
+              Map.of(
+                  "CLICKHOUSE_URL", server.url(),
+                  "CLICKHOUSE_USER", "default",
+                  "CLICKHOUSE_PASSWORD", "",
+                  "CLICKHOUSE_DATABASE", "default",
+                  "CLICKHOUSE_TABLE", "late",
+                  "CLICKHOUSE_DEAD_LETTER_TABLE", "late_dead_letters"));
+      String noClickHouse = "ClickHouse at " + server.url() + " does not answer: ";
+      HttpResponse<String> health = awaitHealth(service, body -> body.startsWith(noClickHouse));
+      assertThat(health.statusCode()).isEqualTo(503);
+      assertThat(get(service, "/livez").statusCode()).isEqualTo(200);
+      assertThat(push(service, "early", "{\"n\":1}").get()).isEqualTo(503);
+
+      server.start();
+      String noTable = "table default.late does not exist or is not visible to this user";
+      assertThat(awaitHealth(service, noTable::equals).statusCode()).isEqualTo(503);
+      assertThat(push(service, "early", "{\"n\":1}").get()).isEqualTo(503);
+
+      sql(
+          server,
+          "CREATE TABLE late (n UInt32, _pubsub_message_id String) ENGINE = MergeTree ORDER BY n");
+      String noDeadLetterTable =
+          "dead-letter table default.late_dead_letters does not exist (create it, or set"
+              + " CREATE_DEAD_LETTER_TABLE=true)";
+      assertThat(awaitHealth(service, noDeadLetterTable::equals).statusCode()).isEqualTo(503);
+
+      sql(
+          server,
+          "CREATE TABLE late_dead_letters (raw_message String, error_message String,"
+              + " stack_trace String, failed_at DateTime) ENGINE = MergeTree ORDER BY failed_at");
+      assertThat(awaitHealth(service, "ok"::equals).statusCode()).isEqualTo(200);
+      assertThat(push(service, "early", "{\"n\":7}").get()).isEqualTo(204);
+      assertThat(push(service, "unfit", "{\"n\":-1}").get()).isEqualTo(204);
+
+      assertThat(sql(server, "SELECT _pubsub_message_id, n FROM late FORMAT TSV"))
+          .isEqualTo("early\t7\n");
+      assertThat(sql(server, "SELECT error_message FROM late_dead_letters FORMAT TSVRaw"))
+          .startsWith("column 'n' (UInt32) rejects -1: out of range");
+      assertThat(service.process().isAlive()).isTrue();
+      List<String> reasons =
+          service
+              .output()
+              .lines()
+              .filter(line -> line.contains("\"message\":\"not ready;"))
+              .map(line -> line.replaceAll(".*\"reason\":\"([^\"]*)\".*", "$1"))
+              .toList();
+      // Each reason once, when it changed; in the order the missing parts appeared.
+      for (int i = 1; i < reasons.size(); i++) {
+        assertThat(reasons.get(i)).isNotEqualTo(reasons.get(i - 1));
+      }
+      assertThat(reasons.get(0)).startsWith(noClickHouse);
+      assertThat(reasons).contains(noTable, noDeadLetterTable);
+      assertThat(reasons.get(reasons.size() - 1)).isEqualTo(noDeadLetterTable);
+      assertThat(service.output().lines().filter(l -> l.contains("\"push service ready\"")))
+          .hasSize(1);
+    } finally {
+      server.stop();
+    }
+  }
+
+  @Test
+  void aWrongPasswordKeepsItUnreadyNamingTheRefusalNotThePassword() throws Exception {
+    Assumptions.assumeTrue(
+        database.server().url().startsWith("http://127.0.0.1"), "needs the local pipeline user");
+    database.execute("CREATE TABLE refused (n UInt8) ENGINE = MergeTree ORDER BY n");
+    String wrong = "wrong-" + LocalClickHouse.PIPELINE_PASSWORD;
+    Service service =
+        launch(
+            Map.of(
+                "CLICKHOUSE_TABLE",
+                "refused",
+                "CLICKHOUSE_USER",
+                LocalClickHouse.PIPELINE_USER,
+                "CLICKHOUSE_PASSWORD",
+                wrong));
+    HttpResponse<String> health =
+        awaitHealth(service, body -> body.startsWith("cannot use ClickHouse at "));
+    assertThat(health.statusCode()).isEqualTo(503);
+    assertThat(health.body()).contains("Authentication failed").doesNotContain(wrong);
+    assertThat(push(service, "refused", "{\"n\":1}").get()).isEqualTo(503);
+    assertThat(service.output())
+        .contains("Authentication failed")
+        .doesNotContain(LocalClickHouse.PIPELINE_PASSWORD);
+    assertThat(database.count("refused")).isZero();
+  }
+
+  /** Polls /healthz until its body passes {@code expected}; fails naming the last body. */
+  private static HttpResponse<String> awaitHealth(Service service, Predicate<String> expected)
+      throws Exception {
+    String last = "(not listening)";
+    for (int i = 0; i < 1200; i++) {
+      try {
+        HttpResponse<String> health = get(service, "/healthz");
+        last = health.body().strip();
+        if (expected.test(last)) {
+          return health;
+        }
+      } catch (java.io.IOException notYet) {
+        // not listening yet
+      }
+      assertThat(service.process().isAlive()).as("service exited: %s", service.output()).isTrue();
+      Thread.sleep(100);
+    }
+    throw new AssertionError("/healthz still says: " + last + "\n" + service.output());
+  }
+
+  /** Runs one statement over the server's HTTP interface; returns its output. */
+  private static String sql(LocalClickHouse server, String statement) throws Exception {
+    HttpResponse<String> answer =
+        HTTP.send(
+            HttpRequest.newBuilder(URI.create(server.url() + "/"))
+                .POST(HttpRequest.BodyPublishers.ofString(statement))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+    return answer.body();
+  }
+
+  @Test
+  void helpListsTheEnvironmentVariablesItReadsAndNoFlag() throws Exception {
+    Process help =
+        new ProcessBuilder(ServiceJava.ofTests().toString(), "-jar", jar().toString(), "--help")
+            .redirectErrorStream(true)
+            .start();
+    String text = new String(help.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(help.waitFor()).isZero();
+    assertThat(text).isEqualTo(Main.help());
+    for (var parameter : PushParameters.ALL) {
+      assertThat(text).contains("\n  " + parameter.env() + "\n");
+    }
+    assertThat(text.lines().filter(line -> line.strip().startsWith("--"))).isEmpty();
+    assertThat(text).doesNotContain("--clickHouse");
+  }
+
+  @Test
+  void anArgumentStopsStartNamingNoValue() throws Exception {
+    Process refused =
+        new ProcessBuilder(
+                ServiceJava.ofTests().toString(),
+                "-jar",
+                jar().toString(),
+                "--clickHousePassword=" + LocalClickHouse.PIPELINE_PASSWORD)
+            .redirectErrorStream(true)
+            .start();
+    String text = new String(refused.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(refused.waitFor()).isEqualTo(2);
+    assertThat(text)
+        .isEqualTo(
+            "pubsub-clickhouse: the push service reads environment variables, not arguments;"
+                + " got --clickHousePassword (see --help)\n");
+  }
+
+  @Test
+  void aMetricsExportToGoogleWithoutCredentialsStopsStartWithOneLine() throws Exception {
+    Map<String, String> settings = new HashMap<>();
+    settings.put("CLICKHOUSE_TABLE", "t");
+    settings.put(
+        "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "https://telemetry.googleapis.com/v1/metrics");
+    // No credentials anywhere, and no probe of the metadata server (it is not on loopback).
+    settings.put("NO_GCE_CHECK", "true");
+    settings.put("HOME", directory.toString());
+    Service service = launch(settings, env -> env.remove("GOOGLE_APPLICATION_CREDENTIALS"));
     assertThat(service.process().waitFor(60, TimeUnit.SECONDS)).isTrue();
     assertThat(service.process().exitValue()).isEqualTo(2);
-    assertThat(service.output().lines().filter(l -> l.startsWith("pubsub-clickhouse: ")))
-        .containsExactly(
-            "pubsub-clickhouse: table "
-                + database.name()
-                + ".absent does not exist or is not visible to this user");
+    assertThat(service.output().lines().toList())
+        .singleElement()
+        .asString()
+        .startsWith(
+            "pubsub-clickhouse: metrics export to telemetry.googleapis.com needs Google"
+                + " credentials: ");
   }
 
   @Test
@@ -190,7 +395,7 @@ class MainIT {
     for (int i = 0; i < 20; i++) {
       answers.add(push(service, "d-" + i, "{\"n\":" + i + "}"));
     }
-    while (!get(service, "/metrics").body().contains("pubsub_clickhouse_waiting_requests 20\n")) {
+    while (!get(service, "/metrics").body().contains("pubsub_clickhouse_waiting_requests 20.0\n")) {
       Thread.sleep(20);
     }
     long start = System.nanoTime();
@@ -201,7 +406,12 @@ class MainIT {
       assertThat(answer.get(5, TimeUnit.SECONDS)).isEqualTo(204);
     }
     assertThat(database.count("drained")).isEqualTo(20);
+    // Every line, the libraries' too (Jetty's start), is one JSON object Cloud Logging reads.
+    List<JsonNode> lines = assertEveryLineIsJson(service.output());
+    assertThat(lines)
+        .anyMatch(json -> json.path("logger").asText().startsWith("org.eclipse.jetty."));
     assertThat(service.output())
+        .doesNotContain("SLF4J")
         .contains("\"message\":\"push service stopped\"")
         .contains(
             Runtime.version().feature() >= 21
@@ -231,20 +441,11 @@ class MainIT {
     Thread.sleep(1500);
     service.process().destroy();
     service.process().waitFor(10, TimeUnit.SECONDS);
-    // And with the wrong password: the start-up failure names the problem, not the password.
-    settings.put("CLICKHOUSE_PASSWORD", "wrong-" + LocalClickHouse.PIPELINE_PASSWORD);
-    Service refused = launch(settings);
-    refused.process().waitFor(60, TimeUnit.SECONDS);
-    assertThat(refused.process().exitValue()).isEqualTo(2);
-
     assertThat(service.output())
         .contains("\"message\":\"summary\"")
         .doesNotContain(LocalClickHouse.PIPELINE_PASSWORD);
     assertThat(metrics)
-        .contains("pubsub_clickhouse_dead_lettered_total 1")
-        .doesNotContain(LocalClickHouse.PIPELINE_PASSWORD);
-    assertThat(refused.output())
-        .contains("Authentication failed")
+        .contains("pubsub_clickhouse_dead_lettered_total 1.0\n")
         .doesNotContain(LocalClickHouse.PIPELINE_PASSWORD);
     assertThat(database.query("SELECT error_message, stack_trace FROM secret_errors"))
         .doesNotContain(LocalClickHouse.PIPELINE_PASSWORD);

@@ -344,10 +344,10 @@ class PushFunctionIT {
       assertThat(service.push("m", event(1))).isEqualTo(204);
       String metrics = service.get("/metrics").body();
       assertThat(metrics)
-          .contains("pubsub_clickhouse_messages_received_total 1\n")
-          .contains("pubsub_clickhouse_rows_parsed_ok_total 1\n")
-          .contains("pubsub_clickhouse_inserts_total 1\n")
-          .contains("pubsub_clickhouse_bad_requests_total 3\n")
+          .contains("pubsub_clickhouse_messages_received_total 1.0\n")
+          .contains("pubsub_clickhouse_rows_parsed_ok_total 1.0\n")
+          .contains("pubsub_clickhouse_inserts_total 1.0\n")
+          .contains("pubsub_clickhouse_bad_requests_total 3.0\n")
           .contains("# TYPE pubsub_clickhouse_insert_latency_ms histogram");
     }
   }

@@ -33,6 +33,12 @@ final class RunningService implements AutoCloseable {
   /** The service on {@code database}, writing {@code table}, with extra settings. */
   static RunningService start(TestDatabase database, String table, Map<String, String> settings)
       throws Exception {
+    return start(environment(database, table, settings));
+  }
+
+  /** The environment of a service on {@code database}, writing {@code table}. */
+  static Map<String, String> environment(
+      TestDatabase database, String table, Map<String, String> settings) {
     Map<String, String> env = new HashMap<>();
     env.put("CLICKHOUSE_URL", database.server().url());
     env.put("CLICKHOUSE_USER", database.server().user());
@@ -41,10 +47,22 @@ final class RunningService implements AutoCloseable {
     env.put("CLICKHOUSE_TABLE", table);
     env.put("SUMMARY_INTERVAL_SECONDS", "3600");
     env.putAll(settings);
-    return start(env);
+    return env;
   }
 
+  /** The service from these environment variables, once its write path is open. */
   static RunningService start(Map<String, String> env) throws Exception {
+    RunningService running = startUnready(env);
+    if (!running.service.awaitReady(Duration.ofSeconds(60))) {
+      String reason = running.service.unhealthyReason().orElse("?");
+      running.close();
+      throw new AssertionError("the service did not become ready: " + reason);
+    }
+    return running;
+  }
+
+  /** The service serving at once, its write path opening when ClickHouse and the tables answer. */
+  static RunningService startUnready(Map<String, String> env) throws Exception {
     PushService service = PushService.start(PushConfig.read(env));
     PushService.install(service);
     PushServer server = PushServer.start(0);
@@ -99,6 +117,18 @@ final class RunningService implements AutoCloseable {
     return HTTP.send(
         HttpRequest.newBuilder(url.resolve(path)).timeout(Duration.ofSeconds(30)).GET().build(),
         HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** {@code GET /healthz} once the service has asked ClickHouse at least once. */
+  HttpResponse<String> healthOnceTried() throws Exception {
+    for (int i = 0; i < 600; i++) {
+      HttpResponse<String> health = get("/healthz");
+      if (!health.body().startsWith("starting:")) {
+        return health;
+      }
+      Thread.sleep(50);
+    }
+    throw new AssertionError("ClickHouse not tried within 30 s");
   }
 
   @Override

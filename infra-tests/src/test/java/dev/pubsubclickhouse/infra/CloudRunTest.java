@@ -55,7 +55,10 @@ class CloudRunTest {
           "CLICKHOUSE_TABLES",
           "CLICKHOUSE_TABLE_ATTRIBUTE",
           "SCHEMA_EVOLUTION",
-          "UNKNOWN_FIELDS_COLUMN");
+          "UNKNOWN_FIELDS_COLUMN",
+          "GOOGLE_CLOUD_PROJECT",
+          "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+          "OTEL_RESOURCE_ATTRIBUTES");
 
   private static final Set<String> JOB_SETTINGS =
       Set.of(

@@ -126,14 +126,18 @@ class IamTest {
   }
 
   @Test
-  void theServiceAccountGetsMetricWritingOnTheProjectOnlyForThePrometheusSidecar() {
+  void theServiceAccountGetsMetricWritingOnTheProjectOnlyWhenItsMetricsAreWritten() {
     HclBlock metricWriter = TF.resource("google_project_iam_member", "service_metric_writer");
+    HclBlock telemetryWriter = TF.resource("google_project_iam_member", "service_telemetry_writer");
 
     // Cloud Run ships stdout and stderr to Cloud Logging itself: no logWriter.
     assertThat(projectRolesOf("google_service_account.service.email"))
-        .containsExactly("roles/monitoring.metricWriter");
+        .containsExactlyInAnyOrder(
+            "roles/monitoring.metricWriter", "roles/telemetry.metricsWriter");
     assertThat(metricWriter.expr("count").references())
-        .containsExactly("var.enable_managed_prometheus");
+        .containsExactly("var.export_metrics_otlp", "var.enable_managed_prometheus");
+    assertThat(telemetryWriter.expr("count").references())
+        .containsExactly("var.export_metrics_otlp");
   }
 
   @Test

@@ -21,10 +21,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The ClickHouse password appears nowhere: not in the service's log (through start, good and bad
- * messages, every kind of ClickHouse failure, SIGTERM, a refused start with a wrong password and a
- * URL carrying credentials), not in /metrics, the dead-letter table, the push driver's output and
- * dead-letter file, nor ClickHouse's own query log. MainIT.thePasswordAppearsNowhere covers the
- * quiet path; this one covers the failure paths, where a password most often leaks.
+ * messages, every kind of ClickHouse failure, SIGTERM, an unready start with a wrong password (and
+ * its /healthz answer), a refused start with a URL carrying credentials), not in /metrics, the
+ * dead-letter table, the push driver's output and dead-letter file, nor ClickHouse's own query log.
+ * MainIT.thePasswordAppearsNowhere covers the quiet path; this one covers the failure paths, where
+ * a password most often leaks.
  */
 @ClickHouseTest
 class PasswordNowhereIT {
@@ -87,17 +88,17 @@ class PasswordNowhereIT {
         outputs.add(service.get("/metrics").body());
         Thread.sleep(1_200); // a summary line
         service.terminate();
-        // Refused starts: a wrong password, and credentials in the URL.
-        assertThat(
-                service
-                    .with(
-                        Map.of(
-                            "CLICKHOUSE_URL",
-                            database.server().url(),
-                            "CLICKHOUSE_PASSWORD",
-                            "x" + PASSWORD))
-                    .startExpectingExit())
-            .isEqualTo(2);
+        // A wrong password: the service serves unready, /healthz naming the refusal.
+        ServiceProcess refused =
+            service.with(
+                Map.of(
+                    "CLICKHOUSE_URL",
+                    database.server().url(),
+                    "CLICKHOUSE_PASSWORD",
+                    "x" + PASSWORD));
+        outputs.add(refused.startExpectingUnready());
+        refused.terminate();
+        // A refused start: credentials in the URL.
         assertThat(
                 service
                     .with(

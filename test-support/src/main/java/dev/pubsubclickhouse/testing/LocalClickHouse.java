@@ -36,6 +36,14 @@ public final class LocalClickHouse {
     return server;
   }
 
+  /**
+   * A server on a free port with its data in {@code directory}, not started: its URL is known
+   * before anything listens there, as for a service deployed before its ClickHouse.
+   */
+  public static LocalClickHouse unstarted(Path directory) {
+    return new LocalClickHouse(directory, freePort());
+  }
+
   public String url() {
     return "http://127.0.0.1:" + port;
   }

@@ -80,6 +80,33 @@ public final class ServiceProcess implements AutoCloseable {
     return process.exitValue();
   }
 
+  /**
+   * Starts the jar expecting it to serve unready (ClickHouse refuses it); returns what /healthz
+   * answers once the service has asked ClickHouse.
+   */
+  public String startExpectingUnready() throws Exception {
+    launch();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+    while (System.nanoTime() < deadline) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException("the service exited at start: " + output());
+      }
+      try {
+        HttpResponse<String> health = get("/healthz");
+        if (health.statusCode() == 200) {
+          throw new IllegalStateException("the service became ready: " + output());
+        }
+        if (!health.body().startsWith("starting:")) {
+          return health.body();
+        }
+      } catch (IOException notYet) {
+        // not listening yet
+      }
+      Thread.sleep(100);
+    }
+    throw new IllegalStateException("the service did not ask ClickHouse: " + output());
+  }
+
   /** Starts the jar and waits until /healthz answers 200. */
   public ServiceProcess start() throws Exception {
     launch();
@@ -147,11 +174,14 @@ public final class ServiceProcess implements AutoCloseable {
         HttpResponse.BodyHandlers.ofString());
   }
 
-  /** A counter or gauge from /metrics, e.g. {@code pubsub_clickhouse_inserted_rows_total}. */
+  /**
+   * A counter or gauge from /metrics, e.g. {@code pubsub_clickhouse_inserted_rows_total}; the
+   * Prometheus text writes every value as a double ({@code 20.0}, {@code 1.23456789E8}).
+   */
   public long metric(String name) throws IOException, InterruptedException {
     Matcher value =
-        Pattern.compile("(?m)^" + Pattern.quote(name) + " (\\d+)$").matcher(get("/metrics").body());
-    return value.find() ? Long.parseLong(value.group(1)) : -1;
+        Pattern.compile("(?m)^" + Pattern.quote(name) + " (\\S+)$").matcher(get("/metrics").body());
+    return value.find() ? (long) Double.parseDouble(value.group(1)) : -1;
   }
 
   public String output() {

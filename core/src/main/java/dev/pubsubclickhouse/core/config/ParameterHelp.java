@@ -22,6 +22,20 @@ public final class ParameterHelp {
     return text.toString();
   }
 
+  /** The --help text of a program configured by its environment only: no flags are named. */
+  public static String environmentText(List<Parameter> parameters) {
+    StringBuilder text = new StringBuilder("Environment variables (the only configuration):\n");
+    for (Parameter p : parameters) {
+      text.append("  ").append(p.env()).append('\n');
+      text.append("      ").append(p.description());
+      if (p.defaultValue() != null) {
+        text.append(" Default: ").append(p.defaultValue()).append('.');
+      }
+      text.append('\n');
+    }
+    return text.toString();
+  }
+
   public static String markdownTable(List<Parameter> parameters) {
     StringBuilder table =
         new StringBuilder("| variable | flag | default | description |\n|---|---|---|---|\n");

@@ -111,7 +111,7 @@ public final class TableWriter {
     if (entries.stream().anyMatch(entry -> entry.rows.isRejected())) {
       // A value refused by a stale schema may fit the table as it is now: look before blaming it.
       TargetTable.Snapshot fresh = freshSchema(schema);
-      if (fresh != schema) {
+      if (fresh != null && fresh != schema) {
         schema = fresh;
         encode(entries, schema);
       }

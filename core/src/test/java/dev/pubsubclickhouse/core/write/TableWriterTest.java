@@ -80,9 +80,10 @@ class TableWriterTest {
     server.shutdown();
   }
 
-  /** The table's one column, whose type a test may change. */
+  /** The table's one column, whose type a test may change; or unreadable, as in an outage. */
   private static final class Schemas implements SchemaSource {
     volatile String idType;
+    volatile boolean unreadable;
     final AtomicInteger reads = new AtomicInteger();
 
     Schemas(String idType) {
@@ -92,6 +93,9 @@ class TableWriterTest {
     @Override
     public TableSchema read(TableName table) {
       reads.incrementAndGet();
+      if (unreadable) {
+        throw new IllegalStateException("ClickHouse does not answer");
+      }
       return new TableSchema(table, List.of(ColumnDefinition.of("id", idType)));
     }
   }
@@ -568,5 +572,21 @@ class TableWriterTest {
     List<WriteOutcome> outcomes =
         writer(new MemorySink()).write(List.of(new Row("a", 1), unkeepable)).outcomes();
     assertThat(outcomes).containsExactly(WRITTEN, RETRY);
+  }
+
+  @Test
+  void aSchemaThatCannotBeReadDuringAnOutageBlamesNoRecord() {
+    TableWriter writer = writer(new MemorySink());
+    schemas.unreadable = true;
+    for (int i = 0; i < 3; i++) {
+      clickHouse.thenAnswer(insert -> error(210, 500, "Network error", 0));
+    }
+    MemorySink sink = new MemorySink();
+    List<WriteOutcome> outcomes =
+        new TableWriter(writer.table(), inserter, List.of(sink), events, "test")
+            .write(List.of(new Row("good", 1), new Row("negative", -1)))
+            .outcomes();
+    assertThat(outcomes).containsExactly(RETRY, DEAD_LETTERED);
+    assertThat(sink.identities()).containsExactly("negative");
   }
 }

@@ -1,20 +1,25 @@
 package dev.pubsubclickhouse.function.observability;
 
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
 /**
- * The service's counters, distributions and gauges. Names follow the Dataflow template's counters
- * ({@code messages-received}, {@code rows-parsed-ok}, ...) so dashboards carry over; {@link
- * #prometheusText()} writes them as {@code pubsub_clickhouse_messages_received_total} and so on.
+ * The service's counters, distributions and gauges, kept by Micrometer: {@code GET /metrics} is its
+ * Prometheus registry's text, and the same meters go to any further registry given (OTLP, {@link
+ * MetricsExport}). Names follow the Dataflow template's counters ({@code messages-received}, {@code
+ * rows-parsed-ok}, ...) so dashboards carry over: the meter of {@code messages-received} is {@code
+ * pubsub_clickhouse_messages_received}, which Prometheus shows as {@code
+ * pubsub_clickhouse_messages_received_total}.
  */
-public final class Metrics {
+public final class Metrics extends MetricRegistries {
   // Declared first: the metric fields below register themselves here as they are built.
   private final Map<String, Object> all = new LinkedHashMap<>();
-  private final Map<String, String> help = new LinkedHashMap<>();
 
   public final Counter messagesReceived =
       counter("messages-received", "Push requests with a message.");
@@ -62,26 +67,57 @@ public final class Metrics {
   public final Counter badRequests =
       counter("bad-requests", "Requests that were not push requests.");
 
+  /** The meters, kept in Prometheus's registry only. */
+  public Metrics() {
+    this(List.of());
+  }
+
+  /** The meters, also kept in {@code exports} (e.g. an OTLP registry that pushes them). */
+  public Metrics(List<MeterRegistry> exports) {
+    super(exports);
+  }
+
+  /** The meter's name for a Dataflow counter's name. */
+  static String meterName(String name) {
+    return "pubsub_clickhouse_" + name.replace('-', '_');
+  }
+
+  private static String help(String name, String description) {
+    return description + " (" + name + ")";
+  }
+
   private Counter counter(String name, String description) {
-    Counter counter = new Counter();
-    register(name, description, counter);
+    Counter counter =
+        new Counter(
+            io.micrometer.core.instrument.Counter.builder(meterName(name))
+                .description(help(name, description))
+                .register(registry));
+    register(name, counter);
     return counter;
   }
 
   private Distribution distribution(String name, String description, long[] bounds) {
-    Distribution distribution = new Distribution(bounds);
-    register(name, description, distribution);
+    Distribution distribution =
+        new Distribution(
+            DistributionSummary.builder(meterName(name))
+                .description(help(name, description))
+                .serviceLevelObjectives(Arrays.stream(bounds).asDoubleStream().toArray())
+                .register(registry));
+    register(name, distribution);
     return distribution;
   }
 
   /** A value read when the metrics are written, e.g. the number of waiting requests. */
   public void gauge(String name, String description, LongSupplier value) {
-    register(name, description, value);
+    Gauge.builder(meterName(name), value, LongSupplier::getAsLong)
+        .description(help(name, description))
+        .strongReference(true)
+        .register(registry);
+    register(name, value);
   }
 
-  private synchronized void register(String name, String description, Object metric) {
+  private synchronized void register(String name, Object metric) {
     all.put(name, metric);
-    help.put(name, description);
   }
 
   /** Counter and gauge values by name, for the periodic summary log line. */
@@ -101,101 +137,49 @@ public final class Metrics {
   }
 
   /** The Prometheus text exposition format, version 0.0.4. */
-  public synchronized String prometheusText() {
-    StringBuilder text = new StringBuilder(4096);
-    all.forEach(
-        (name, metric) -> {
-          String base = "pubsub_clickhouse_" + name.replace('-', '_');
-          if (metric instanceof Counter counter) {
-            header(text, base + "_total", name, "counter");
-            text.append(base).append("_total ").append(counter.value()).append('\n');
-          } else if (metric instanceof LongSupplier gauge) {
-            header(text, base, name, "gauge");
-            text.append(base).append(' ').append(gauge.getAsLong()).append('\n');
-          } else if (metric instanceof Distribution distribution) {
-            header(text, base, name, "histogram");
-            distribution.appendPrometheus(base, text);
-          }
-        });
-    return text.toString();
-  }
-
-  private void header(StringBuilder text, String metric, String name, String type) {
-    text.append("# HELP ")
-        .append(metric)
-        .append(' ')
-        .append(help.get(name))
-        .append(" (")
-        .append(name)
-        .append(")\n");
-    text.append("# TYPE ").append(metric).append(' ').append(type).append('\n');
+  public String prometheusText() {
+    return prometheus.scrape();
   }
 
   /** A monotonic count. */
   public static final class Counter {
-    private final LongAdder value = new LongAdder();
+    private final io.micrometer.core.instrument.Counter counter;
+
+    Counter(io.micrometer.core.instrument.Counter counter) {
+      this.counter = counter;
+    }
 
     public void increment() {
-      value.increment();
+      counter.increment();
     }
 
     public void add(long amount) {
-      value.add(amount);
+      counter.increment(amount);
     }
 
     public long value() {
-      return value.sum();
+      return (long) counter.count();
     }
   }
 
-  /** Counts of observations in fixed buckets, with their sum. */
+  /** Counts of observations in fixed buckets (Prometheus's histogram), with their sum. */
   public static final class Distribution {
-    private final long[] bounds;
-    private final LongAdder[] buckets;
-    private final LongAdder sum = new LongAdder();
-    private final AtomicLong count = new AtomicLong();
+    private final DistributionSummary summary;
 
-    Distribution(long[] bounds) {
-      this.bounds = bounds;
-      this.buckets = new LongAdder[bounds.length + 1];
-      for (int i = 0; i < buckets.length; i++) {
-        buckets[i] = new LongAdder();
-      }
+    Distribution(DistributionSummary summary) {
+      this.summary = summary;
     }
 
     public void record(long value) {
-      int bucket = 0;
-      while (bucket < bounds.length && value > bounds[bucket]) {
-        bucket++;
-      }
-      buckets[bucket].increment();
-      sum.add(value);
-      count.incrementAndGet();
+      summary.record(value);
     }
 
     public long count() {
-      return count.get();
+      return summary.count();
     }
 
     public long sum() {
-      return sum.sum();
-    }
-
-    void appendPrometheus(String base, StringBuilder text) {
-      long cumulative = 0;
-      for (int i = 0; i < bounds.length; i++) {
-        cumulative += buckets[i].sum();
-        text.append(base)
-            .append("_bucket{le=\"")
-            .append(bounds[i])
-            .append("\"} ")
-            .append(cumulative)
-            .append('\n');
-      }
-      cumulative += buckets[bounds.length].sum();
-      text.append(base).append("_bucket{le=\"+Inf\"} ").append(cumulative).append('\n');
-      text.append(base).append("_sum ").append(sum.sum()).append('\n');
-      text.append(base).append("_count ").append(cumulative).append('\n');
+      return (long) summary.totalAmount();
     }
   }
 }

@@ -1,0 +1,174 @@
+package dev.pubsubclickhouse.function;
+
+import com.clickhouse.client.api.Client;
+import dev.pubsubclickhouse.core.config.ClickHouseParameters;
+import dev.pubsubclickhouse.core.config.ConfigurationException;
+import dev.pubsubclickhouse.core.evolve.ColumnAdder;
+import dev.pubsubclickhouse.core.insert.ClickHouseFailures;
+import dev.pubsubclickhouse.core.insert.ClickHouseHttp;
+import dev.pubsubclickhouse.core.insert.ClickHouseHttpException;
+import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
+import dev.pubsubclickhouse.core.insert.InsertFormat;
+import dev.pubsubclickhouse.core.schema.SchemaReader;
+import dev.pubsubclickhouse.core.schema.TableName;
+import dev.pubsubclickhouse.core.write.DeadLetterSink;
+import dev.pubsubclickhouse.core.write.DeadLetterTable;
+import dev.pubsubclickhouse.core.write.TableWriter;
+import dev.pubsubclickhouse.core.write.TargetTable;
+import dev.pubsubclickhouse.function.envelope.PayloadDecompressor;
+import dev.pubsubclickhouse.function.ingest.AnswerDeadlines;
+import dev.pubsubclickhouse.function.ingest.BatchWriter;
+import dev.pubsubclickhouse.function.ingest.GroupCommitBatcher;
+import dev.pubsubclickhouse.function.ingest.Ingestor;
+import dev.pubsubclickhouse.function.ingest.MessageEncoder;
+import dev.pubsubclickhouse.function.observability.Metrics;
+import dev.pubsubclickhouse.function.observability.PushEvolutionEvents;
+import dev.pubsubclickhouse.function.observability.PushWriteEvents;
+import dev.pubsubclickhouse.function.schemas.PayloadFormats;
+import dev.pubsubclickhouse.function.schemas.SchemaService;
+import dev.pubsubclickhouse.function.sinks.DeadLetterTopic;
+import dev.pubsubclickhouse.function.tables.Destination;
+import dev.pubsubclickhouse.function.tables.Destinations;
+import dev.pubsubclickhouse.function.tables.UnknownFieldsColumn;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * What a message travels through once ClickHouse answers: the tables it may go to (their schemas
+ * and writers), the INSERT format the server reads, the dead-letter sinks, the batcher and the
+ * ingestor in front of it.
+ */
+record WritePath(
+    TargetTable table,
+    ClickHouseInserter inserter,
+    List<DeadLetterSink> sinks,
+    GroupCommitBatcher batcher,
+    Ingestor ingestor) {
+  /** How long the service waits for one ALTER of schema evolution. */
+  private static final Duration DDL_TIMEOUT = Duration.ofSeconds(60);
+
+  /**
+   * Reads the target table, asks the server which INSERT format it reads and whether it takes the
+   * settings passed through, checks (or creates) the dead-letter table, and starts the batcher.
+   *
+   * @throws RuntimeException when ClickHouse or a table does not answer as needed; a {@link
+   *     ConfigurationException} naming CLICKHOUSE_SETTINGS when ClickHouse refuses one of them
+   */
+  static WritePath open(
+      PushConfig config,
+      Client client,
+      ClickHouseHttp http,
+      DeadLetterTopic topicSink,
+      SchemaService schemas,
+      Metrics metrics,
+      AnswerDeadlines deadlines) {
+    ClickHouseInserter inserter =
+        new ClickHouseInserter(
+            http, InsertFormat.supportedBy(client), config.clickHouse().insertOptions());
+    checkPassedSettings(inserter);
+    List<DeadLetterSink> sinks = new ArrayList<>();
+    if (config.clickHouse().deadLetterTable().isPresent()) {
+      sinks.add(
+          DeadLetterTable.open(
+              client,
+              config.clickHouse().deadLetterTable().get(),
+              config.clickHouse().createDeadLetterTable(),
+              inserter));
+    }
+    if (topicSink != null) {
+      sinks.add(topicSink);
+    }
+    Destinations destinations = destinations(config, client, inserter, sinks, metrics);
+    MessageEncoder encoder =
+        new MessageEncoder(
+            new PayloadDecompressor(config.maxDecompressedBytes()),
+            new PayloadFormats(schemas),
+            columnAdder(config, client, metrics),
+            config.tables().unknownFieldsColumn().orElse(null),
+            metrics,
+            Clock.systemUTC());
+    GroupCommitBatcher batcher = new GroupCommitBatcher(config.batch(), new BatchWriter());
+    Ingestor ingestor = new Ingestor(destinations, encoder, batcher, deadlines, metrics);
+    return new WritePath(
+        destinations.defaultDestination().table(), inserter, List.copyOf(sinks), batcher, ingestor);
+  }
+
+  /**
+   * The tables messages may go to: the default one, read now, and those CLICKHOUSE_TABLES allows,
+   * read when a message first names them; each with its writer (one INSERT per table per batch).
+   */
+  private static Destinations destinations(
+      PushConfig config,
+      Client client,
+      ClickHouseInserter inserter,
+      List<DeadLetterSink> sinks,
+      Metrics metrics) {
+    SchemaReader reader = new SchemaReader(client);
+    Function<TableName, Destination> opener =
+        name -> {
+          TargetTable table = new TargetTable(name, reader);
+          UnknownFieldsColumn.check(config.tables(), table);
+          return new Destination(
+              table,
+              new TableWriter(
+                  table, inserter, sinks, new PushWriteEvents(metrics, name), "pubsub"));
+        };
+    return new Destinations(config.tables(), opener, opener.apply(config.clickHouse().table()));
+  }
+
+  /** Adds columns for new fields when SCHEMA_EVOLUTION=add_columns; null when it is off. */
+  private static ColumnAdder columnAdder(PushConfig config, Client client, Metrics metrics) {
+    return config
+        .tables()
+        .evolution()
+        .map(
+            policy ->
+                new ColumnAdder(
+                    policy,
+                    sql ->
+                        client.execute(sql).get(DDL_TIMEOUT.toSeconds(), TimeUnit.SECONDS).close(),
+                    new PushEvolutionEvents(metrics)))
+        .orElse(null);
+  }
+
+  /** A CLICKHOUSE_SETTINGS name or value ClickHouse refuses is named with the variable. */
+  private static void checkPassedSettings(ClickHouseInserter inserter) {
+    try {
+      inserter.checkPassedSettings();
+    } catch (IllegalArgumentException e) {
+      throw new ConfigurationException(ClickHouseParameters.SETTINGS, e.getMessage());
+    } catch (IOException | ClickHouseHttpException e) {
+      throw new UncheckedIOException(new IOException(ClickHouseFailures.describe(e), e));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while asking ClickHouse", e);
+    }
+  }
+
+  /** The fields of the log line that says the service is ready. */
+  Map<String, Object> describe(PushConfig config) {
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("clickhouse", config.clickHouse().url().toString());
+    fields.put("table", table.name().toString());
+    config.tables().tableAttribute().ifPresent(a -> fields.put("tableAttribute", a));
+    if (!config.tables().allowedTables().isEmpty()) {
+      fields.put("tables", config.tables().allowedTables().stream().map(Object::toString).toList());
+    }
+    fields.put("schemaEvolution", config.tables().evolution().isPresent() ? "add_columns" : "off");
+    config.tables().unknownFieldsColumn().ifPresent(c -> fields.put("unknownFieldsColumn", c));
+    fields.put("deadLetterSinks", sinks.stream().map(DeadLetterSink::name).toList());
+    fields.put("insertFormat", inserter.format().clickHouseName());
+    fields.put("batchMaxRows", config.batch().maxRows());
+    fields.put("batchMaxWaitMs", config.batch().maxWait().toMillis());
+    fields.put("asyncInsert", config.clickHouse().insertOptions().asyncInsert());
+    return fields;
+  }
+}

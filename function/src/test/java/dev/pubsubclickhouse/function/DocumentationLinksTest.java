@@ -1,0 +1,130 @@
+package dev.pubsubclickhouse.function;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every relative link of README.md and docs/*.md leads somewhere: a file or folder that exists, and
+ * a heading that exists where it names one. README's code paths ({@code function/.../X.java},
+ * {@code sql/logs.sql}) name files that exist.
+ */
+class DocumentationLinksTest {
+  private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+  private static final Pattern LINK = Pattern.compile("!?\\[[^\\]]*\\]\\(([^)\\s]+)\\)");
+  private static final Pattern FENCED = Pattern.compile("(?ms)^```.*?^```");
+  private static final Pattern HEADING = Pattern.compile("(?m)^#{1,6} +(.+?) *$");
+  private static final Pattern CODE = Pattern.compile("`([^`\\s]+)`");
+
+  private static List<Path> documents() throws IOException {
+    List<Path> documents = new ArrayList<>(List.of(ROOT.resolve("README.md")));
+    try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
+      docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(documents::add);
+    }
+    return documents;
+  }
+
+  @Test
+  void everyRelativeLinkResolves() throws IOException {
+    List<String> broken = new ArrayList<>();
+    for (Path document : documents()) {
+      String text = FENCED.matcher(Files.readString(document)).replaceAll("");
+      Matcher link = LINK.matcher(text);
+      while (link.find()) {
+        String target = link.group(1);
+        if (target.matches("[a-z]+:.*")) {
+          continue; // http(s):, mailto: — not a file of this repository
+        }
+        int hash = target.indexOf('#');
+        String file = hash < 0 ? target : target.substring(0, hash);
+        String anchor = hash < 0 ? null : target.substring(hash + 1);
+        Path resolved = file.isEmpty() ? document : document.getParent().resolve(file).normalize();
+        if (!Files.exists(resolved)) {
+          broken.add(ROOT.relativize(document) + ": " + target + " (no such file)");
+        } else if (anchor != null && !anchors(resolved).contains(anchor)) {
+          broken.add(ROOT.relativize(document) + ": " + target + " (no such heading)");
+        }
+      }
+    }
+    assertThat(broken).isEmpty();
+  }
+
+  @Test
+  void everyCodePathInTheReadmeExists() throws IOException {
+    Set<String> topLevel;
+    try (Stream<Path> entries = Files.list(ROOT)) {
+      topLevel = entries.map(p -> p.getFileName().toString()).collect(Collectors.toSet());
+    }
+    List<String> missing = new ArrayList<>();
+    Matcher code = CODE.matcher(Files.readString(ROOT.resolve("README.md")));
+    int checked = 0;
+    while (code.find()) {
+      String path = code.group(1).replaceAll("[.,;:]$", "");
+      int slash = path.indexOf('/');
+      if (slash <= 0
+          || !topLevel.contains(path.substring(0, slash))
+          || path.contains("/target/")
+          || path.matches(".*[*$<>{}].*")) {
+        continue; // not a path, or one made by a build or a user
+      }
+      checked++;
+      if (!exists(path)) {
+        missing.add(path);
+      }
+    }
+    assertThat(checked).as("paths checked").isGreaterThan(10);
+    assertThat(missing).isEmpty();
+  }
+
+  /** {@code module/.../Name.java} names a file under module whose path ends so. */
+  private static boolean exists(String path) throws IOException {
+    int elided = path.indexOf("/.../");
+    if (elided < 0) {
+      return Files.exists(ROOT.resolve(path));
+    }
+    Path under = ROOT.resolve(path.substring(0, elided));
+    String end = "/" + path.substring(elided + "/.../".length());
+    try (Stream<Path> files = Files.walk(under)) {
+      return files.anyMatch(p -> !p.toString().contains("/target/") && p.toString().endsWith(end));
+    }
+  }
+
+  /** The anchors GitHub makes of a Markdown file's headings. */
+  private static Set<String> anchors(Path document) {
+    if (!document.toString().endsWith(".md")) {
+      return Set.of();
+    }
+    try {
+      String text = FENCED.matcher(Files.readString(document)).replaceAll("");
+      Set<String> anchors = new java.util.HashSet<>();
+      Matcher heading = HEADING.matcher(text);
+      while (heading.find()) {
+        String slug =
+            heading
+                .group(1)
+                .toLowerCase(Locale.ROOT)
+                .replaceAll("[^\\p{L}\\p{N} _-]", "")
+                .replace(' ', '-');
+        String unique = slug;
+        for (int n = 1; !anchors.add(unique); n++) {
+          unique = slug + "-" + n;
+        }
+      }
+      return anchors;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
