@@ -79,6 +79,15 @@ resource "google_pubsub_topic_iam_member" "dead_letter_publisher_service" {
   member = "serviceAccount:${google_service_account.service.email}"
 }
 
+# Messages of a topic with a schema name its revision; the service fetches it to decode them.
+resource "google_pubsub_schema_iam_member" "schema_viewer_service" {
+  for_each = toset(var.topic_schemas)
+
+  schema = each.value
+  role   = "roles/pubsub.viewer"
+  member = "serviceAccount:${google_service_account.service.email}"
+}
+
 # No logWriter: Cloud Run itself sends the containers' stdout and stderr to Cloud Logging,
 # whatever the runtime account may do. metricWriter only when the application's metrics are
 # written as this account: pushed over OTLP by the service, or by the Prometheus sidecar.

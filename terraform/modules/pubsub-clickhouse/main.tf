@@ -49,23 +49,27 @@ locals {
   }
 
   service_env_all = merge(local.clickhouse_env, {
-    CREATE_DEAD_LETTER_TABLE = var.create_dead_letter_table == null ? null : tostring(var.create_dead_letter_table)
-    DEAD_LETTER_TOPIC        = var.service_dead_letter_publishing ? google_pubsub_topic.dead_letter.id : null
-    BATCH_MAX_ROWS           = var.batch_max_rows == null ? null : tostring(var.batch_max_rows)
-    BATCH_MAX_BYTES          = var.batch_max_bytes == null ? null : tostring(var.batch_max_bytes)
-    BATCH_MAX_WAIT_MS        = var.batch_max_wait_ms == null ? null : tostring(var.batch_max_wait_ms)
-    ANSWER_TIMEOUT_MS        = tostring(local.answer_timeout_ms)
-    MAX_INSERT_BLOCK_SIZE    = var.max_insert_block_size == null ? null : tostring(var.max_insert_block_size)
-    MAX_RETRIES              = var.max_retries == null ? null : tostring(var.max_retries)
-    INSERT_DEDUPLICATE       = var.insert_deduplicate == null ? null : tostring(var.insert_deduplicate)
-    INSERT_QUORUM            = var.insert_quorum == null ? null : tostring(var.insert_quorum)
-    INSERT_DISTRIBUTED_SYNC  = var.insert_distributed_sync == null ? null : tostring(var.insert_distributed_sync)
-    ASYNC_INSERT             = var.async_insert == null ? null : tostring(var.async_insert)
-    CLICKHOUSE_SETTINGS      = var.clickhouse_settings
-    PUSH_UNWRAPPED           = var.push_unwrapped ? "true" : null
-    PUSH_AUDIENCE            = var.verify_push_token ? local.push_audience : null
-    PUSH_SERVICE_ACCOUNT     = var.verify_push_token ? google_service_account.push.email : null
-    GOOGLE_CLOUD_PROJECT     = var.project_id
+    CREATE_DEAD_LETTER_TABLE   = var.create_dead_letter_table == null ? null : tostring(var.create_dead_letter_table)
+    DEAD_LETTER_TOPIC          = var.service_dead_letter_publishing ? google_pubsub_topic.dead_letter.id : null
+    BATCH_MAX_ROWS             = var.batch_max_rows == null ? null : tostring(var.batch_max_rows)
+    BATCH_MAX_BYTES            = var.batch_max_bytes == null ? null : tostring(var.batch_max_bytes)
+    BATCH_MAX_WAIT_MS          = var.batch_max_wait_ms == null ? null : tostring(var.batch_max_wait_ms)
+    ANSWER_TIMEOUT_MS          = tostring(local.answer_timeout_ms)
+    MAX_INSERT_BLOCK_SIZE      = var.max_insert_block_size == null ? null : tostring(var.max_insert_block_size)
+    MAX_RETRIES                = var.max_retries == null ? null : tostring(var.max_retries)
+    INSERT_DEDUPLICATE         = var.insert_deduplicate == null ? null : tostring(var.insert_deduplicate)
+    INSERT_QUORUM              = var.insert_quorum == null ? null : tostring(var.insert_quorum)
+    INSERT_DISTRIBUTED_SYNC    = var.insert_distributed_sync == null ? null : tostring(var.insert_distributed_sync)
+    ASYNC_INSERT               = var.async_insert == null ? null : tostring(var.async_insert)
+    CLICKHOUSE_SETTINGS        = var.clickhouse_settings
+    CLICKHOUSE_TABLES          = length(var.clickhouse_tables) == 0 ? null : join(",", var.clickhouse_tables)
+    CLICKHOUSE_TABLE_ATTRIBUTE = var.clickhouse_table_attribute
+    SCHEMA_EVOLUTION           = var.schema_evolution
+    UNKNOWN_FIELDS_COLUMN      = var.unknown_fields_column
+    PUSH_UNWRAPPED             = var.push_unwrapped ? "true" : null
+    PUSH_AUDIENCE              = var.verify_push_token ? local.push_audience : null
+    PUSH_SERVICE_ACCOUNT       = var.verify_push_token ? google_service_account.push.email : null
+    GOOGLE_CLOUD_PROJECT       = var.project_id
     # Metrics pushed by the service itself (no sidecar); the Telemetry API takes OTLP/HTTP.
     OTEL_EXPORTER_OTLP_METRICS_ENDPOINT = var.export_metrics_otlp ? "https://telemetry.googleapis.com/v1/metrics" : null
     OTEL_RESOURCE_ATTRIBUTES            = var.export_metrics_otlp ? "cloud.region=${var.region}" : null

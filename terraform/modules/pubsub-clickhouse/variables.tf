@@ -357,6 +357,46 @@ variable "clickhouse_dead_letter_table" {
   default     = null
 }
 
+variable "clickhouse_tables" {
+  type        = list(string)
+  description = "CLICKHOUSE_TABLES: further tables (\"table\" or \"db.table\") a message may name in its clickhouse_table_attribute, so that one service writes several tables (one INSERT per table per batch). Empty: every message goes to clickhouse_table."
+  default     = []
+
+  validation {
+    condition     = alltrue([for table in var.clickhouse_tables : can(regex("^[A-Za-z0-9_$-]+([.][A-Za-z0-9_$-]+)?$", table))])
+    error_message = "clickhouse_tables holds table names: \"table\" or \"db.table\"."
+  }
+}
+
+variable "clickhouse_table_attribute" {
+  type        = string
+  description = "CLICKHOUSE_TABLE_ATTRIBUTE: message attribute that names a message's table, one of clickhouse_tables; a message without it goes to clickhouse_table, one naming another table to the dead letters. Required with clickhouse_tables."
+  default     = null
+}
+
+variable "schema_evolution" {
+  type        = string
+  description = "SCHEMA_EVOLUTION: \"off\", or \"add_columns\" to give a field no column takes a Nullable column typed from its value (the ClickHouse user needs the ALTER ADD COLUMN grant). Null: the application's default (off)."
+  default     = null
+
+  validation {
+    condition     = var.schema_evolution == null || contains(["off", "add_columns"], coalesce(var.schema_evolution, "off"))
+    error_message = "schema_evolution must be \"off\" or \"add_columns\"."
+  }
+}
+
+variable "unknown_fields_column" {
+  type        = string
+  description = "UNKNOWN_FIELDS_COLUMN: column (String, JSON or Map(String, String)) that receives the fields no other column takes. Null: unknown fields are ignored."
+  default     = null
+}
+
+variable "topic_schemas" {
+  type        = list(string)
+  description = "Pub/Sub schemas (projects/P/schemas/S) of the ingest topic's messages: the service's account may read them (roles/pubsub.viewer on each schema), to decode Avro and Protocol Buffers messages."
+  default     = []
+}
+
 variable "create_dead_letter_table" {
   type        = bool
   description = "CREATE_DEAD_LETTER_TABLE: let the service create the dead-letter table at start. Null: not set (the application's default)."

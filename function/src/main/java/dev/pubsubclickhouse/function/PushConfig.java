@@ -11,6 +11,7 @@ import dev.pubsubclickhouse.function.auth.PushAuthenticator;
 import dev.pubsubclickhouse.function.flow.FlowPolicy;
 import dev.pubsubclickhouse.function.ingest.BatchPolicy;
 import dev.pubsubclickhouse.function.observability.MetricsExport;
+import dev.pubsubclickhouse.function.tables.TableMapping;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -29,6 +30,7 @@ public record PushConfig(
     Optional<PushAuthenticator> authenticator,
     Duration summaryInterval,
     int port,
+    TableMapping tables,
     Optional<String> googleProject,
     Optional<MetricsExport> metricsExport) {
 
@@ -87,6 +89,7 @@ public record PushConfig(
         authenticator(config),
         Duration.ofSeconds(config.longValue(SUMMARY_INTERVAL_SECONDS, 1, 86_400)),
         config.integer(PORT, 1, 65_535),
+        TableMapping.read(config, clickHouse.table()),
         config.optional(GOOGLE_CLOUD_PROJECT),
         metricsExport(config));
   }

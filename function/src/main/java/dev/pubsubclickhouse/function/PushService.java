@@ -11,6 +11,7 @@ import dev.pubsubclickhouse.function.ingest.PushOutcome;
 import dev.pubsubclickhouse.function.ingest.RequestMemoryBudget;
 import dev.pubsubclickhouse.function.observability.JsonLog;
 import dev.pubsubclickhouse.function.observability.Metrics;
+import dev.pubsubclickhouse.function.schemas.SchemaService;
 import dev.pubsubclickhouse.function.sinks.DeadLetterTopic;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
@@ -43,6 +44,7 @@ public final class PushService {
   private final PushRequestParser parser;
   private final Metrics metrics;
   private final DeadLetterTopic topicSink;
+  private final SchemaService schemas;
   private final ScheduledExecutorService housekeeping;
   private final AtomicInteger activeRequests = new AtomicInteger();
   private final RequestMemoryBudget requestMemory;
@@ -62,6 +64,7 @@ public final class PushService {
     this.parser = new PushRequestParser(config.pushUnwrapped());
     this.metrics = metrics;
     this.topicSink = topicSink;
+    this.schemas = new SchemaService(config.pubsubEndpoint().orElse(null));
     metrics.gauge(
         "waiting-requests",
         "Requests waiting for their batch.",
@@ -88,7 +91,7 @@ public final class PushService {
     housekeeping.scheduleAtFixedRate(deadlines::sweep, sweep, sweep, TimeUnit.MILLISECONDS);
     this.readiness =
         new Readiness<>(
-            () -> WritePath.open(config, client, http, topicSink, metrics, deadlines),
+            () -> WritePath.open(config, client, http, topicSink, schemas, metrics, deadlines),
             e -> failure(config, e),
             this::opened);
   }
@@ -277,6 +280,7 @@ public final class PushService {
       if (topicSink != null) {
         topicSink.close();
       }
+      schemas.close();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -3,6 +3,7 @@ package dev.pubsubclickhouse.function;
 import com.clickhouse.client.api.Client;
 import dev.pubsubclickhouse.core.config.ClickHouseParameters;
 import dev.pubsubclickhouse.core.config.ConfigurationException;
+import dev.pubsubclickhouse.core.evolve.ColumnAdder;
 import dev.pubsubclickhouse.core.insert.ClickHouseFailures;
 import dev.pubsubclickhouse.core.insert.ClickHouseHttp;
 import dev.pubsubclickhouse.core.insert.ClickHouseHttpException;
@@ -23,8 +24,14 @@ import dev.pubsubclickhouse.function.ingest.GroupCommitBatcher;
 import dev.pubsubclickhouse.function.ingest.Ingestor;
 import dev.pubsubclickhouse.function.ingest.MessageEncoder;
 import dev.pubsubclickhouse.function.observability.Metrics;
+import dev.pubsubclickhouse.function.observability.PushEvolutionEvents;
 import dev.pubsubclickhouse.function.observability.PushWriteEvents;
+import dev.pubsubclickhouse.function.schemas.PayloadFormats;
+import dev.pubsubclickhouse.function.schemas.SchemaService;
 import dev.pubsubclickhouse.function.sinks.DeadLetterTopic;
+import dev.pubsubclickhouse.function.tables.Destination;
+import dev.pubsubclickhouse.function.tables.Destinations;
+import dev.pubsubclickhouse.function.tables.UnknownFieldsColumn;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
@@ -36,11 +43,14 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
- * What a message travels through once ClickHouse answers: the target table's schema, the INSERT
- * format the server reads, the dead-letter sinks, the batcher and the ingestor in front of it, and
- * (with flow control) the gate that watches the table's parts on a thread of its own.
+ * What a message travels through once ClickHouse answers: the tables it may go to (their schemas
+ * and writers), the INSERT format the server reads, the dead-letter sinks, the batcher and the
+ * ingestor in front of it, and (with flow control) the gate that watches the default table's parts
+ * on a thread of its own.
  */
 record WritePath(
     TargetTable table,
@@ -49,6 +59,8 @@ record WritePath(
     GroupCommitBatcher batcher,
     Ingestor ingestor,
     Optional<ScheduledExecutorService> tableWatch) {
+  /** How long the service waits for one ALTER of schema evolution. */
+  private static final Duration DDL_TIMEOUT = Duration.ofSeconds(60);
 
   /** Flow control never spaces INSERTs further apart than this. */
   private static final Duration MAX_PACE = Duration.ofSeconds(10);
@@ -65,9 +77,12 @@ record WritePath(
       Client client,
       ClickHouseHttp http,
       DeadLetterTopic topicSink,
+      SchemaService schemas,
       Metrics metrics,
       AnswerDeadlines deadlines) {
-    TargetTable table = new TargetTable(config.clickHouse().table(), new SchemaReader(client));
+    SchemaReader reader = new SchemaReader(client);
+    // The default table first: of what a user sets up, it is what the service needs first.
+    TargetTable defaultTable = new TargetTable(config.clickHouse().table(), reader);
     ClickHouseInserter inserter =
         new ClickHouseInserter(
             http, InsertFormat.supportedBy(client), config.clickHouse().insertOptions());
@@ -84,16 +99,22 @@ record WritePath(
     if (topicSink != null) {
       sinks.add(topicSink);
     }
+    Destinations destinations =
+        destinations(config, reader, defaultTable, inserter, sinks, metrics);
     MessageEncoder encoder =
         new MessageEncoder(
-            new PayloadDecompressor(config.maxDecompressedBytes()), metrics, Clock.systemUTC());
-    TableWriter writer =
-        new TableWriter(
-            table, inserter, sinks, new PushWriteEvents(metrics, table.name()), "pubsub");
-    BatchWriter batchWriter = new BatchWriter(writer);
+            new PayloadDecompressor(config.maxDecompressedBytes()),
+            new PayloadFormats(schemas),
+            columnAdder(config, client, metrics),
+            config.tables().unknownFieldsColumn().orElse(null),
+            metrics,
+            Clock.systemUTC());
+    TargetTable table = destinations.defaultDestination().table();
+    BatchWriter batchWriter = new BatchWriter();
     if (!config.flow().enabled()) {
       GroupCommitBatcher batcher = new GroupCommitBatcher(config.batch(), batchWriter);
-      Ingestor ingestor = new Ingestor(table, encoder, batcher, deadlines, metrics, () -> true);
+      Ingestor ingestor =
+          new Ingestor(destinations, encoder, batcher, deadlines, metrics, () -> true);
       return new WritePath(
           table, inserter, List.copyOf(sinks), batcher, ingestor, Optional.empty());
     }
@@ -102,11 +123,12 @@ record WritePath(
             config.batch().maxInsertsPerSecond(),
             config.flow().tableMaxInsertsPerSecond(),
             Math.min(MAX_PACE.toNanos(), config.batch().answerTimeout().toNanos() / 2));
-    TableLoadReader reader = new TableLoadReader(client, config.clickHouse().table());
-    FlowGate gate = new FlowGate(control, reader::read, batchWriter, metrics, config.flow());
+    TableLoadReader load = new TableLoadReader(client, config.clickHouse().table());
+    FlowGate gate = new FlowGate(control, load::read, batchWriter, metrics, config.flow());
     GroupCommitBatcher batcher = new GroupCommitBatcher(config.batch(), gate::paceNanos, gate);
     gate.whenPaceFalls(batcher::wake);
-    Ingestor ingestor = new Ingestor(table, encoder, batcher, deadlines, metrics, gate::admits);
+    Ingestor ingestor =
+        new Ingestor(destinations, encoder, batcher, deadlines, metrics, gate::admits);
     // Its own thread: a query that hangs must not hold up the answer deadlines.
     ScheduledExecutorService tableWatch =
         Executors.newSingleThreadScheduledExecutor(
@@ -123,6 +145,46 @@ record WritePath(
   /** Stops watching the table (at shutdown). */
   void stopWatching() {
     tableWatch.ifPresent(ScheduledExecutorService::shutdownNow);
+  }
+
+  /**
+   * The tables messages may go to: the default one, read now, and those CLICKHOUSE_TABLES allows,
+   * read when a message first names them; each with its writer (one INSERT per table per batch).
+   */
+  private static Destinations destinations(
+      PushConfig config,
+      SchemaReader reader,
+      TargetTable defaultTable,
+      ClickHouseInserter inserter,
+      List<DeadLetterSink> sinks,
+      Metrics metrics) {
+    Function<TargetTable, Destination> writerFor =
+        table -> {
+          UnknownFieldsColumn.check(config.tables(), table);
+          return new Destination(
+              table,
+              new TableWriter(
+                  table, inserter, sinks, new PushWriteEvents(metrics, table.name()), "pubsub"));
+        };
+    return new Destinations(
+        config.tables(),
+        name -> writerFor.apply(new TargetTable(name, reader)),
+        writerFor.apply(defaultTable));
+  }
+
+  /** Adds columns for new fields when SCHEMA_EVOLUTION=add_columns; null when it is off. */
+  private static ColumnAdder columnAdder(PushConfig config, Client client, Metrics metrics) {
+    return config
+        .tables()
+        .evolution()
+        .map(
+            policy ->
+                new ColumnAdder(
+                    policy,
+                    sql ->
+                        client.execute(sql).get(DDL_TIMEOUT.toSeconds(), TimeUnit.SECONDS).close(),
+                    new PushEvolutionEvents(metrics)))
+        .orElse(null);
   }
 
   /** A CLICKHOUSE_SETTINGS name or value ClickHouse refuses is named with the variable. */
@@ -144,6 +206,12 @@ record WritePath(
     Map<String, Object> fields = new LinkedHashMap<>();
     fields.put("clickhouse", config.clickHouse().url().toString());
     fields.put("table", table.name().toString());
+    config.tables().tableAttribute().ifPresent(a -> fields.put("tableAttribute", a));
+    if (!config.tables().allowedTables().isEmpty()) {
+      fields.put("tables", config.tables().allowedTables().stream().map(Object::toString).toList());
+    }
+    fields.put("schemaEvolution", config.tables().evolution().isPresent() ? "add_columns" : "off");
+    config.tables().unknownFieldsColumn().ifPresent(c -> fields.put("unknownFieldsColumn", c));
     fields.put("deadLetterSinks", sinks.stream().map(DeadLetterSink::name).toList());
     fields.put("insertFormat", inserter.format().clickHouseName());
     fields.put("batchMaxRows", config.batch().maxRows());

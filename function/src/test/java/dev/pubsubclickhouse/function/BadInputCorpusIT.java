@@ -508,7 +508,9 @@ class BadInputCorpusIT {
           id == null
               ? ""
               : database.query(
-                  "SELECT error_message FROM corpus_errors WHERE stack_trace LIKE 'messageId="
+                  "SELECT error_message FROM corpus_errors WHERE stack_trace = 'messageId="
+                      + id
+                      + "' OR stack_trace LIKE 'messageId="
                       + id
                       + " %'");
       switch (c.end()) {

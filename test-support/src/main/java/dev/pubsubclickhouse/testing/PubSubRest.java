@@ -92,6 +92,28 @@ public final class PubSubRest {
     send("PUT", "/topics/" + topic, JSON.createObjectNode());
   }
 
+  /**
+   * Creates a schema ({@code AVRO}; the emulator does not implement {@code PROTOCOL_BUFFER}) and
+   * returns its first revision's id.
+   */
+  public String createSchema(String schema, String type, String definition) {
+    ObjectNode body = JSON.createObjectNode();
+    body.put("type", type);
+    body.put("definition", definition);
+    return send("POST", "/schemas?schemaId=" + schema, body).path("revisionId").asText();
+  }
+
+  /**
+   * A topic whose messages must fit the schema in the encoding ({@code JSON} or {@code BINARY}).
+   */
+  public void createTopic(String topic, String schema, String encoding) {
+    ObjectNode body = JSON.createObjectNode();
+    ObjectNode settings = body.putObject("schemaSettings");
+    settings.put("schema", "projects/" + project + "/schemas/" + schema);
+    settings.put("encoding", encoding);
+    send("PUT", "/topics/" + topic, body);
+  }
+
   public void deleteTopic(String topic) {
     send("DELETE", "/topics/" + topic, null);
   }

@@ -6,7 +6,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.pubsubclickhouse.core.schema.ColumnDefinition;
 import dev.pubsubclickhouse.core.schema.TableSchema;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Encodes JSON objects as rows of one table in {@code RowBinaryWithDefaults}: fields are matched to
@@ -30,12 +32,14 @@ public final class RowEncoder {
   private final Slot[] slots;
   private final List<String> columnNames;
   private final List<String> columnTypes;
+  private final Set<String> columnNameSet;
   private final boolean readsJsonAsString;
 
   private RowEncoder(List<Slot> slots, boolean readsJsonAsString) {
     this.slots = slots.toArray(new Slot[0]);
     this.columnNames = slots.stream().map(Slot::name).toList();
     this.columnTypes = slots.stream().map(Slot::type).toList();
+    this.columnNameSet = Set.copyOf(columnNames);
     this.readsJsonAsString = readsJsonAsString;
   }
 
@@ -102,6 +106,26 @@ public final class RowEncoder {
   /** True when the INSERT must set input_format_binary_read_json_as_string (a JSON column). */
   public boolean readsJsonAsString() {
     return readsJsonAsString;
+  }
+
+  /**
+   * The row's fields that no column of the INSERT takes, in the row's order: what {@link #encode}
+   * leaves out. Separate from {@link #encode} so that rows of a service that keeps no unknown field
+   * pay nothing for it; allocates only when there is such a field.
+   */
+  public List<String> unplacedFields(JsonNode row) {
+    List<String> unplaced = List.of();
+    Iterator<String> names = row.fieldNames();
+    while (names.hasNext()) {
+      String name = names.next();
+      if (!columnNameSet.contains(name)) {
+        if (unplaced.isEmpty()) {
+          unplaced = new ArrayList<>(4);
+        }
+        unplaced.add(name);
+      }
+    }
+    return unplaced;
   }
 
   /**

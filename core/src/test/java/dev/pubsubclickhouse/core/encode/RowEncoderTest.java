@@ -479,4 +479,17 @@ class RowEncoderTest {
   void aDateIsTextOrAWholeNumberOfDaysInRange(String type, String value, String reason) {
     assertThat(rejection(type, value)).endsWith(": " + reason);
   }
+
+  @Test
+  void unplacedFieldsAreTheFieldsNoInsertedColumnTakesInTheRowsOrder() {
+    RowEncoder encoder =
+        RowEncoder.forTable(
+            schema(
+                ColumnDefinition.of("a", "Int32"),
+                ColumnDefinition.of("m", "Int32", DefaultKind.MATERIALIZED, "a * 2")));
+    assertThat(encoder.unplacedFields(json("{\"a\":1}"))).isEmpty();
+    assertThat(encoder.unplacedFields(json("{\"z\":1,\"a\":1,\"m\":3,\"b\":null}")))
+        .as("a MATERIALIZED column takes no value from a row")
+        .containsExactly("z", "m", "b");
+  }
 }

@@ -1,32 +1,42 @@
 package dev.pubsubclickhouse.function.ingest;
 
-import dev.pubsubclickhouse.core.write.TableWriter;
 import dev.pubsubclickhouse.core.write.WriteOutcome;
+import dev.pubsubclickhouse.function.tables.Destination;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * Writes one batch through core's {@link TableWriter} and answers each of its requests with what
- * became of its message. Every request of the batch is answered, whatever happens.
+ * Writes one batch through core's {@link dev.pubsubclickhouse.core.write.TableWriter}: the batch's
+ * messages grouped by table, one INSERT per table, and each request answered with what became of
+ * its message. Every request of the batch is answered, whatever happens.
  */
 public final class BatchWriter implements Consumer<List<PendingMessage>> {
-  private final TableWriter writer;
-
-  public BatchWriter(TableWriter writer) {
-    this.writer = writer;
-  }
-
   @Override
   public void accept(List<PendingMessage> batch) {
     try {
-      List<WriteOutcome> outcomes = writer.write(batch).outcomes();
-      for (int i = 0; i < batch.size(); i++) {
-        batch.get(i).answer().complete(answer(outcomes.get(i)));
+      for (Map.Entry<Destination, List<PendingMessage>> table : byTable(batch).entrySet()) {
+        List<PendingMessage> messages = table.getValue();
+        List<WriteOutcome> outcomes = table.getKey().writer().write(messages).outcomes();
+        for (int i = 0; i < messages.size(); i++) {
+          messages.get(i).answer().complete(answer(outcomes.get(i)));
+        }
       }
     } finally {
       // A no-op for answered requests; 503 for the rest if the writer failed unexpectedly.
       batch.forEach(message -> message.answer().complete(PushOutcome.UNAVAILABLE));
     }
+  }
+
+  /** The batch's messages by table, each table's in the batch's order. */
+  private static Map<Destination, List<PendingMessage>> byTable(List<PendingMessage> batch) {
+    Map<Destination, List<PendingMessage>> tables = new LinkedHashMap<>(4);
+    for (PendingMessage message : batch) {
+      tables.computeIfAbsent(message.destination(), table -> new ArrayList<>()).add(message);
+    }
+    return tables;
   }
 
   static PushOutcome answer(WriteOutcome outcome) {

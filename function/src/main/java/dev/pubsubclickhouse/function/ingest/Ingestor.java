@@ -1,34 +1,43 @@
 package dev.pubsubclickhouse.function.ingest;
 
-import dev.pubsubclickhouse.core.write.TargetTable;
 import dev.pubsubclickhouse.function.envelope.PushMessage;
+import dev.pubsubclickhouse.function.observability.JsonLog;
 import dev.pubsubclickhouse.function.observability.Metrics;
+import dev.pubsubclickhouse.function.tables.Destinations;
+import dev.pubsubclickhouse.function.tables.Route;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 
 /**
  * Where a message goes, in plain Java: refuse it (429) while flow control says the table cannot
- * take more, else encode it on the caller's thread, hand it to the batcher, wait for the batch (or
- * the answer timeout, {@link AnswerDeadlines}), and say how it ended.
+ * take more, else route it to its table, encode it on the caller's thread, hand it to the batcher,
+ * wait for the batch (or the answer timeout, {@link AnswerDeadlines}), and say how it ended.
  */
 public final class Ingestor {
-  private final TargetTable table;
+  /** One log line per this interval about messages answered 503 before their batch. */
+  private static final long UNAVAILABLE_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+  private final Destinations destinations;
   private final MessageEncoder encoder;
   private final GroupCommitBatcher batcher;
   private final AnswerDeadlines deadlines;
   private final Metrics metrics;
   private final BooleanSupplier admits;
+  private final AtomicLong lastUnavailableLog = new AtomicLong(System.nanoTime() - (1L << 62));
 
   /**
    * @param admits false while the target table cannot take more (flow control)
    */
   public Ingestor(
-      TargetTable table,
+      Destinations destinations,
       MessageEncoder encoder,
       GroupCommitBatcher batcher,
       AnswerDeadlines deadlines,
       Metrics metrics,
       BooleanSupplier admits) {
-    this.table = table;
+    this.destinations = destinations;
     this.encoder = encoder;
     this.batcher = batcher;
     this.deadlines = deadlines;
@@ -43,7 +52,16 @@ public final class Ingestor {
       metrics.throttled.increment();
       return PushOutcome.OVERLOADED;
     }
-    PendingMessage pending = encoder.pending(message, table.current());
+    PendingMessage pending;
+    try {
+      pending = encoder.pending(message, route(message));
+    } catch (UnavailableException e) {
+      logUnavailable(message, e);
+      return PushOutcome.UNAVAILABLE;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return PushOutcome.UNAVAILABLE;
+    }
     switch (batcher.offer(pending)) {
       case FULL -> {
         metrics.overloaded.increment();
@@ -56,5 +74,24 @@ public final class Ingestor {
     }
     deadlines.watch(pending.answer());
     return pending.answer().join(); // only ever completed with an outcome, never exceptionally
+  }
+
+  private Route route(PushMessage message) throws UnavailableException {
+    Route route = destinations.route(message);
+    if (route.isUnavailable()) {
+      throw new UnavailableException(route.unavailable(), null);
+    }
+    return route;
+  }
+
+  private void logUnavailable(PushMessage message, UnavailableException e) {
+    long now = System.nanoTime();
+    long last = lastUnavailableLog.get();
+    if (now - last >= UNAVAILABLE_LOG_INTERVAL_NANOS
+        && lastUnavailableLog.compareAndSet(last, now)) {
+      JsonLog.warning(
+          "a message cannot be taken now; answered 503 so Pub/Sub delivers it again",
+          Map.of("message", message.describe(), "error", String.valueOf(e.getMessage())));
+    }
   }
 }

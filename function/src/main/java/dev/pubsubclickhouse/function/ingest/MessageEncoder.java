@@ -3,16 +3,21 @@ package dev.pubsubclickhouse.function.ingest;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.pubsubclickhouse.core.encode.JsonPayloads;
 import dev.pubsubclickhouse.core.encode.PayloadRejectedException;
 import dev.pubsubclickhouse.core.encode.RowBinaryOutput;
 import dev.pubsubclickhouse.core.encode.RowRejectedException;
+import dev.pubsubclickhouse.core.evolve.ColumnAdder;
+import dev.pubsubclickhouse.core.evolve.ColumnsUnavailableException;
 import dev.pubsubclickhouse.core.write.DeadLetter;
 import dev.pubsubclickhouse.core.write.EncodedRows;
 import dev.pubsubclickhouse.core.write.TargetTable;
 import dev.pubsubclickhouse.function.envelope.PayloadDecompressor;
 import dev.pubsubclickhouse.function.envelope.PushMessage;
 import dev.pubsubclickhouse.function.observability.Metrics;
+import dev.pubsubclickhouse.function.schemas.PayloadFormat;
+import dev.pubsubclickhouse.function.schemas.PayloadFormats;
+import dev.pubsubclickhouse.function.schemas.SchemaUnavailableException;
+import dev.pubsubclickhouse.function.tables.Route;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -22,10 +27,12 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Turns a message into encoded rows: decompress, read the JSON rows, add the {@code _pubsub_*}
- * metadata columns the table has, encode. A message is written whole or not at all: when its data
- * cannot be read or any of its rows does not fit, the whole message is rejected, with the reason of
- * each row that does not fit.
+ * Turns a message into encoded rows: decompress, read the rows in the message's format (JSON, or
+ * Avro or Protocol Buffers with its Pub/Sub schema), add columns for new fields when schema
+ * evolution is on, gather unknown fields into their column when one is configured, add the {@code
+ * _pubsub_*} metadata columns the table has, encode. A message is written whole or not at all: when
+ * its data cannot be read or any of its rows does not fit, the whole message is rejected, with the
+ * reason of each row that does not fit.
  */
 public final class MessageEncoder {
   public static final String MESSAGE_ID = "_pubsub_message_id";
@@ -41,49 +48,126 @@ public final class MessageEncoder {
   private static final int MAX_REASONS = 5;
 
   private final PayloadDecompressor decompressor;
+  private final PayloadFormats formats;
+  private final ColumnAdder columnAdder;
+  private final String unknownFieldsColumn;
   private final Metrics metrics;
   private final Clock clock;
 
-  public MessageEncoder(PayloadDecompressor decompressor, Metrics metrics, Clock clock) {
+  /**
+   * @param columnAdder adds columns for new fields; null when schema evolution is off
+   * @param unknownFieldsColumn the column that receives the fields no other column takes; null for
+   *     none
+   */
+  public MessageEncoder(
+      PayloadDecompressor decompressor,
+      PayloadFormats formats,
+      ColumnAdder columnAdder,
+      String unknownFieldsColumn,
+      Metrics metrics,
+      Clock clock) {
     this.decompressor = decompressor;
+    this.formats = formats;
+    this.columnAdder = columnAdder;
+    this.unknownFieldsColumn = unknownFieldsColumn;
     this.metrics = metrics;
     this.clock = clock;
   }
 
-  /** A message waiting for its batch, encoded for {@code schema} on the caller's thread. */
-  public PendingMessage pending(PushMessage message, TargetTable.Snapshot schema) {
-    return new PendingMessage(message, this, schema);
+  /**
+   * A message waiting for its batch, encoded on the caller's thread for the table it is routed to.
+   * With schema evolution on, a new field's column is added first, and the message waits for it.
+   *
+   * @throws UnavailableException when the message's schema or a new field's column could not be had
+   *     now
+   */
+  public PendingMessage pending(PushMessage message, Route route)
+      throws UnavailableException, InterruptedException {
+    if (route.isRejected()) {
+      metrics.rowsParseFailed.increment();
+      return new PendingMessage(
+          message, this, route, null, null, EncodedRows.rejected(route.rejection()));
+    }
+    PayloadFormat format;
+    try {
+      format = formats.of(message.attributes());
+    } catch (SchemaUnavailableException e) {
+      throw new UnavailableException(e.getMessage(), e);
+    }
+    TargetTable table = route.destination().table();
+    TargetTable.Snapshot schema = table.current();
+    List<JsonNode> rows;
+    try {
+      rows = read(message, format);
+    } catch (IOException | PayloadRejectedException e) {
+      metrics.rowsParseFailed.increment();
+      EncodedRows rejected =
+          EncodedRows.rejected(e.getMessage() == null ? e.toString() : e.getMessage());
+      return new PendingMessage(message, this, route, format, schema, rejected);
+    } catch (RuntimeException e) {
+      metrics.rowsParseFailed.increment();
+      EncodedRows rejected = EncodedRows.rejected("the message could not be read: " + e);
+      return new PendingMessage(message, this, route, format, schema, rejected);
+    }
+    if (columnAdder != null) {
+      try {
+        schema = columnAdder.columnsFor(table, rows);
+      } catch (ColumnsUnavailableException e) {
+        throw new UnavailableException(e.getMessage(), e);
+      }
+    }
+    return new PendingMessage(message, this, route, format, schema, encode(message, rows, schema));
   }
 
   /**
    * The message's rows for {@code schema}, or why the message cannot be written. Never throws: an
    * unexpected failure of the encoder rejects this message, not its batch.
    */
-  public EncodedRows encode(PushMessage message, TargetTable.Snapshot schema) {
+  public EncodedRows encode(
+      PushMessage message, PayloadFormat format, TargetTable.Snapshot schema) {
+    List<JsonNode> rows;
     try {
-      return encodeRows(message, schema);
+      rows = read(message, format);
+    } catch (IOException | PayloadRejectedException e) {
+      metrics.rowsParseFailed.increment();
+      return EncodedRows.rejected(e.getMessage() == null ? e.toString() : e.getMessage());
+    } catch (RuntimeException e) {
+      metrics.rowsParseFailed.increment();
+      return EncodedRows.rejected("the message could not be read: " + e);
+    }
+    return encode(message, rows, schema);
+  }
+
+  private List<JsonNode> read(PushMessage message, PayloadFormat format)
+      throws IOException, PayloadRejectedException {
+    byte[] payload = decompressor.decompress(message.data());
+    metrics.messagePayloadBytes.record(payload.length);
+    return format.rows(payload);
+  }
+
+  private EncodedRows encode(
+      PushMessage message, List<JsonNode> rows, TargetTable.Snapshot schema) {
+    try {
+      return encodeRows(message, rows, schema);
     } catch (RuntimeException e) {
       metrics.rowsParseFailed.increment();
       return EncodedRows.rejected("the message could not be encoded: " + e);
     }
   }
 
-  private EncodedRows encodeRows(PushMessage message, TargetTable.Snapshot schema) {
-    List<JsonNode> rows;
-    try {
-      byte[] payload = decompressor.decompress(message.data());
-      metrics.messagePayloadBytes.record(payload.length);
-      rows = JsonPayloads.rows(payload);
-    } catch (IOException | PayloadRejectedException e) {
-      metrics.rowsParseFailed.increment();
-      return EncodedRows.rejected(e.getMessage() == null ? e.toString() : e.getMessage());
-    }
+  private EncodedRows encodeRows(
+      PushMessage message, List<JsonNode> rows, TargetTable.Snapshot schema) {
     RowBinaryOutput out = new RowBinaryOutput(Math.max(64, message.data().length));
     String ingestedAt = clock.instant().toString();
+    boolean keepUnknown =
+        unknownFieldsColumn != null && schema.columns().contains(unknownFieldsColumn);
     List<String> reasons = new ArrayList<>(0);
     int rejected = 0;
     for (int i = 0; i < rows.size(); i++) {
       ObjectNode row = (ObjectNode) rows.get(i);
+      if (keepUnknown) {
+        gatherUnknownFields(row, schema);
+      }
       addMetadata(row, i, message, schema.columns(), ingestedAt);
       try {
         schema.encoder().encode(row, out);
@@ -103,6 +187,24 @@ public final class MessageEncoder {
     }
     metrics.rowsParsedOk.add(rows.size());
     return EncodedRows.of(out.toByteArray(), 0, out.size(), rows.size());
+  }
+
+  /**
+   * Copies the fields no column takes into one object in the unknown-fields column (an empty one
+   * when there are none), so that none is dropped silently. A field of the same name as that column
+   * is one of them: the column is the service's to fill.
+   */
+  private void gatherUnknownFields(ObjectNode row, TargetTable.Snapshot schema) {
+    JsonNode own = row.remove(unknownFieldsColumn);
+    List<String> unplaced = schema.encoder().unplacedFields(row);
+    ObjectNode unknown = JsonNodeFactory.instance.objectNode();
+    for (String name : unplaced) {
+      unknown.set(name, row.get(name));
+    }
+    if (own != null) {
+      unknown.set(unknownFieldsColumn, own);
+    }
+    row.set(unknownFieldsColumn, unknown);
   }
 
   /**

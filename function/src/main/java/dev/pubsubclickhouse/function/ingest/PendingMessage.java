@@ -5,26 +5,44 @@ import dev.pubsubclickhouse.core.write.EncodedRows;
 import dev.pubsubclickhouse.core.write.TargetTable;
 import dev.pubsubclickhouse.core.write.WriteRecord;
 import dev.pubsubclickhouse.function.envelope.PushMessage;
+import dev.pubsubclickhouse.function.schemas.PayloadFormat;
+import dev.pubsubclickhouse.function.tables.Destination;
+import dev.pubsubclickhouse.function.tables.Route;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * A message waiting in the batcher: its rows already encoded on the request's thread, and the
- * request waiting for the answer. The batch writer encodes it again only when the table changed.
+ * A message waiting in the batcher: the table it goes to, its rows already encoded on the request's
+ * thread, and the request waiting for the answer. The batch writer encodes it again only when the
+ * table changed.
  */
 public final class PendingMessage implements WriteRecord {
   private final PushMessage message;
   private final MessageEncoder encoder;
+  private final Route route;
+  private final PayloadFormat format;
   private final long enqueuedNanos;
   private final CompletableFuture<PushOutcome> answer = new CompletableFuture<>();
   private final long footprintBytes;
   private TargetTable.Snapshot encodedWith;
   private EncodedRows encoded;
 
-  PendingMessage(PushMessage message, MessageEncoder encoder, TargetTable.Snapshot schema) {
+  /**
+   * @param format how its data is read; null when the message goes to no table (its rows are then
+   *     the route's rejection, whatever the schema)
+   */
+  PendingMessage(
+      PushMessage message,
+      MessageEncoder encoder,
+      Route route,
+      PayloadFormat format,
+      TargetTable.Snapshot schema,
+      EncodedRows encoded) {
     this.message = message;
     this.encoder = encoder;
+    this.route = route;
+    this.format = format;
     this.encodedWith = schema;
-    this.encoded = encoder.encode(message, schema);
+    this.encoded = encoded;
     this.enqueuedNanos = System.nanoTime();
     this.footprintBytes = encoded.length() + (long) message.data().length + 128;
   }
@@ -35,15 +53,22 @@ public final class PendingMessage implements WriteRecord {
    */
   PendingMessage(PushMessage message, EncodedRows encoded, long enqueuedNanos) {
     this.message = message;
-    this.enqueuedNanos = enqueuedNanos;
     this.encoder = null;
+    this.route = null;
+    this.format = null;
     this.encodedWith = null;
     this.encoded = encoded;
+    this.enqueuedNanos = enqueuedNanos;
     this.footprintBytes = encoded.length() + (long) message.data().length + 128;
   }
 
   public PushMessage message() {
     return message;
+  }
+
+  /** The table whose writer takes the message (the default table's for a dead letter). */
+  Destination destination() {
+    return route.destination();
   }
 
   /** The encoded rows (RowBinaryWithDefaults), for the schema the message was last encoded for. */
@@ -75,8 +100,8 @@ public final class PendingMessage implements WriteRecord {
 
   @Override
   public EncodedRows rowsFor(TargetTable.Snapshot schema) {
-    if (schema != encodedWith && encoder != null) {
-      encoded = encoder.encode(message, schema);
+    if (schema != encodedWith && format != null) {
+      encoded = encoder.encode(message, format, schema);
       encodedWith = schema;
     }
     return encoded;

@@ -52,6 +52,16 @@ public final class Metrics extends MetricRegistries {
       counter(
           "view-failures",
           "INSERTs whose rows reached the target table but a materialized view on it failed.");
+  public final Counter columnsAdded =
+      counter("schema-columns-added", "Columns schema evolution added for new fields.");
+  public final Counter fieldsNotAdded =
+      counter(
+          "schema-fields-not-added",
+          "New fields schema evolution gave no column (name, limits, ClickHouse refused).");
+  public final Counter columnTypeConflicts =
+      counter(
+          "schema-column-type-conflicts",
+          "New fields whose column another instance added first with another type.");
   public final Counter overloaded = counter("overloaded", "Requests refused with 429.");
   public final Counter throttled =
       counter(

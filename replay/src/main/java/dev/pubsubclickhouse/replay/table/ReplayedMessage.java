@@ -6,25 +6,40 @@ import dev.pubsubclickhouse.core.write.TargetTable;
 import dev.pubsubclickhouse.core.write.WriteRecord;
 import dev.pubsubclickhouse.function.envelope.PushMessage;
 import dev.pubsubclickhouse.function.ingest.MessageEncoder;
+import dev.pubsubclickhouse.function.schemas.PayloadFormat;
+import dev.pubsubclickhouse.function.schemas.PayloadFormats;
+import dev.pubsubclickhouse.function.schemas.SchemaUnavailableException;
 
 /**
  * A dead letter on its way back: the message it was, encoded by the push service's encoder (so its
  * rows and {@code _pubsub_*} columns are what a push would have written), with the same identity
  * (subscription and message id) and so the same deduplication tokens and, in the exactly-once
- * layout, the same keys.
+ * layout, the same keys. A message of a topic with a Pub/Sub schema is read with its revision; one
+ * whose schema cannot be fetched stays a dead letter, saying so.
  */
 final class ReplayedMessage implements WriteRecord {
   private final StoredDeadLetter stored;
   private final PushMessage message;
   private final MessageEncoder encoder;
+  private final PayloadFormat format;
+  private final String unreadable;
   private TargetTable.Snapshot encodedFor;
   private EncodedRows encoded;
   private String newReason;
 
-  ReplayedMessage(StoredDeadLetter stored, MessageEncoder encoder) {
+  ReplayedMessage(StoredDeadLetter stored, MessageEncoder encoder, PayloadFormats formats) {
     this.stored = stored;
     this.message = stored.message();
     this.encoder = encoder;
+    PayloadFormat read = null;
+    String why = null;
+    try {
+      read = formats.of(message.attributes());
+    } catch (SchemaUnavailableException e) {
+      why = e.getMessage();
+    }
+    this.format = read;
+    this.unreadable = why;
   }
 
   StoredDeadLetter stored() {
@@ -39,7 +54,10 @@ final class ReplayedMessage implements WriteRecord {
   @Override
   public EncodedRows rowsFor(TargetTable.Snapshot schema) {
     if (schema != encodedFor) {
-      encoded = encoder.encode(message, schema);
+      encoded =
+          format == null
+              ? EncodedRows.rejected(unreadable)
+              : encoder.encode(message, format, schema);
       encodedFor = schema;
     }
     return encoded;

@@ -21,6 +21,8 @@ import dev.pubsubclickhouse.function.PushParameters;
 import dev.pubsubclickhouse.function.envelope.PayloadDecompressor;
 import dev.pubsubclickhouse.function.ingest.MessageEncoder;
 import dev.pubsubclickhouse.function.observability.Metrics;
+import dev.pubsubclickhouse.function.schemas.PayloadFormats;
+import dev.pubsubclickhouse.function.schemas.SchemaService;
 import dev.pubsubclickhouse.replay.CommonOptions;
 import dev.pubsubclickhouse.replay.ExitCode;
 import java.io.PrintStream;
@@ -75,6 +77,7 @@ public final class TableCommand implements Callable<Integer> {
     ClickHouseConfig config;
     TableReplay.Settings settings;
     int maxDecompressedBytes;
+    String pubsubEndpoint;
     try {
       if (batchSize < 1 || batchSize > 10_000) {
         throw new IllegalArgumentException("--batchSize must be between 1 and 10000");
@@ -89,14 +92,16 @@ public final class TableCommand implements Callable<Integer> {
             ClickHouseParameters.DEAD_LETTER_TABLE, "is required (the table to replay from)");
       }
       maxDecompressedBytes = reader.integer(PushParameters.MAX_DECOMPRESSED_BYTES, 1024, 1 << 30);
+      pubsubEndpoint = reader.optional(PushParameters.PUBSUB_ENDPOINT).orElse(null);
     } catch (ConfigurationException | IllegalArgumentException e) {
       err.println("replay: " + e.getMessage());
       return ExitCode.USAGE;
     }
-    try (Client client = ClickHouseClients.open(config, "pubsub-clickhouse-replay", 4)) {
+    try (Client client = ClickHouseClients.open(config, "pubsub-clickhouse-replay", 4);
+        SchemaService schemas = new SchemaService(pubsubEndpoint)) {
       TableReplay replay;
       try {
-        replay = open(client, config, settings, maxDecompressedBytes);
+        replay = open(client, config, settings, maxDecompressedBytes, schemas);
       } catch (RuntimeException e) {
         err.println("replay: " + ClickHouseFailures.describe(e));
         return ExitCode.FAILED;
@@ -106,7 +111,11 @@ public final class TableCommand implements Callable<Integer> {
   }
 
   private TableReplay open(
-      Client client, ClickHouseConfig config, TableReplay.Settings settings, int maxDecompressed) {
+      Client client,
+      ClickHouseConfig config,
+      TableReplay.Settings settings,
+      int maxDecompressed,
+      SchemaService schemas) {
     TableName deadLetters = config.deadLetterTable().orElseThrow();
     DeadLetterRows rows = DeadLetterRows.open(client, deadLetters);
     TargetTable target = new TargetTable(config.table(), new SchemaReader(client));
@@ -124,9 +133,18 @@ public final class TableCommand implements Callable<Integer> {
     // same messages would, so a deduplicating table drops it when they were written already.
     TableWriter writer =
         new TableWriter(target, inserter, List.of(sink), WriteEvents.NONE, "pubsub");
+    // A dead letter is read as the service read it (JSON, or its topic's Pub/Sub schema), with no
+    // schema evolution and no unknown-fields column: it goes back into the table as it now is.
+    PayloadFormats formats = new PayloadFormats(schemas);
     MessageEncoder encoder =
         new MessageEncoder(
-            new PayloadDecompressor(maxDecompressed), new Metrics(), Clock.systemUTC());
-    return new TableReplay(rows, target, writer, encoder, settings, Clock.systemUTC(), out, err);
+            new PayloadDecompressor(maxDecompressed),
+            formats,
+            null,
+            null,
+            new Metrics(),
+            Clock.systemUTC());
+    return new TableReplay(
+        rows, target, writer, encoder, formats, settings, Clock.systemUTC(), out, err);
   }
 }

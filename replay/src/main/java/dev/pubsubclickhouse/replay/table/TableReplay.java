@@ -6,6 +6,7 @@ import dev.pubsubclickhouse.core.write.TableWriter;
 import dev.pubsubclickhouse.core.write.TargetTable;
 import dev.pubsubclickhouse.core.write.WriteOutcome;
 import dev.pubsubclickhouse.function.ingest.MessageEncoder;
+import dev.pubsubclickhouse.function.schemas.PayloadFormats;
 import dev.pubsubclickhouse.replay.DeadLetterFilter;
 import dev.pubsubclickhouse.replay.ExitCode;
 import dev.pubsubclickhouse.replay.RateLimit;
@@ -48,6 +49,7 @@ final class TableReplay {
   private final TargetTable target;
   private final TableWriter writer;
   private final MessageEncoder encoder;
+  private final PayloadFormats formats;
   private final Settings settings;
   private final Clock clock;
   private final PrintStream out;
@@ -65,6 +67,7 @@ final class TableReplay {
       TargetTable target,
       TableWriter writer,
       MessageEncoder encoder,
+      PayloadFormats formats,
       Settings settings,
       Clock clock,
       PrintStream out,
@@ -73,6 +76,7 @@ final class TableReplay {
     this.target = target;
     this.writer = writer;
     this.encoder = encoder;
+    this.formats = formats;
     this.settings = settings;
     this.clock = clock;
     this.out = out;
@@ -117,7 +121,7 @@ final class TableReplay {
   private List<ReplayedMessage> messages(List<StoredDeadLetter> page, List<StoredDeadLetter> rest) {
     List<ReplayedMessage> messages = new ArrayList<>(page.size());
     for (StoredDeadLetter row : page) {
-      ReplayedMessage message = new ReplayedMessage(row, encoder);
+      ReplayedMessage message = new ReplayedMessage(row, encoder, formats);
       String identity = message.identity();
       if (identity != null && !seen.add(identity)) {
         rest.add(row);

@@ -1,0 +1,215 @@
+package dev.pubsubclickhouse.core.evolve;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.pubsubclickhouse.core.encode.JsonPayloads;
+import dev.pubsubclickhouse.core.schema.ColumnDefinition;
+import dev.pubsubclickhouse.core.schema.SchemaSource;
+import dev.pubsubclickhouse.core.schema.TableName;
+import dev.pubsubclickhouse.core.schema.TableSchema;
+import dev.pubsubclickhouse.core.write.TargetTable;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The rules of adding columns, against a table kept in memory whose ALTER behaves as ClickHouse's
+ * {@code ADD COLUMN IF NOT EXISTS} does. The real ClickHouse is in the push service's
+ * SchemaEvolutionIT.
+ */
+class ColumnAdderTest {
+  private static final TableName TABLE = new TableName("db", "events");
+  private static final Pattern ADD = Pattern.compile("ADD COLUMN IF NOT EXISTS `([^`]+)` (.+)$");
+
+  /** A table in memory: its columns, and the ALTERs it ran. */
+  private static final class MemoryTable implements SchemaSource {
+    final List<ColumnDefinition> columns = new CopyOnWriteArrayList<>();
+    final List<String> alters = new CopyOnWriteArrayList<>();
+    Exception nextFailure;
+
+    MemoryTable(String... namesAndTypes) {
+      for (int i = 0; i < namesAndTypes.length; i += 2) {
+        columns.add(ColumnDefinition.of(namesAndTypes[i], namesAndTypes[i + 1]));
+      }
+    }
+
+    @Override
+    public TableSchema read(TableName table) {
+      return new TableSchema(table, List.copyOf(columns));
+    }
+
+    void alter(String sql) throws Exception {
+      if (nextFailure != null) {
+        Exception failure = nextFailure;
+        nextFailure = null;
+        throw failure;
+      }
+      alters.add(sql);
+      Matcher m = ADD.matcher(sql);
+      assertThat(m.find()).as(sql).isTrue();
+      if (columns.stream().noneMatch(c -> c.name().equals(m.group(1)))) {
+        columns.add(ColumnDefinition.of(m.group(1), m.group(2)));
+      }
+    }
+  }
+
+  /** Records the events as lines. */
+  private static final class Recorded implements EvolutionEvents {
+    final List<String> lines = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void columnAdded(TableName table, String column, String type) {
+      lines.add("added " + column + " " + type);
+    }
+
+    @Override
+    public void columnTypeDiffers(TableName table, String column, String inferred, String actual) {
+      lines.add("differs " + column + " " + inferred + " -> " + actual);
+    }
+
+    @Override
+    public void fieldNotAdded(TableName table, String field, String reason) {
+      lines.add("not added " + field + ": " + reason);
+    }
+  }
+
+  private final MemoryTable memory = new MemoryTable("id", "UInt32");
+  private final Recorded events = new Recorded();
+  private final AtomicLong clock = new AtomicLong(1_000);
+
+  private ColumnAdder adder(int maxNew, int maxColumns, Optional<String> cluster) {
+    return new ColumnAdder(
+        new EvolutionPolicy("Nullable(String)", maxNew, Duration.ofHours(1), maxColumns, cluster),
+        memory::alter,
+        events,
+        clock::get);
+  }
+
+  private static List<JsonNode> rows(String json) throws Exception {
+    return JsonPayloads.rows(json.getBytes());
+  }
+
+  @Test
+  void aNewFieldGetsANullableColumnOfItsValuesTypeBeforeTheMessageIsEncoded() throws Exception {
+    TargetTable table = new TargetTable(TABLE, memory);
+    TargetTable.Snapshot schema =
+        adder(10, 100, Optional.empty())
+            .columnsFor(table, rows("[{\"id\":1,\"n\":null},{\"id\":2,\"n\":5,\"s\":\"x\"}]"));
+    assertThat(schema.columns()).containsExactlyInAnyOrder("id", "n", "s");
+    assertThat(memory.alters)
+        .containsExactly(
+            "ALTER TABLE `db`.`events` ADD COLUMN IF NOT EXISTS `n` Nullable(Int64)",
+            "ALTER TABLE `db`.`events` ADD COLUMN IF NOT EXISTS `s` Nullable(String)");
+    assertThat(events.lines).containsExactly("added n Nullable(Int64)", "added s Nullable(String)");
+    assertThat(table.current()).isSameAs(schema);
+  }
+
+  @Test
+  void aFieldThatIsOnlyNullWaitsForAValue() throws Exception {
+    TargetTable table = new TargetTable(TABLE, memory);
+    adder(10, 100, Optional.empty()).columnsFor(table, rows("{\"id\":1,\"n\":null}"));
+    assertThat(memory.alters).isEmpty();
+    assertThat(table.current().columns()).containsExactlyInAnyOrder("id");
+  }
+
+  @Test
+  void aColumnAnotherInstanceAddedWithAnotherTypeIsKeptAndReported() throws Exception {
+    TargetTable table = new TargetTable(TABLE, memory);
+    memory.columns.add(ColumnDefinition.of("n", "Nullable(String)")); // the other instance's
+    TargetTable.Snapshot schema =
+        adder(10, 100, Optional.empty()).columnsFor(table, rows("{\"id\":1,\"n\":5}"));
+    assertThat(memory.alters).as("no ALTER for a column that is there").isEmpty();
+    assertThat(schema.columns()).contains("n");
+    assertThat(events.lines).containsExactly("differs n Nullable(Int64) -> Nullable(String)");
+  }
+
+  @Test
+  void theAlterNamesTheClusterWhenOneIsConfigured() {
+    assertThat(adder(1, 100, Optional.of("prod")).alterStatement(TABLE, "n", "Nullable(Int64)"))
+        .isEqualTo(
+            "ALTER TABLE `db`.`events` ON CLUSTER `prod` ADD COLUMN IF NOT EXISTS `n`"
+                + " Nullable(Int64)");
+  }
+
+  @Test
+  void badNamesAndFieldsBeyondTheLimitGetNoColumnAndAreReportedOnce() throws Exception {
+    TargetTable table = new TargetTable(TABLE, memory);
+    ColumnAdder adder = adder(2, 100, Optional.empty());
+    for (int i = 0; i < 3; i++) {
+      adder.columnsFor(table, rows("{\"id\":1,\"a\":1,\"b\":2,\"c\":3,\"bad-name\":4}"));
+    }
+    assertThat(table.current().columns()).containsExactlyInAnyOrder("id", "a", "b");
+    assertThat(events.lines)
+        .containsExactly(
+            "added a Nullable(Int64)",
+            "added b Nullable(Int64)",
+            "not added c: more than 2 new columns in 60 minutes (SCHEMA_EVOLUTION_MAX_NEW_COLUMNS)",
+            "not added bad-name: not a plain column name (a letter or '_', then letters, digits"
+                + " or '_', at most 128)");
+    clock.addAndGet(Duration.ofHours(1).toNanos());
+    adder.columnsFor(table, rows("{\"id\":1,\"c\":3,\"bad-name\":4}"));
+    assertThat(table.current().columns())
+        .as("the next period")
+        .containsExactlyInAnyOrder("id", "a", "b", "c");
+  }
+
+  @Test
+  void aTableWithTheMostColumnsAllowedGetsNoMore() throws Exception {
+    TargetTable table = new TargetTable(TABLE, memory);
+    adder(10, 2, Optional.empty()).columnsFor(table, rows("{\"id\":1,\"a\":1,\"b\":2}"));
+    assertThat(table.current().columns()).containsExactlyInAnyOrder("id", "a");
+    assertThat(events.lines.get(1)).startsWith("not added b: the table has 2 columns");
+  }
+
+  @Test
+  void clickHouseNotAnsweringLeavesTheMessageForLaterAndANewTryAddsTheColumn() throws Exception {
+    TargetTable table = new TargetTable(TABLE, memory);
+    ColumnAdder adder = adder(1, 100, Optional.empty());
+    memory.nextFailure = new IOException("connection refused");
+    assertThatThrownBy(() -> adder.columnsFor(table, rows("{\"id\":1,\"a\":1}")))
+        .isInstanceOf(ColumnsUnavailableException.class)
+        .hasMessageContaining("new field 'a'")
+        .hasMessageContaining("connection refused");
+    adder.columnsFor(table, rows("{\"id\":1,\"a\":1}"));
+    assertThat(table.current().columns())
+        .as("the failed try gave its place in the budget back")
+        .containsExactlyInAnyOrder("id", "a");
+  }
+
+  @Test
+  void manyRequestsWithTheSameNewFieldRunOneAlter() throws Exception {
+    TargetTable table = new TargetTable(TABLE, memory);
+    ColumnAdder adder = adder(10, 100, Optional.empty());
+    List<Thread> threads = new ArrayList<>();
+    List<Throwable> failures = new CopyOnWriteArrayList<>();
+    for (int i = 0; i < 16; i++) {
+      Thread thread =
+          new Thread(
+              () -> {
+                try {
+                  assertThat(adder.columnsFor(table, rows("{\"id\":1,\"a\":1}")).columns())
+                      .contains("a");
+                } catch (Throwable e) {
+                  failures.add(e);
+                }
+              });
+      threads.add(thread);
+      thread.start();
+    }
+    for (Thread thread : threads) {
+      thread.join();
+    }
+    assertThat(failures).isEmpty();
+    assertThat(memory.alters).hasSizeLessThanOrEqualTo(16).isNotEmpty();
+    assertThat(table.current().columns()).containsExactlyInAnyOrder("id", "a");
+  }
+}

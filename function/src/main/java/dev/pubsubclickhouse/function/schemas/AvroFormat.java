@@ -1,0 +1,213 @@
+package dev.pubsubclickhouse.function.schemas;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pubsubclickhouse.core.encode.PayloadRejectedException;
+import java.io.EOFException;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import org.apache.avro.AvroRuntimeException;
+import org.apache.avro.LogicalType;
+import org.apache.avro.LogicalTypes;
+import org.apache.avro.Schema;
+import org.apache.avro.SchemaParseException;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericEnumSymbol;
+import org.apache.avro.generic.GenericFixed;
+import org.apache.avro.generic.IndexedRecord;
+import org.apache.avro.io.BinaryDecoder;
+import org.apache.avro.io.Decoder;
+import org.apache.avro.io.DecoderFactory;
+
+/**
+ * Avro messages, binary or in Avro's JSON encoding, read with the topic's record schema: one
+ * message is one row, each field a column. Values become what the JSON type rules read: int and
+ * long as numbers, float and double as numbers (NaN and infinities kept), string and enum as text,
+ * bytes and fixed as the bytes, array, map and record as array and objects, a union as its branch;
+ * logical types date as days, timestamps as ISO-8601 instants (local ones as ClickHouse text in the
+ * column's zone), decimal exactly, uuid as text.
+ */
+final class AvroFormat implements PayloadFormat {
+  private static final JsonNodeFactory NODES = JsonNodeFactory.withExactBigDecimals(true);
+  private static final DateTimeFormatter LOCAL_SECONDS =
+      DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss");
+
+  private final String resource;
+  private final Schema schema;
+  private final boolean binary;
+  private final GenericDatumReader<Object> reader;
+
+  private AvroFormat(String resource, Schema schema, boolean binary) {
+    this.resource = resource;
+    this.schema = schema;
+    this.binary = binary;
+    this.reader = new GenericDatumReader<>(schema);
+  }
+
+  /**
+   * @throws IllegalArgumentException when the definition is not an Avro record schema
+   */
+  static AvroFormat of(String resource, String definition, boolean binary) {
+    Schema schema;
+    try {
+      schema = new Schema.Parser().parse(definition);
+    } catch (SchemaParseException e) {
+      throw new IllegalArgumentException("not an Avro schema: " + e.getMessage(), e);
+    }
+    if (schema.getType() != Schema.Type.RECORD) {
+      throw new IllegalArgumentException(
+          "the Avro schema is a " + schema.getType() + ", not a record: rows need named fields");
+    }
+    return new AvroFormat(resource, schema, binary);
+  }
+
+  @Override
+  public List<JsonNode> rows(byte[] data) throws PayloadRejectedException {
+    Object datum;
+    try {
+      Decoder decoder;
+      if (binary) {
+        BinaryDecoder binaryDecoder = DecoderFactory.get().binaryDecoder(data, null);
+        datum = reader.read(null, binaryDecoder);
+        if (!binaryDecoder.isEnd()) {
+          throw new PayloadRejectedException(describe() + ": bytes left after the record");
+        }
+      } else {
+        decoder =
+            DecoderFactory.get().jsonDecoder(schema, new String(data, StandardCharsets.UTF_8));
+        datum = reader.read(null, decoder);
+      }
+    } catch (EOFException e) {
+      throw new PayloadRejectedException(describe() + ": the data ends inside the record");
+    } catch (IOException | AvroRuntimeException | IllegalArgumentException e) {
+      throw new PayloadRejectedException(describe() + ": " + e.getMessage());
+    } catch (RuntimeException e) {
+      // Binary data that is not this schema's can throw anything from deep in the decoder
+      // (negative lengths, huge allocations): it is the data's fault either way.
+      throw new PayloadRejectedException(describe() + ": " + e);
+    }
+    return List.of(value(datum, schema));
+  }
+
+  private String describe() {
+    return "data does not decode as Avro ("
+        + (binary ? "binary" : "JSON")
+        + ") of schema "
+        + resource;
+  }
+
+  static JsonNode value(Object value, Schema schema) {
+    LogicalType logical = schema.getLogicalType();
+    switch (schema.getType()) {
+      case NULL:
+        return NODES.nullNode();
+      case BOOLEAN:
+        return NODES.booleanNode((Boolean) value);
+      case INT:
+        return NODES.numberNode((Integer) value);
+      case LONG:
+        return longValue((Long) value, logical);
+      case FLOAT:
+        return NODES.numberNode((Float) value);
+      case DOUBLE:
+        return NODES.numberNode((Double) value);
+      case STRING:
+        return NODES.textNode(value.toString());
+      case ENUM:
+        return NODES.textNode(((GenericEnumSymbol<?>) value).toString());
+      case BYTES:
+        return bytesValue(bytes((ByteBuffer) value), logical);
+      case FIXED:
+        return bytesValue(((GenericFixed) value).bytes(), logical);
+      case ARRAY:
+        ArrayNode array = NODES.arrayNode();
+        for (Object element : (Collection<?>) value) {
+          array.add(value(element, schema.getElementType()));
+        }
+        return array;
+      case MAP:
+        ObjectNode map = NODES.objectNode();
+        for (Map.Entry<?, ?> entry : ((Map<?, ?>) value).entrySet()) {
+          map.set(entry.getKey().toString(), value(entry.getValue(), schema.getValueType()));
+        }
+        return map;
+      case RECORD:
+        IndexedRecord record = (IndexedRecord) value;
+        ObjectNode object = NODES.objectNode();
+        for (Schema.Field field : schema.getFields()) {
+          object.set(field.name(), value(record.get(field.pos()), field.schema()));
+        }
+        return object;
+      case UNION:
+        int branch = GenericData.get().resolveUnion(schema, value);
+        return value(value, schema.getTypes().get(branch));
+      default:
+        throw new IllegalStateException("Avro type " + schema.getType());
+    }
+  }
+
+  private static JsonNode longValue(long value, LogicalType logical) {
+    if (logical instanceof LogicalTypes.TimestampMillis) {
+      return NODES.textNode(Instant.ofEpochMilli(value).toString());
+    }
+    if (logical instanceof LogicalTypes.TimestampMicros) {
+      return NODES.textNode(instant(value, 1_000_000).toString());
+    }
+    if (logical instanceof LogicalTypes.TimestampNanos) {
+      return NODES.textNode(instant(value, 1_000_000_000).toString());
+    }
+    if (logical instanceof LogicalTypes.LocalTimestampMillis) {
+      return NODES.textNode(localText(Instant.ofEpochMilli(value)));
+    }
+    if (logical instanceof LogicalTypes.LocalTimestampMicros) {
+      return NODES.textNode(localText(instant(value, 1_000_000)));
+    }
+    if (logical instanceof LogicalTypes.LocalTimestampNanos) {
+      return NODES.textNode(localText(instant(value, 1_000_000_000)));
+    }
+    return NODES.numberNode(value);
+  }
+
+  private static Instant instant(long value, long perSecond) {
+    return Instant.ofEpochSecond(
+        Math.floorDiv(value, perSecond),
+        Math.floorMod(value, perSecond) * (1_000_000_000 / perSecond));
+  }
+
+  /** {@code 2026-01-15 12:34:56.789}: ClickHouse's text form, read in the column's time zone. */
+  private static String localText(Instant instant) {
+    LocalDateTime local = LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
+    String text = LOCAL_SECONDS.format(local);
+    if (local.getNano() == 0) {
+      return text;
+    }
+    String fraction = String.format("%09d", local.getNano()).replaceAll("0+$", "");
+    return text + "." + fraction;
+  }
+
+  private static JsonNode bytesValue(byte[] bytes, LogicalType logical) {
+    if (logical instanceof LogicalTypes.Decimal decimal) {
+      return NODES.numberNode(new BigDecimal(new BigInteger(bytes), decimal.getScale()));
+    }
+    return NODES.binaryNode(bytes);
+  }
+
+  private static byte[] bytes(ByteBuffer buffer) {
+    byte[] bytes = new byte[buffer.remaining()];
+    buffer.duplicate().get(bytes);
+    return bytes;
+  }
+}

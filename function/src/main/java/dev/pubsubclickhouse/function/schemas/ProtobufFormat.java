@@ -1,0 +1,127 @@
+package dev.pubsubclickhouse.function.schemas;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.protobuf.ByteString;
+import com.google.protobuf.Descriptors.Descriptor;
+import com.google.protobuf.Descriptors.EnumValueDescriptor;
+import com.google.protobuf.Descriptors.FieldDescriptor;
+import com.google.protobuf.DynamicMessage;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Message;
+import com.google.protobuf.util.JsonFormat;
+import dev.pubsubclickhouse.core.encode.PayloadRejectedException;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * Protocol Buffers messages, binary or in the proto3 JSON mapping, read with the topic's schema
+ * (its one top-level message type): one message is one row, each field a column by its name in the
+ * .proto. Values become what the JSON type rules read: integers as numbers (uint32, uint64 and
+ * fixed ones unsigned), float and double as numbers, bool, string as text, bytes as the bytes, an
+ * enum as its value's name, a nested message as an object, repeated as an array, a map as an
+ * object. A field without presence (proto3's default) is always written, so a zero reaches its
+ * column as zero; a field with presence that is not set is left to the column's DEFAULT.
+ */
+final class ProtobufFormat implements PayloadFormat {
+  private static final JsonNodeFactory NODES = JsonNodeFactory.withExactBigDecimals(true);
+  private static final JsonFormat.Parser JSON = JsonFormat.parser();
+
+  private final String resource;
+  private final Descriptor type;
+  private final boolean binary;
+
+  private ProtobufFormat(String resource, Descriptor type, boolean binary) {
+    this.resource = resource;
+    this.type = type;
+    this.binary = binary;
+  }
+
+  /**
+   * @throws IllegalArgumentException when the definition is not a .proto with one top-level message
+   */
+  static ProtobufFormat of(String resource, String definition, boolean binary) {
+    return new ProtobufFormat(resource, ProtoDefinitions.topLevelMessage(definition), binary);
+  }
+
+  @Override
+  public List<JsonNode> rows(byte[] data) throws PayloadRejectedException {
+    DynamicMessage message;
+    try {
+      if (binary) {
+        message = DynamicMessage.parseFrom(type, data);
+      } else {
+        DynamicMessage.Builder builder = DynamicMessage.newBuilder(type);
+        JSON.merge(new String(data, StandardCharsets.UTF_8), builder);
+        message = builder.build();
+      }
+    } catch (InvalidProtocolBufferException e) {
+      throw new PayloadRejectedException(describe() + ": " + e.getMessage());
+    } catch (RuntimeException e) {
+      throw new PayloadRejectedException(describe() + ": " + e);
+    }
+    if (!message.isInitialized()) {
+      throw new PayloadRejectedException(
+          describe() + ": required fields missing: " + message.findInitializationErrors());
+    }
+    return List.of(object(message));
+  }
+
+  private String describe() {
+    return "data does not decode as Protocol Buffers ("
+        + (binary ? "binary" : "JSON")
+        + ") message "
+        + type.getFullName()
+        + " of schema "
+        + resource;
+  }
+
+  static ObjectNode object(Message message) {
+    ObjectNode object = NODES.objectNode();
+    for (FieldDescriptor field : message.getDescriptorForType().getFields()) {
+      if (field.isMapField()) {
+        ObjectNode map = NODES.objectNode();
+        for (Object entry : (List<?>) message.getField(field)) {
+          Message pair = (Message) entry;
+          FieldDescriptor key = pair.getDescriptorForType().findFieldByNumber(1);
+          FieldDescriptor value = pair.getDescriptorForType().findFieldByNumber(2);
+          map.set(String.valueOf(pair.getField(key)), value(value, pair.getField(value)));
+        }
+        object.set(field.getName(), map);
+      } else if (field.isRepeated()) {
+        ArrayNode array = NODES.arrayNode();
+        for (Object element : (List<?>) message.getField(field)) {
+          array.add(value(field, element));
+        }
+        object.set(field.getName(), array);
+      } else if (!field.hasPresence() || message.hasField(field)) {
+        object.set(field.getName(), value(field, message.getField(field)));
+      }
+    }
+    return object;
+  }
+
+  private static JsonNode value(FieldDescriptor field, Object value) {
+    return switch (field.getType()) {
+      case INT32, SINT32, SFIXED32 -> NODES.numberNode((Integer) value);
+      case UINT32, FIXED32 -> NODES.numberNode(Integer.toUnsignedLong((Integer) value));
+      case INT64, SINT64, SFIXED64 -> NODES.numberNode((Long) value);
+      case UINT64, FIXED64 -> {
+        long bits = (Long) value;
+        yield bits >= 0
+            ? NODES.numberNode(bits)
+            : NODES.numberNode(new BigInteger(Long.toUnsignedString(bits)));
+      }
+      case FLOAT -> NODES.numberNode((Float) value);
+      case DOUBLE -> NODES.numberNode((Double) value);
+      case BOOL -> NODES.booleanNode((Boolean) value);
+      case STRING -> NODES.textNode((String) value);
+      case BYTES -> NODES.binaryNode(((ByteString) value).toByteArray());
+      case ENUM -> NODES.textNode(((EnumValueDescriptor) value).getName());
+      case MESSAGE, GROUP -> object((Message) value);
+    };
+  }
+}

@@ -1,0 +1,181 @@
+package dev.pubsubclickhouse.function;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.pubsubclickhouse.core.config.ConfigurationException;
+import dev.pubsubclickhouse.testing.ClickHouseTest;
+import dev.pubsubclickhouse.testing.TestDatabase;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Routing by attribute against the real ClickHouse: one service writes three tables, one INSERT per
+ * table per batch (counted in system.query_log), and a message naming a table it may not write goes
+ * to the dead letters with the reason, never costing the others.
+ */
+@ClickHouseTest
+class RoutingIT {
+  private static final String DEAD_LETTERS =
+      "(raw_message String, error_message String, stack_trace String, failed_at DateTime)"
+          + " ENGINE = MergeTree ORDER BY failed_at";
+
+  private final TestDatabase database;
+
+  RoutingIT(TestDatabase database) {
+    this.database = database;
+  }
+
+  private static List<Integer> concurrently(List<Callable<Integer>> requests) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(requests.size());
+    CountDownLatch start = new CountDownLatch(1);
+    try {
+      List<Future<Integer>> futures = new ArrayList<>();
+      for (Callable<Integer> request : requests) {
+        futures.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  return request.call();
+                }));
+      }
+      start.countDown();
+      List<Integer> statuses = new ArrayList<>();
+      for (Future<Integer> future : futures) {
+        statuses.add(future.get());
+      }
+      return statuses;
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void threeTablesFromOneServiceOneInsertPerTablePerBatchAndBadNamesDeadLettered()
+      throws Exception {
+    database.execute(
+        "CREATE TABLE events (id UInt32, kind String, _pubsub_message_id String)"
+            + " ENGINE = MergeTree ORDER BY id");
+    database.execute(
+        "CREATE TABLE clicks (id UInt32, x Int32, _pubsub_message_id String)"
+            + " ENGINE = MergeTree ORDER BY id");
+    database.execute(
+        "CREATE TABLE views (id UInt32, page String, _pubsub_message_id String)"
+            + " ENGINE = MergeTree ORDER BY id");
+    database.execute("CREATE TABLE routed_dead " + DEAD_LETTERS);
+    List<Callable<Integer>> requests = new ArrayList<>();
+    List<Integer> statuses;
+    try (RunningService service =
+        RunningService.start(
+            database,
+            "events",
+            Map.of(
+                "CLICKHOUSE_TABLE_ATTRIBUTE", "table",
+                "CLICKHOUSE_TABLES", "clicks," + database.name() + ".views,gone",
+                "CLICKHOUSE_DEAD_LETTER_TABLE", "routed_dead",
+                "BATCH_LINGER_MS", "1500",
+                "BATCH_MAX_WAIT_MS", "5000"))) {
+      for (int i = 0; i < 10; i++) {
+        int id = i;
+        requests.add(
+            () ->
+                service.push(
+                    "e-" + id, bytes("{\"id\":" + id + ",\"kind\":\"k" + id + "\"}"), Map.of()));
+        requests.add(
+            () ->
+                service.push(
+                    "c-" + id,
+                    bytes("{\"id\":" + id + ",\"x\":" + -id + "}"),
+                    Map.of("table", "clicks")));
+        requests.add(
+            () ->
+                service.push(
+                    "v-" + id,
+                    bytes("{\"id\":" + id + ",\"page\":\"/p" + id + "\"}"),
+                    Map.of("table", "views")));
+      }
+      requests.add(() -> service.push("bad", bytes("{\"id\":100}"), Map.of("table", "a b")));
+      requests.add(() -> service.push("unknown", bytes("{\"id\":101}"), Map.of("table", "other")));
+      requests.add(() -> service.push("gone", bytes("{\"id\":102}"), Map.of("table", "gone")));
+      statuses = concurrently(requests);
+    }
+    assertThat(statuses).containsOnly(204);
+    assertThat(
+            database.query("SELECT groupArray((id, kind)) FROM (SELECT * FROM events ORDER BY id)"))
+        .isEqualTo(expected(i -> "(" + i + ",'k" + i + "')"));
+    assertThat(database.query("SELECT groupArray((id, x)) FROM (SELECT * FROM clicks ORDER BY id)"))
+        .isEqualTo(expected(i -> "(" + i + "," + -i + ")"));
+    assertThat(
+            database.query("SELECT groupArray((id, page)) FROM (SELECT * FROM views ORDER BY id)"))
+        .isEqualTo(expected(i -> "(" + i + ",'/p" + i + "')"));
+    String db = database.name();
+    assertThat(
+            database.query(
+                "SELECT raw_message, error_message FROM routed_dead ORDER BY raw_message"))
+        .isEqualTo(
+            "{\"id\":100}\tattribute table does not name a table: table name \\'a b\\' is invalid:"
+                + " use 1 to 255 letters, digits, \\'_\\', \\'$\\' or \\'-\\'\n"
+                + "{\"id\":101}\tattribute table names table "
+                + db
+                + ".other, which is not one of CLICKHOUSE_TABLES ("
+                + db
+                + ".clicks, "
+                + db
+                + ".gone, "
+                + db
+                + ".views)\n"
+                + "{\"id\":102}\tattribute table names a table that cannot be written: table "
+                + db
+                + ".gone does not exist or is not visible to this user");
+    database.flushLogs();
+    assertThat(
+            database.query(
+                "SELECT groupArray((t, n)) FROM (SELECT arrayJoin(tables) AS t, count() AS n"
+                    + " FROM system.query_log WHERE type = 'QueryFinish' AND query_kind = 'Insert'"
+                    + " AND current_database = currentDatabase() AND has(databases, currentDatabase())"
+                    + " GROUP BY t ORDER BY t)"))
+        .as("the 33 messages came as one batch: one INSERT per table")
+        .isEqualTo(
+            "[('"
+                + db
+                + ".clicks',1),('"
+                + db
+                + ".events',1),('"
+                + db
+                + ".routed_dead',1),('"
+                + db
+                + ".views',1)]");
+  }
+
+  @Test
+  void aTableAttributeWithoutAnAllowListStopsStart() {
+    assertThatThrownBy(
+            () ->
+                RunningService.start(
+                    database, "events", Map.of("CLICKHOUSE_TABLE_ATTRIBUTE", "table")))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage(
+            "CLICKHOUSE_TABLES: is required with CLICKHOUSE_TABLE_ATTRIBUTE: list the tables a"
+                + " message may name");
+  }
+
+  private static byte[] bytes(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static String expected(java.util.function.IntFunction<String> row) {
+    List<String> rows = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      rows.add(row.apply(i));
+    }
+    return "[" + String.join(",", rows) + "]";
+  }
+}

@@ -1,0 +1,128 @@
+package dev.pubsubclickhouse.function.schemas;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.pubsub.v1.Schema;
+import dev.pubsubclickhouse.core.encode.PayloadRejectedException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class PayloadFormatsTest {
+  private static final String NAME = "projects/p/schemas/s";
+  private static final String PROTO = "syntax = \"proto3\";\nmessage M { string a = 1; }";
+
+  private final List<String> fetched = new ArrayList<>();
+  private final AtomicLong clock = new AtomicLong();
+
+  private PayloadFormats formats(Schema.Type type, String definition) {
+    return new PayloadFormats(
+        resource -> {
+          fetched.add(resource);
+          return Schema.newBuilder().setType(type).setDefinition(definition).build();
+        },
+        clock::get);
+  }
+
+  private static Map<String, String> attributes(String revision, String encoding) {
+    return revision == null
+        ? Map.of("googclient_schemaname", NAME, "googclient_schemaencoding", encoding)
+        : Map.of(
+            "googclient_schemaname", NAME,
+            "googclient_schemarevisionid", revision,
+            "googclient_schemaencoding", encoding);
+  }
+
+  private static String rejection(PayloadFormat format, String data) {
+    try {
+      format.rows(data.getBytes(StandardCharsets.UTF_8));
+    } catch (PayloadRejectedException e) {
+      return e.getMessage();
+    }
+    throw new AssertionError("accepted " + data);
+  }
+
+  @Test
+  void aMessageWithoutSchemaAttributesIsJson() throws Exception {
+    assertThat(formats(Schema.Type.AVRO, "").of(Map.of("a", "b"))).isSameAs(PayloadFormat.JSON);
+    assertThat(fetched).isEmpty();
+  }
+
+  @Test
+  void aRevisionIsFetchedOnceAndTheNewestAgainAfterAMinute() throws Exception {
+    PayloadFormats formats = formats(Schema.Type.PROTOCOL_BUFFER, PROTO);
+    PayloadFormat first = formats.of(attributes("r1", "JSON"));
+    assertThat(formats.of(attributes("r1", "JSON"))).isSameAs(first);
+    formats.of(attributes(null, "JSON"));
+    formats.of(attributes(null, "JSON"));
+    clock.addAndGet(Duration.ofMinutes(1).toNanos());
+    formats.of(attributes("r1", "JSON"));
+    formats.of(attributes(null, "JSON"));
+    assertThat(fetched).containsExactly(NAME + "@r1", NAME, NAME);
+    assertThat(first.rows("{\"a\":\"x\"}".getBytes()).get(0).toString()).isEqualTo("{\"a\":\"x\"}");
+  }
+
+  @Test
+  void aFetchThatFailsIsUnavailable() {
+    PayloadFormats formats =
+        new PayloadFormats(
+            resource -> {
+              throw new java.io.IOException("UNAVAILABLE: io exception");
+            });
+    assertThatThrownBy(() -> formats.of(attributes("r1", "BINARY")))
+        .isInstanceOf(SchemaUnavailableException.class)
+        .hasMessage("schema " + NAME + "@r1 could not be fetched: UNAVAILABLE: io exception");
+  }
+
+  @Test
+  void aSchemaThatCannotBeUsedRejectsEveryMessageWithTheReason() throws Exception {
+    assertThat(
+            rejection(
+                formats(Schema.Type.AVRO, "{\"type\":\"string\"}").of(attributes("r", "JSON")),
+                "\"x\""))
+        .isEqualTo(
+            "schema "
+                + NAME
+                + "@r cannot be used: the Avro schema is a STRING, not a record: rows"
+                + " need named fields");
+    assertThat(
+            rejection(
+                formats(Schema.Type.PROTOCOL_BUFFER, PROTO + "\nmessage N { int32 b = 1; }")
+                    .of(attributes("r", "JSON")),
+                "{}"))
+        .isEqualTo(
+            "schema "
+                + NAME
+                + "@r cannot be used: a Pub/Sub schema holds one top-level message"
+                + " type; this one holds 2");
+    assertThat(
+            rejection(
+                formats(
+                        Schema.Type.PROTOCOL_BUFFER,
+                        "syntax = \"proto3\";\nmessage M { strin a = 1; }")
+                    .of(attributes("r", "JSON")),
+                "{}"))
+        .startsWith("schema " + NAME + "@r cannot be used: not a valid .proto: ");
+    assertThat(rejection(formats(Schema.Type.AVRO, "{}").of(attributes("r", "TEXT")), "{}"))
+        .isEqualTo("attribute googclient_schemaencoding is 'TEXT', not JSON or BINARY");
+  }
+
+  @Test
+  void protoFieldsWithoutPresenceAreAlwaysWrittenAndUnsetOnesWithPresenceAreLeftOut()
+      throws Exception {
+    PayloadFormat format =
+        formats(
+                Schema.Type.PROTOCOL_BUFFER,
+                "syntax = \"proto3\";\nmessage M { int32 n = 1; optional int32 o = 2;"
+                    + " repeated string r = 3; M2 m = 4; message M2 { bool b = 1; } }")
+            .of(attributes("r", "JSON"));
+    assertThat(format.rows("{}".getBytes()).get(0).toString()).isEqualTo("{\"n\":0,\"r\":[]}");
+    assertThat(format.rows("{\"o\":0,\"m\":{}}".getBytes()).get(0).toString())
+        .isEqualTo("{\"n\":0,\"o\":0,\"r\":[],\"m\":{\"b\":false}}");
+  }
+}
