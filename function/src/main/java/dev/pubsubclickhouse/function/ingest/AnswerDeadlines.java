@@ -26,9 +26,14 @@ public final class AnswerDeadlines {
     this.timeoutNanos = timeout.toNanos();
   }
 
-  /** Gives {@code answer} until the timeout from now. */
-  void watch(CompletableFuture<PushOutcome> answer) {
-    watched.add(new Watched(System.nanoTime() + timeoutNanos, answer));
+  /** Gives {@code answer} until the timeout from {@code arrivedNanos} (System.nanoTime()). */
+  void watch(CompletableFuture<PushOutcome> answer, long arrivedNanos) {
+    watched.add(new Watched(arrivedNanos + timeoutNanos, answer));
+  }
+
+  /** True when a request that arrived at {@code arrivedNanos} has no time left. */
+  boolean expired(long arrivedNanos) {
+    return System.nanoTime() - arrivedNanos >= timeoutNanos;
   }
 
   /**

@@ -18,7 +18,13 @@ public final class BatchWriter implements Consumer<List<PendingMessage>> {
   public void accept(List<PendingMessage> batch) {
     try {
       for (Map.Entry<Destination, List<PendingMessage>> table : byTable(batch).entrySet()) {
-        List<PendingMessage> messages = table.getValue();
+        // A table written after another waits for it: a request answered 503 meanwhile (its
+        // deadline) is not written, or Pub/Sub's redelivery would write it a second time.
+        List<PendingMessage> messages =
+            table.getValue().stream().filter(m -> !m.answer().isDone()).toList();
+        if (messages.isEmpty()) {
+          continue;
+        }
         List<WriteOutcome> outcomes = table.getKey().writer().write(messages).outcomes();
         for (int i = 0; i < messages.size(); i++) {
           messages.get(i).answer().complete(answer(outcomes.get(i)));

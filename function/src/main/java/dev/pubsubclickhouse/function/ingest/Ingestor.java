@@ -46,6 +46,7 @@ public final class Ingestor {
   }
 
   public PushOutcome ingest(PushMessage message) {
+    long arrived = System.nanoTime();
     metrics.messagesReceived.increment();
     if (!admits.getAsBoolean()) {
       metrics.overloaded.increment();
@@ -62,6 +63,11 @@ public final class Ingestor {
       Thread.currentThread().interrupt();
       return PushOutcome.UNAVAILABLE;
     }
+    // Routing, a schema fetch or a new column may have taken the answer's whole time: a message
+    // batched now could be written after Pub/Sub has given up on this delivery, and then again.
+    if (deadlines.expired(arrived)) {
+      return PushOutcome.UNAVAILABLE;
+    }
     switch (batcher.offer(pending)) {
       case FULL -> {
         metrics.overloaded.increment();
@@ -72,7 +78,7 @@ public final class Ingestor {
       }
       case NONE -> {}
     }
-    deadlines.watch(pending.answer());
+    deadlines.watch(pending.answer(), arrived);
     return pending.answer().join(); // only ever completed with an outcome, never exceptionally
   }
 

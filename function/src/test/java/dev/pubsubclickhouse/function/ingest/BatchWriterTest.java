@@ -1,0 +1,110 @@
+package dev.pubsubclickhouse.function.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pubsubclickhouse.core.config.ClickHouseConfig;
+import dev.pubsubclickhouse.core.config.ConfigReader;
+import dev.pubsubclickhouse.core.config.SecretManagerAccess;
+import dev.pubsubclickhouse.core.insert.ClickHouseHttp;
+import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
+import dev.pubsubclickhouse.core.insert.InsertFormat;
+import dev.pubsubclickhouse.core.schema.ColumnDefinition;
+import dev.pubsubclickhouse.core.schema.TableName;
+import dev.pubsubclickhouse.core.schema.TableSchema;
+import dev.pubsubclickhouse.core.write.EncodedRows;
+import dev.pubsubclickhouse.core.write.TableWriter;
+import dev.pubsubclickhouse.core.write.TargetTable;
+import dev.pubsubclickhouse.core.write.WriteEvents;
+import dev.pubsubclickhouse.function.envelope.PushMessage;
+import dev.pubsubclickhouse.function.tables.Destination;
+import dev.pubsubclickhouse.function.tables.Route;
+import java.util.List;
+import java.util.Map;
+import okhttp3.mockwebserver.MockResponse;
+import okhttp3.mockwebserver.MockWebServer;
+import okhttp3.mockwebserver.RecordedRequest;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The batch writer against a ClickHouse that takes every INSERT (MockWebServer: what is checked is
+ * which INSERTs are sent, not what ClickHouse does with them).
+ */
+class BatchWriterTest {
+  private final MockWebServer server = new MockWebServer();
+  private ClickHouseInserter inserter;
+
+  @BeforeEach
+  void start() throws Exception {
+    server.start();
+    ClickHouseConfig config =
+        ClickHouseConfig.read(
+            new ConfigReader(
+                Map.of(
+                    "CLICKHOUSE_URL", "http://127.0.0.1:" + server.getPort(),
+                    "CLICKHOUSE_DATABASE", "db",
+                    "CLICKHOUSE_TABLE", "a")),
+            new SecretManagerAccess(Map.of()));
+    inserter =
+        new ClickHouseInserter(
+            ClickHouseHttp.open(config, "batch-writer-test"),
+            InsertFormat.TYPED,
+            config.insertOptions());
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    server.shutdown();
+  }
+
+  /**
+   * Tables are written one after another: a request of a later table that its deadline answered 503
+   * meanwhile must not be written, or Pub/Sub's redelivery of it would be written again.
+   */
+  @Test
+  void aRequestAnsweredBeforeItsTableIsWrittenIsNotWritten() throws Exception {
+    Destination a = destination("a");
+    Destination b = destination("b");
+    PendingMessage first = pending("m-1", a);
+    PendingMessage late = pending("m-2", b);
+    server.enqueue(written(1));
+    late.answer().complete(PushOutcome.UNAVAILABLE); // as AnswerDeadlines does
+
+    new BatchWriter().accept(List.of(first, late));
+
+    assertThat(first.answer()).isCompletedWithValue(PushOutcome.STORED);
+    assertThat(late.answer()).isCompletedWithValue(PushOutcome.UNAVAILABLE);
+    assertThat(server.getRequestCount()).isOne();
+    RecordedRequest insert = server.takeRequest();
+    assertThat(insert.getRequestUrl().queryParameter("query")).contains("`a`");
+  }
+
+  private Destination destination(String table) {
+    TableName name = new TableName("db", table);
+    TargetTable target =
+        new TargetTable(name, t -> new TableSchema(t, List.of(ColumnDefinition.of("id", "UInt8"))));
+    return new Destination(
+        target, new TableWriter(target, inserter, List.of(), WriteEvents.NONE, "pubsub"));
+  }
+
+  /** A message of one row (id = 7) routed to {@code destination}, encoded for its schema now. */
+  private static PendingMessage pending(String id, Destination destination) {
+    PushMessage message =
+        new PushMessage(
+            "{\"id\":7}".getBytes(), Map.of(), id, null, null, "projects/p/subscriptions/s", null);
+    return new PendingMessage(
+        message,
+        null,
+        Route.to(destination),
+        null,
+        destination.table().current(),
+        EncodedRows.of(new byte[] {7}, 0, 1, 1));
+  }
+
+  private static MockResponse written(int rows) {
+    return new MockResponse()
+        .setResponseCode(200)
+        .setHeader("X-ClickHouse-Summary", "{\"written_rows\":\"" + rows + "\"}");
+  }
+}
