@@ -35,6 +35,8 @@ class LibraryLogsTest {
                 + "\"time\":\"2026-01-15T12:00:00Z\",\"logger\":\"com.clickhouse.client.api.Client\"}\n"
                 + "{\"severity\":\"ERROR\",\"message\":\"channel c1 failed\","
                 + "\"time\":\"2026-01-15T12:00:00Z\","
+                + "\"@type\":\"type.googleapis.com/google.devtools.clouderrorreporting.v1beta1"
+                + ".ReportedErrorEvent\","
                 + "\"logger\":\"io.grpc.internal.ManagedChannelImpl\"}\n");
   }
 }
