@@ -224,14 +224,12 @@ public final class PushService {
     activeRequests.decrementAndGet();
   }
 
-  /** Empty while the service can write; else why it cannot (a stopped batch flusher). */
+  /**
+   * Empty while the service can write; else why it cannot (a stopped batch flusher or table watch).
+   */
   public Optional<String> deathCause() {
     WritePath path = writePath;
-    return path == null
-        ? Optional.empty()
-        : path.batcher()
-            .flusherDeath()
-            .map(e -> "batch flusher stopped: " + e.getClass().getSimpleName());
+    return path == null ? Optional.empty() : path.deathCause();
   }
 
   /**

@@ -58,6 +58,7 @@ record WritePath(
     List<DeadLetterSink> sinks,
     GroupCommitBatcher batcher,
     Ingestor ingestor,
+    Optional<FlowGate> gate,
     Optional<ScheduledExecutorService> tableWatch) {
   /** How long the service waits for one ALTER of schema evolution. */
   private static final Duration DDL_TIMEOUT = Duration.ofSeconds(60);
@@ -116,7 +117,13 @@ record WritePath(
       Ingestor ingestor =
           new Ingestor(destinations, encoder, batcher, deadlines, metrics, () -> true);
       return new WritePath(
-          table, inserter, List.copyOf(sinks), batcher, ingestor, Optional.empty());
+          table,
+          inserter,
+          List.copyOf(sinks),
+          batcher,
+          ingestor,
+          Optional.empty(),
+          Optional.empty());
     }
     FlowControl control =
         new FlowControl(
@@ -139,7 +146,27 @@ record WritePath(
             });
     gate.start(tableWatch);
     return new WritePath(
-        table, inserter, List.copyOf(sinks), batcher, ingestor, Optional.of(tableWatch));
+        table,
+        inserter,
+        List.copyOf(sinks),
+        batcher,
+        ingestor,
+        Optional.of(gate),
+        Optional.of(tableWatch));
+  }
+
+  /**
+   * Empty while the path can write as configured; else why not: a batch flusher or the table watch
+   * stopped (an Error such as OutOfMemoryError), which only a new instance cures.
+   */
+  Optional<String> deathCause() {
+    Optional<String> flusher =
+        batcher.flusherDeath().map(e -> "batch flusher stopped: " + e.getClass().getSimpleName());
+    if (flusher.isPresent()) {
+      return flusher;
+    }
+    return gate.flatMap(FlowGate::watchDeath)
+        .map(e -> "table watch stopped: " + e.getClass().getSimpleName());
   }
 
   /** Stops watching the table (at shutdown). */
