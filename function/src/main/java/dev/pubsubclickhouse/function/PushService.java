@@ -135,7 +135,8 @@ public final class PushService {
 
   private synchronized void opened(WritePath path) {
     if (!accepting) {
-      return; // shut down meanwhile: its batcher never held a message
+      path.stop(); // shut down meanwhile: its batcher never held a message, its threads must end
+      return;
     }
     writePath = path;
     JsonLog.info("push service ready", path.describe(config));
@@ -284,7 +285,7 @@ public final class PushService {
     }
     housekeeping.shutdownNow();
     if (path != null) {
-      path.stopWatching();
+      path.stop();
     }
     logSummary();
     JsonLog.info(

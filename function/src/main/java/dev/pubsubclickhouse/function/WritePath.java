@@ -169,9 +169,13 @@ record WritePath(
         .map(e -> "table watch stopped: " + e.getClass().getSimpleName());
   }
 
-  /** Stops watching the table (at shutdown). */
-  void stopWatching() {
+  /**
+   * Ends its threads, the table watch and the batch flushers, without waiting: at shutdown once the
+   * batcher is drained, or for a path that opened after shutdown began and never held a message.
+   */
+  void stop() {
     tableWatch.ifPresent(ScheduledExecutorService::shutdownNow);
+    batcher.stopFlushers();
   }
 
   /**
