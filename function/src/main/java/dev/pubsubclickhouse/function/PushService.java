@@ -135,7 +135,8 @@ public final class PushService {
 
   private synchronized void opened(WritePath path) {
     if (!accepting) {
-      return; // shut down meanwhile: its batcher never held a message
+      path.stop(); // shut down meanwhile: its batcher never held a message, its threads must end
+      return;
     }
     writePath = path;
     JsonLog.info("push service ready", path.describe(config));
@@ -224,14 +225,12 @@ public final class PushService {
     activeRequests.decrementAndGet();
   }
 
-  /** Empty while the service can write; else why it cannot (a stopped batch flusher). */
+  /**
+   * Empty while the service can write; else why it cannot (a stopped batch flusher or table watch).
+   */
   public Optional<String> deathCause() {
     WritePath path = writePath;
-    return path == null
-        ? Optional.empty()
-        : path.batcher()
-            .flusherDeath()
-            .map(e -> "batch flusher stopped: " + e.getClass().getSimpleName());
+    return path == null ? Optional.empty() : path.deathCause();
   }
 
   /**
@@ -286,7 +285,7 @@ public final class PushService {
     }
     housekeeping.shutdownNow();
     if (path != null) {
-      path.stopWatching();
+      path.stop();
     }
     logSummary();
     JsonLog.info(

@@ -41,7 +41,8 @@ final class Readiness<T> {
   /**
    * @param opening opens what is needed, or throws why it cannot yet
    * @param reasonOf one line naming what is missing, from what {@code opening} threw
-   * @param whenOpen takes what was opened, once
+   * @param whenOpen takes what was opened, once, also when {@link #stop} came while opening: then
+   *     it must release it
    */
   Readiness(Callable<T> opening, Function<Exception, String> reasonOf, Consumer<T> whenOpen) {
     this.opening = opening;
@@ -88,9 +89,8 @@ final class Readiness<T> {
       notYet(reasonOf.apply(e));
       return;
     }
-    if (stopped) {
-      return; // shut down while opening: nothing may start now
-    }
+    // Handed over even when stopped while opening: what was opened may hold threads, and whenOpen
+    // is where they are ended.
     whenOpen.accept(value);
     opened.countDown();
     retries.shutdown();

@@ -58,6 +58,7 @@ record WritePath(
     List<DeadLetterSink> sinks,
     GroupCommitBatcher batcher,
     Ingestor ingestor,
+    Optional<FlowGate> gate,
     Optional<ScheduledExecutorService> tableWatch) {
   /** How long the service waits for one ALTER of schema evolution. */
   private static final Duration DDL_TIMEOUT = Duration.ofSeconds(60);
@@ -116,7 +117,13 @@ record WritePath(
       Ingestor ingestor =
           new Ingestor(destinations, encoder, batcher, deadlines, metrics, () -> true);
       return new WritePath(
-          table, inserter, List.copyOf(sinks), batcher, ingestor, Optional.empty());
+          table,
+          inserter,
+          List.copyOf(sinks),
+          batcher,
+          ingestor,
+          Optional.empty(),
+          Optional.empty());
     }
     FlowControl control =
         new FlowControl(
@@ -139,12 +146,36 @@ record WritePath(
             });
     gate.start(tableWatch);
     return new WritePath(
-        table, inserter, List.copyOf(sinks), batcher, ingestor, Optional.of(tableWatch));
+        table,
+        inserter,
+        List.copyOf(sinks),
+        batcher,
+        ingestor,
+        Optional.of(gate),
+        Optional.of(tableWatch));
   }
 
-  /** Stops watching the table (at shutdown). */
-  void stopWatching() {
+  /**
+   * Empty while the path can write as configured; else why not: a batch flusher or the table watch
+   * stopped (an Error such as OutOfMemoryError), which only a new instance cures.
+   */
+  Optional<String> deathCause() {
+    Optional<String> flusher =
+        batcher.flusherDeath().map(e -> "batch flusher stopped: " + e.getClass().getSimpleName());
+    if (flusher.isPresent()) {
+      return flusher;
+    }
+    return gate.flatMap(FlowGate::watchDeath)
+        .map(e -> "table watch stopped: " + e.getClass().getSimpleName());
+  }
+
+  /**
+   * Ends its threads, the table watch and the batch flushers, without waiting: at shutdown once the
+   * batcher is drained, or for a path that opened after shutdown began and never held a message.
+   */
+  void stop() {
     tableWatch.ifPresent(ScheduledExecutorService::shutdownNow);
+    batcher.stopFlushers();
   }
 
   /**

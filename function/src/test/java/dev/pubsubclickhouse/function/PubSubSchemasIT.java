@@ -221,7 +221,6 @@ class PubSubSchemasIT {
     database.execute("CREATE TABLE later_rows " + PROTO_TABLE);
     try (RunningService service = start("later_rows", Map.of())) {
       Map<String, String> rev2 = attributes(PROTO_SCHEMA, "rev2", "BINARY");
-      assertThat(service.push("late-1", protoBinary(), rev2)).as("unknown revision").isEqualTo(503);
       schemas.put(PROTO_SCHEMA, "rev2", Type.PROTOCOL_BUFFER, PROTO_DEFINITION);
       schemas.failing(true);
       assertThat(service.push("late-1", protoBinary(), rev2)).as("service down").isEqualTo(503);
@@ -229,6 +228,37 @@ class PubSubSchemasIT {
       assertThat(service.push("late-1", protoBinary(), rev2)).as("redelivered").isEqualTo(204);
     }
     assertThat(row("later_rows", PROTO_COLUMNS, "late-1")).isEqualTo(PROTO_ROW);
+  }
+
+  @Test
+  void aMessageNamingASchemaPubSubDoesNotKnowIsDeadLetteredAskingOnce() throws Exception {
+    database.execute("CREATE TABLE unknown_rows " + PROTO_TABLE);
+    database.execute("CREATE TABLE unknown_dead " + DEAD_LETTERS);
+    Map<String, String> rev9 = attributes(PROTO_SCHEMA, "rev9", "BINARY");
+    try (RunningService service =
+        start("unknown_rows", Map.of("CLICKHOUSE_DEAD_LETTER_TABLE", "unknown_dead"))) {
+      assertThat(service.push("unknown-1", protoBinary(), rev9)).isEqualTo(204);
+      assertThat(service.push("unknown-2", protoBinary(), rev9)).isEqualTo(204);
+    }
+    assertThat(schemas.calls()).as("the answer is kept").isEqualTo(1);
+    assertThat(database.count("unknown_rows")).isZero();
+    assertThat(
+            database.query(
+                "SELECT extract(stack_trace, 'messageId=([^ ]+)'), error_message FROM unknown_dead"
+                    + " ORDER BY 1"))
+        .isEqualTo(
+            "unknown-1\tschema "
+                + PROTO_SCHEMA
+                + "@rev9 is not in Pub/Sub\\'s schema service (NOT_FOUND): "
+                + "io.grpc.StatusRuntimeException: NOT_FOUND: no schema "
+                + PROTO_SCHEMA
+                + "@rev9\n"
+                + "unknown-2\tschema "
+                + PROTO_SCHEMA
+                + "@rev9 is not in Pub/Sub\\'s schema service (NOT_FOUND): "
+                + "io.grpc.StatusRuntimeException: NOT_FOUND: no schema "
+                + PROTO_SCHEMA
+                + "@rev9");
   }
 
   @Test

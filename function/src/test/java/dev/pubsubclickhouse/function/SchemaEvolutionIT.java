@@ -212,6 +212,30 @@ class SchemaEvolutionIT {
   }
 
   @Test
+  void aTypeClickHouseRefusesDeclinesTheFieldAnyOtherFailedAlterLeavesTheMessageFor503()
+      throws Exception {
+    database.execute(
+        "CREATE TABLE refusing (id UInt32, rest Map(String, String)) ENGINE = MergeTree ORDER BY"
+            + " id");
+    Map<String, String> settings = new HashMap<>(EVOLVING);
+    settings.put("SCHEMA_EVOLUTION_FALLBACK_TYPE", "Nullable(Array(String))"); // 43 for ADD COLUMN
+    settings.put("UNKNOWN_FIELDS_COLUMN", "rest");
+    try (RunningService service = RunningService.start(database, "refusing", settings)) {
+      assertThat(service.push("r-1", "{\"id\":1,\"tags\":[\"x\"]}")).isEqualTo(204);
+    }
+    assertThat(database.query("SELECT id, rest FROM refusing")).isEqualTo("1\t{'tags':'[\"x\"]'}");
+
+    // TinyLog takes INSERTs but no ALTER ADD COLUMN (48 NOT_IMPLEMENTED): nothing against the
+    // column, so the message is not written without the field's value.
+    database.execute("CREATE TABLE no_alter (id UInt32) ENGINE = TinyLog");
+    try (RunningService service = RunningService.start(database, "no_alter", EVOLVING)) {
+      assertThat(service.push("n-1", "{\"id\":1,\"n\":5}")).isEqualTo(503);
+      assertThat(service.service.metrics().fieldsNotAdded.value()).isZero();
+    }
+    assertThat(database.query("SELECT count() FROM no_alter")).isEqualTo("0");
+  }
+
+  @Test
   void theUnknownFieldsColumnHoldsEveryFieldNoOtherColumnTakes() throws Exception {
     database.execute(
         "CREATE TABLE kept_json (id UInt32, extra JSON, _pubsub_message_id String)"

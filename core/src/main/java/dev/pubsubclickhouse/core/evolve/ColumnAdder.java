@@ -2,7 +2,6 @@ package dev.pubsubclickhouse.core.evolve;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pubsubclickhouse.core.insert.ClickHouseFailures;
-import dev.pubsubclickhouse.core.insert.FailureKind;
 import dev.pubsubclickhouse.core.schema.ColumnDefinition;
 import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.core.write.TargetTable;
@@ -36,8 +35,31 @@ public final class ColumnAdder {
     void run(String sql) throws Exception;
   }
 
-  /** How long an ALTER that ClickHouse refused (not for a passing reason) is not tried again. */
+  /** How long an ALTER whose column ClickHouse refused is not tried again. */
   static final Duration REFUSAL_COOLDOWN = Duration.ofMinutes(1);
+
+  /** ClickHouse's DUPLICATE_COLUMN: the column the ALTER would add is there. */
+  private static final int DUPLICATE_COLUMN = 15;
+
+  /**
+   * What ClickHouse answers when it refuses the column itself, i.e. its type (the name is checked
+   * before, and quoted): only these decline a field. The type comes from {@link ColumnTypes} or
+   * SCHEMA_EVOLUTION_FALLBACK_TYPE, so these are a configured type the server will not take, and
+   * trying again does not change that. Each was seen from ClickHouse 26.7 for such an ALTER.
+   */
+  private static final Map<Integer, String> COLUMN_REFUSAL_CODES =
+      Map.ofEntries(
+          Map.entry(36, "BAD_ARGUMENTS: e.g. DateTime with an unknown time zone"),
+          Map.entry(43, "ILLEGAL_TYPE_OF_ARGUMENT: e.g. Nullable(Array(String))"),
+          Map.entry(44, "ILLEGAL_COLUMN: e.g. a type a setting disables (Nullable(Tuple(…)))"),
+          Map.entry(50, "UNKNOWN_TYPE"),
+          Map.entry(62, "SYNTAX_ERROR: the type does not parse"),
+          Map.entry(63, "UNKNOWN_AGGREGATE_FUNCTION: in an AggregateFunction type"),
+          Map.entry(69, "ARGUMENT_OUT_OF_BOUND: e.g. Decimal(100, 2)"),
+          Map.entry(92, "EMPTY_DATA_PASSED: e.g. Enum8()"),
+          Map.entry(223, "UNEXPECTED_AST_STRUCTURE: e.g. FixedString(0)"),
+          Map.entry(370, "DATA_TYPE_CANNOT_BE_USED_IN_TABLES: e.g. Nothing"),
+          Map.entry(455, "SUSPICIOUS_TYPE_FOR_LOW_CARDINALITY"));
 
   /** Declined fields remembered per table; past this the memory starts over. */
   private static final int MAX_REMEMBERED = 1000;
@@ -73,10 +95,12 @@ public final class ColumnAdder {
   /**
    * The table's schema once every new field of {@code rows} that may have a column has one. A field
    * whose values are all null waits for a value (a Nullable column would hold nothing else). Fields
-   * declined (name, limits, a refused ALTER) are reported once and left without a column.
+   * declined (name, limits, a column type ClickHouse refuses) are reported once and left without a
+   * column.
    *
-   * @throws ColumnsUnavailableException when ClickHouse does not answer: the message should be
-   *     retried later, not written without the field
+   * @throws ColumnsUnavailableException when ClickHouse does not answer or fails the ALTER for any
+   *     other reason than refusing the column: the message should be retried later, not written
+   *     without the field
    */
   public TargetTable.Snapshot columnsFor(TargetTable table, List<? extends JsonNode> rows)
       throws ColumnsUnavailableException, InterruptedException {
@@ -205,16 +229,24 @@ public final class ColumnAdder {
       throw e;
     } catch (Exception e) {
       giveBackBudget(state);
-      if (ClickHouseFailures.classify(e) == FailureKind.TRANSIENT) {
-        throw unavailable(field, e);
+      int code = ClickHouseFailures.serverCode(e);
+      // DUPLICATE_COLUMN is not expected with IF NOT EXISTS, but it says the column is there:
+      // it is read below like one this ALTER added.
+      if (code != DUPLICATE_COLUMN) {
+        if (!COLUMN_REFUSAL_CODES.containsKey(code)) {
+          // Anything else (an outage, a missing grant, a full disk, a deadlock avoided, an engine
+          // that cannot ALTER) says nothing against this column, and writing the message without
+          // the field would lose its value: the message waits (503), Pub/Sub delivers it again.
+          throw unavailable(field, e);
+        }
+        decline(
+            table,
+            state,
+            field,
+            "ClickHouse refused to add it: " + ClickHouseFailures.describe(e),
+            REFUSAL_COOLDOWN.toNanos());
+        return;
       }
-      decline(
-          table,
-          state,
-          field,
-          "ClickHouse refused to add it: " + ClickHouseFailures.describe(e),
-          REFUSAL_COOLDOWN.toNanos());
-      return;
     }
     Optional<ColumnDefinition> added = column(refreshed(table, field), field);
     if (added.isEmpty()) {

@@ -3,6 +3,7 @@ package dev.pubsubclickhouse.core.evolve;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.clickhouse.client.api.ServerException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pubsubclickhouse.core.encode.JsonPayloads;
 import dev.pubsubclickhouse.core.schema.ColumnDefinition;
@@ -19,6 +20,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -183,6 +185,64 @@ class ColumnAdderTest {
     assertThat(table.current().columns())
         .as("the failed try gave its place in the budget back")
         .containsExactlyInAnyOrder("id", "a");
+  }
+
+  @Test
+  void anAlterThatFailsForAReasonOutsideTheColumnLeavesTheMessageForLaterNotWithoutTheField()
+      throws Exception {
+    TargetTable table = new TargetTable(TABLE, memory);
+    ColumnAdder adder = adder(10, 100, Optional.empty());
+    for (int code : new int[] {473, 236, 439, 201, 243, 497, 48}) {
+      memory.nextFailure =
+          new ServerException(code, "Code: " + code + ". DB::Exception: failed", 500, "q");
+      assertThatThrownBy(() -> adder.columnsFor(table, rows("{\"id\":1,\"a\":1}")))
+          .as("code %d", code)
+          .isInstanceOf(ColumnsUnavailableException.class)
+          .hasMessageContaining("new field 'a'");
+    }
+    assertThat(events.lines).as("no field declined").isEmpty();
+    adder.columnsFor(table, rows("{\"id\":1,\"a\":1}"));
+    assertThat(table.current().columns()).containsExactlyInAnyOrder("id", "a");
+  }
+
+  @Test
+  void aTypeClickHouseRefusesDeclinesTheFieldForAWhile() throws Exception {
+    TargetTable table = new TargetTable(TABLE, memory);
+    ColumnAdder adder = adder(10, 100, Optional.empty());
+    memory.nextFailure =
+        new ServerException(
+            43,
+            "Code: 43. DB::Exception: Nested type Array(String) cannot be inside Nullable type."
+                + " (ILLEGAL_TYPE_OF_ARGUMENT)",
+            500,
+            "q");
+    TargetTable.Snapshot schema = adder.columnsFor(table, rows("{\"id\":1,\"a\":[1]}"));
+    assertThat(schema.columns()).containsExactly("id");
+    assertThat(events.lines)
+        .singleElement(InstanceOfAssertFactories.STRING)
+        .startsWith("not added a: ClickHouse refused to add it: Code: 43.");
+    adder.columnsFor(table, rows("{\"id\":1,\"a\":[1]}"));
+    assertThat(memory.alters).as("not tried again within the cooldown").isEmpty();
+    clock.addAndGet(ColumnAdder.REFUSAL_COOLDOWN.toNanos());
+    assertThat(adder.columnsFor(table, rows("{\"id\":1,\"a\":[1]}")).columns())
+        .containsExactlyInAnyOrder("id", "a");
+  }
+
+  @Test
+  void duplicateColumnMeansTheColumnIsThere() throws Exception {
+    TargetTable table = new TargetTable(TABLE, memory);
+    ColumnAdder adder =
+        new ColumnAdder(
+            new EvolutionPolicy("Nullable(String)", 10, Duration.ofHours(1), 100, Optional.empty()),
+            sql -> {
+              memory.alter(sql); // the column is added, yet ClickHouse answers it was there
+              throw new ServerException(15, "Code: 15. DB::Exception: DUPLICATE_COLUMN", 500, "q");
+            },
+            events,
+            clock::get);
+    TargetTable.Snapshot schema = adder.columnsFor(table, rows("{\"id\":1,\"a\":1}"));
+    assertThat(schema.columns()).containsExactlyInAnyOrder("id", "a");
+    assertThat(events.lines).containsExactly("added a Nullable(Int64)");
   }
 
   @Test

@@ -7,6 +7,8 @@ import dev.pubsubclickhouse.function.observability.Metrics;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -29,6 +31,7 @@ public final class FlowGate implements Consumer<List<PendingMessage>> {
   private final AtomicLong inserts = new AtomicLong();
   private volatile Runnable paceFell = () -> {};
   private volatile TableLoad lastLoad;
+  private volatile Throwable watchDeath;
   private boolean readable = true;
 
   /**
@@ -72,20 +75,57 @@ public final class FlowGate implements Consumer<List<PendingMessage>> {
 
   /** Reads the table now, and again and again on {@code scheduler} until it shuts down. */
   public void start(ScheduledExecutorService scheduler) {
-    watch();
-    schedule(scheduler);
+    watchAndSchedule(scheduler);
+  }
+
+  /**
+   * Empty while the table is watched; else what stopped the watch (the next reading could not be
+   * scheduled): flow control is off for good, and the liveness probe should say so.
+   */
+  public Optional<Throwable> watchDeath() {
+    return Optional.ofNullable(watchDeath);
+  }
+
+  /**
+   * One reading, then the next one scheduled whatever the reading threw: an Error that ended the
+   * chain would freeze flow control where it was, possibly refusing every message (429) for good.
+   */
+  private void watchAndSchedule(ScheduledExecutorService scheduler) {
+    long paceBefore = control.state().paceNanos();
+    try {
+      watch();
+    } catch (Throwable e) {
+      if (unreadable(e).paceNanos() < paceBefore) {
+        paceFell.run();
+      }
+      JsonLog.error("reading the target table's load failed", Map.of(), e);
+    } finally {
+      schedule(scheduler);
+    }
   }
 
   private void schedule(ScheduledExecutorService scheduler) {
     long delay =
         control.state().pressure() >= FlowControl.GATHER_FROM ? intervalNanos / 4 : intervalNanos;
-    scheduler.schedule(
-        () -> {
-          watch();
-          schedule(scheduler);
-        },
-        delay,
-        TimeUnit.NANOSECONDS);
+    try {
+      scheduler.schedule(() -> watchAndSchedule(scheduler), delay, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      if (!scheduler.isShutdown()) {
+        died(e);
+      }
+    } catch (Throwable e) {
+      died(e);
+    }
+  }
+
+  /** No reading comes any more: nothing may stay refused on a reading that will never change. */
+  private void died(Throwable e) {
+    if (watchDeath == null) {
+      watchDeath = e;
+    }
+    control.unknown();
+    paceFell.run();
+    JsonLog.error("table watch stopped; flow control is off", Map.of(), e);
   }
 
   /** False while new messages must be refused (429). */
@@ -127,18 +167,23 @@ public final class FlowGate implements Consumer<List<PendingMessage>> {
       }
       logChange(before, after, load);
     } catch (RuntimeException e) {
-      after = control.unknown();
-      lastLoad = null;
-      if (readable) {
-        readable = false;
-        JsonLog.warning(
-            "cannot read the target table's load; flow control is off until it can",
-            Map.of("error", String.valueOf(e.getMessage())));
-      }
+      after = unreadable(e);
     }
     if (after.paceNanos() < before.paceNanos()) {
       paceFell.run();
     }
+  }
+
+  /** A reading that failed counts as no pressure; logged once until a reading succeeds. */
+  private synchronized FlowControl.State unreadable(Throwable e) {
+    lastLoad = null;
+    if (readable) {
+      readable = false;
+      JsonLog.warning(
+          "cannot read the target table's load; flow control is off until it can",
+          Map.of("error", String.valueOf(e.getMessage())));
+    }
+    return control.unknown();
   }
 
   private static void logChange(FlowControl.State before, FlowControl.State after, TableLoad load) {

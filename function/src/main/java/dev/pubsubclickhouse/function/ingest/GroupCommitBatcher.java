@@ -215,6 +215,21 @@ public final class GroupCommitBatcher implements AutoCloseable {
   @Override
   public void close() throws InterruptedException {
     drain(10, TimeUnit.SECONDS);
+    stopFlushers();
+  }
+
+  /**
+   * Stops admitting and ends the flusher threads without waiting for anything: after {@link
+   * #drain}, or for a batcher that never held a message. A message still waiting is left to whoever
+   * answers it at shutdown (its answer deadline).
+   */
+  public void stopFlushers() {
+    lock.lock();
+    try {
+      closing = true;
+    } finally {
+      lock.unlock();
+    }
     flushers.forEach(Thread::interrupt);
   }
 

@@ -1,5 +1,7 @@
 package dev.pubsubclickhouse.function.schemas;
 
+import com.google.api.gax.rpc.ApiException;
+import com.google.api.gax.rpc.StatusCode;
 import com.google.pubsub.v1.Schema;
 import java.time.Duration;
 import java.util.Locale;
@@ -12,7 +14,16 @@ import java.util.function.LongSupplier;
  * whose messages carry {@code googclient_schemaname}, {@code googclient_schemarevisionid} and
  * {@code googclient_schemaencoding}. A schema revision is fetched once and kept (revisions never
  * change); a message without a revision is read with the schema's newest revision, looked up again
- * after a minute. Thread-safe.
+ * after a minute.
+ *
+ * <p>A schema that Pub/Sub answers does not exist ({@code NOT_FOUND}) or cannot be named so ({@code
+ * INVALID_ARGUMENT}) will not come into being by asking again, so its messages are rejected with
+ * that reason (dead-lettered), and the answer is kept for a minute like a newest revision: a
+ * message naming such a schema costs no RPC on every delivery, and a schema made since is found
+ * within a minute. Every other failure, {@code PERMISSION_DENIED} included, is {@link
+ * SchemaUnavailableException} (503): a missing grant is the deployment's to fix, as ClickHouse's
+ * ACCESS_DENIED is, and dead-lettering every message of the topic meanwhile would not help.
+ * Thread-safe.
  */
 public final class PayloadFormats {
   public static final String SCHEMA_NAME = "googclient_schemaname";
@@ -28,7 +39,8 @@ public final class PayloadFormats {
   private final LongSupplier nanoTime;
   private final Map<String, Kept> kept = new ConcurrentHashMap<>();
 
-  private record Kept(PayloadFormat format, long fetchedNanos, boolean newest) {}
+  /** A format; one that {@code expires} is looked up again after NEWEST_REVISION_KEPT_FOR. */
+  private record Kept(PayloadFormat format, long fetchedNanos, boolean expires) {}
 
   public PayloadFormats(SchemaFetcher fetcher) {
     this(fetcher, System::nanoTime);
@@ -56,7 +68,7 @@ public final class PayloadFormats {
     Kept known = kept.get(key);
     long now = nanoTime.getAsLong();
     if (known != null
-        && (!known.newest || now - known.fetchedNanos < NEWEST_REVISION_KEPT_FOR.toNanos())) {
+        && (!known.expires || now - known.fetchedNanos < NEWEST_REVISION_KEPT_FOR.toNanos())) {
       return known.format;
     }
     Schema schema;
@@ -66,8 +78,21 @@ public final class PayloadFormats {
       if (e instanceof InterruptedException) {
         Thread.currentThread().interrupt();
       }
-      throw new SchemaUnavailableException(
-          "schema " + resource + " could not be fetched: " + e.getMessage(), e);
+      StatusCode.Code refusal = refusal(e);
+      if (refusal == null) {
+        throw new SchemaUnavailableException(
+            "schema " + resource + " could not be fetched: " + e.getMessage(), e);
+      }
+      PayloadFormat rejecting =
+          PayloadFormat.rejecting(
+              "schema "
+                  + resource
+                  + " is not in Pub/Sub's schema service ("
+                  + refusal
+                  + "): "
+                  + e.getMessage());
+      keep(key, new Kept(rejecting, now, true));
+      return rejecting;
     }
     PayloadFormat format;
     try {
@@ -76,11 +101,28 @@ public final class PayloadFormats {
       throw new SchemaUnavailableException(
           "schema " + resource + " could not be read: " + e.getMessage(), e);
     }
+    keep(key, new Kept(format, now, resource.equals(name)));
+    return format;
+  }
+
+  private void keep(String key, Kept format) {
     if (kept.size() >= MAX_KEPT) {
       kept.clear();
     }
-    kept.put(key, new Kept(format, now, resource.equals(name)));
-    return format;
+    kept.put(key, format);
+  }
+
+  /** NOT_FOUND or INVALID_ARGUMENT when Pub/Sub answered so, else null. */
+  private static StatusCode.Code refusal(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof ApiException api) {
+        StatusCode.Code code = api.getStatusCode().getCode();
+        return code == StatusCode.Code.NOT_FOUND || code == StatusCode.Code.INVALID_ARGUMENT
+            ? code
+            : null;
+      }
+    }
+    return null;
   }
 
   /**

@@ -9,7 +9,14 @@ import dev.pubsubclickhouse.function.observability.Metrics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /** The gate between batcher and writer, with readings the test hands it. */
@@ -106,5 +113,81 @@ class FlowGateTest {
     next = parts(1);
     gate.watch();
     assertThat(wakes).hasValue(1);
+  }
+
+  private FlowGate watchedEvery10Ms(Supplier<TableLoad> reader) {
+    return new FlowGate(
+        new FlowControl(500, 0, 10_000_000_000L),
+        reader,
+        written::add,
+        metrics,
+        new FlowPolicy(0, Duration.ofMillis(10)));
+  }
+
+  private static void awaitTrue(BooleanSupplier condition, String what)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime()).as(what).isLessThan(deadline);
+      Thread.sleep(5);
+    }
+  }
+
+  @Test
+  void anErrorWhileReadingTheTableDoesNotEndTheWatch() throws Exception {
+    FlowGate watched =
+        watchedEvery10Ms(
+            () -> {
+              if (reads.incrementAndGet() == 2) {
+                throw new StackOverflowError("a reader's Error");
+              }
+              return reads.get() == 1 ? parts(9) : parts(1);
+            });
+    ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+    try {
+      watched.start(scheduler);
+      assertThat(watched.admits()).as("the first reading: near the limit").isFalse();
+      awaitTrue(() -> reads.get() >= 5, "readings after the Error");
+      assertThat(watched.admits()).isTrue();
+      assertThat(watched.watchDeath()).isEmpty();
+    } finally {
+      scheduler.shutdownNow();
+    }
+  }
+
+  @Test
+  void aWatchThatCannotGoOnSaysWhyAndRefusesNothing() throws Exception {
+    AtomicInteger scheduled = new AtomicInteger();
+    ScheduledExecutorService scheduler =
+        new ScheduledThreadPoolExecutor(1) {
+          @Override
+          public ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
+            if (scheduled.incrementAndGet() == 2) {
+              throw new OutOfMemoryError("unable to create a task");
+            }
+            return super.schedule(task, delay, unit);
+          }
+        };
+    FlowGate watched = watchedEvery10Ms(() -> parts(reads.incrementAndGet() == 1 ? 1 : 9));
+    try {
+      watched.start(scheduler);
+      awaitTrue(() -> watched.watchDeath().isPresent(), "the watch's death");
+      assertThat(watched.watchDeath()).containsInstanceOf(OutOfMemoryError.class);
+      assertThat(reads).as("no reading after").hasValue(2);
+      assertThat(watched.admits()).as("not frozen refusing").isTrue();
+    } finally {
+      scheduler.shutdownNow();
+    }
+  }
+
+  @Test
+  void aWatchStoppedAtShutdownIsNoDeath() throws Exception {
+    ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+    FlowGate watched = watchedEvery10Ms(() -> parts(reads.incrementAndGet()));
+    watched.start(scheduler);
+    awaitTrue(() -> reads.get() >= 2, "a scheduled reading");
+    scheduler.shutdownNow();
+    assertThat(scheduler.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(watched.watchDeath()).isEmpty();
   }
 }

@@ -3,8 +3,12 @@ package dev.pubsubclickhouse.function.schemas;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.google.api.gax.grpc.GrpcStatusCode;
+import com.google.api.gax.rpc.ApiException;
+import com.google.api.gax.rpc.ApiExceptionFactory;
 import com.google.pubsub.v1.Schema;
 import dev.pubsubclickhouse.core.encode.PayloadRejectedException;
+import io.grpc.Status;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -77,6 +81,54 @@ class PayloadFormatsTest {
     assertThatThrownBy(() -> formats.of(attributes("r1", "BINARY")))
         .isInstanceOf(SchemaUnavailableException.class)
         .hasMessage("schema " + NAME + "@r1 could not be fetched: UNAVAILABLE: io exception");
+  }
+
+  private static ApiException grpcFailure(Status status) {
+    return ApiExceptionFactory.createException(
+        status.withDescription("the answer").asRuntimeException(),
+        GrpcStatusCode.of(status.getCode()),
+        false);
+  }
+
+  @Test
+  void aSchemaPubSubDoesNotKnowRejectsItsMessagesAndIsAskedForAgainOnlyAfterAMinute()
+      throws Exception {
+    for (Status status : List.of(Status.NOT_FOUND, Status.INVALID_ARGUMENT)) {
+      fetched.clear();
+      PayloadFormats formats =
+          new PayloadFormats(
+              resource -> {
+                fetched.add(resource);
+                throw grpcFailure(status);
+              },
+              clock::get);
+      PayloadFormat format = formats.of(attributes("r1", "BINARY"));
+      assertThat(rejection(format, "{}"))
+          .startsWith(
+              "schema "
+                  + NAME
+                  + "@r1 is not in Pub/Sub's schema service ("
+                  + status.getCode()
+                  + "): ")
+          .contains("the answer");
+      assertThat(formats.of(attributes("r1", "BINARY"))).isSameAs(format);
+      assertThat(fetched).as("kept for a while").containsExactly(NAME + "@r1");
+      clock.addAndGet(PayloadFormats.NEWEST_REVISION_KEPT_FOR.toNanos());
+      formats.of(attributes("r1", "BINARY"));
+      assertThat(fetched).as("asked again").containsExactly(NAME + "@r1", NAME + "@r1");
+    }
+  }
+
+  @Test
+  void aSchemaTheServiceMayNotReadIsUnavailableNotRejected() {
+    PayloadFormats formats =
+        new PayloadFormats(
+            resource -> {
+              throw grpcFailure(Status.PERMISSION_DENIED);
+            });
+    assertThatThrownBy(() -> formats.of(attributes("r1", "BINARY")))
+        .isInstanceOf(SchemaUnavailableException.class)
+        .hasMessageContaining("PERMISSION_DENIED");
   }
 
   @Test

@@ -1,0 +1,71 @@
+package dev.pubsubclickhouse.function;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pubsubclickhouse.function.flow.FlowControl;
+import dev.pubsubclickhouse.function.flow.FlowGate;
+import dev.pubsubclickhouse.function.flow.FlowPolicy;
+import dev.pubsubclickhouse.function.flow.TableLoad;
+import dev.pubsubclickhouse.function.ingest.BatchPolicy;
+import dev.pubsubclickhouse.function.ingest.GroupCommitBatcher;
+import dev.pubsubclickhouse.function.observability.Metrics;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** What the write path's threads tell the liveness probe, without ClickHouse. */
+class WritePathTest {
+  private static final BatchPolicy POLICY =
+      new BatchPolicy(
+          10,
+          1 << 20,
+          Duration.ofMillis(100),
+          Duration.ofMillis(10),
+          1,
+          10_000,
+          1 << 30,
+          100,
+          Duration.ofSeconds(5));
+
+  @Test
+  void aTableWatchThatStoppedIsADeathCause() throws Exception {
+    AtomicInteger scheduled = new AtomicInteger();
+    ScheduledExecutorService scheduler =
+        new ScheduledThreadPoolExecutor(1) {
+          @Override
+          public ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
+            if (scheduled.incrementAndGet() == 2) {
+              throw new OutOfMemoryError("unable to create a task");
+            }
+            return super.schedule(task, delay, unit);
+          }
+        };
+    FlowGate gate =
+        new FlowGate(
+            new FlowControl(500, 0, 10_000_000_000L),
+            () -> new TableLoad(1, 1, 10, 20, 100_000, 0, 0, 0, 0),
+            batch -> {},
+            new Metrics(),
+            new FlowPolicy(0, Duration.ofMillis(10)));
+    try (GroupCommitBatcher batcher = new GroupCommitBatcher(POLICY, batch -> {})) {
+      WritePath path =
+          new WritePath(
+              null, null, List.of(), batcher, null, Optional.of(gate), Optional.of(scheduler));
+      assertThat(path.deathCause()).isEmpty();
+      gate.start(scheduler);
+      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      while (path.deathCause().isEmpty() && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      assertThat(path.deathCause()).contains("table watch stopped: OutOfMemoryError");
+    } finally {
+      scheduler.shutdownNow();
+    }
+  }
+}
