@@ -90,6 +90,21 @@ final class Letters {
           failedAt);
     }
 
+    Letter withAttribute(String name, String value) {
+      Map<String, String> more = new TreeMap<>(attributes);
+      more.put(name, value);
+      return new Letter(
+          data,
+          messageId,
+          publishTime,
+          Map.copyOf(more),
+          orderingKey,
+          subscription,
+          deliveryAttempt,
+          error,
+          failedAt);
+    }
+
     Letter failedAt(Instant time) {
       return new Letter(
           data,

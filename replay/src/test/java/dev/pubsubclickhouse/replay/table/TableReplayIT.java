@@ -90,6 +90,41 @@ class TableReplayIT {
   }
 
   @Test
+  void aDeadLetterGoesBackToTheTableItsAttributeNamesAndOnlyThere() {
+    Letters.createTarget(sql, "route_a");
+    Letters.createTarget(sql, "route_b");
+    Letters.createDeadLetterTable(sql, "route_dead");
+    Letter toDefault = Letters.letter(111, OLD_REASON, T0);
+    Letter toB =
+        Letters.letter(112, OLD_REASON, T0.plusSeconds(1)).withAttribute("table", "route_b");
+    Letter toNotAllowed =
+        Letters.letter(113, OLD_REASON, T0.plusSeconds(2)).withAttribute("table", "route_c");
+    Letters.insert(sql, "route_dead", List.of(toDefault, toB, toNotAllowed));
+    Map<String, String> env = env("route_a", "route_dead");
+    env.put("CLICKHOUSE_TABLE_ATTRIBUTE", "table");
+    env.put("CLICKHOUSE_TABLES", "route_b");
+
+    Run run = Run.of(env, "table", "--maxPerSecond=0");
+
+    assertThat(run.exitCode()).as(run.toString()).isEqualTo(3);
+    assertThat(run.out())
+        .contains(
+            "2 written (1 to "
+                + database.name()
+                + ".route_a, 1 to "
+                + database.name()
+                + ".route_b), 1 still do not fit");
+    assertThat(Letters.rowsFinal(sql, "route_a"))
+        .containsExactlyElementsOf(Letters.expectedRows(List.of(toDefault), true));
+    assertThat(Letters.rowsFinal(sql, "route_b"))
+        .containsExactlyElementsOf(Letters.expectedRows(List.of(toB), true));
+    List<Map<String, String>> kept = Letters.deadLetterRows(sql, "route_dead");
+    assertThat(kept).extracting(row -> row.get("message_id")).containsExactly("9000113");
+    assertThat(kept.get(0).get("error_message"))
+        .contains("names table " + database.name() + ".route_c, which is not one of");
+  }
+
+  @Test
   void aSecondReplayFindsNothingAndChangesNothing() {
     Letters.createTarget(sql, "twice");
     Letters.createDeadLetterTable(sql, "twice_dead");
