@@ -26,6 +26,7 @@ import dev.pubsubclickhouse.function.schemas.SchemaService;
 import dev.pubsubclickhouse.function.tables.Destination;
 import dev.pubsubclickhouse.function.tables.Destinations;
 import dev.pubsubclickhouse.function.tables.TableMapping;
+import dev.pubsubclickhouse.function.tables.UnknownFieldsColumn;
 import dev.pubsubclickhouse.replay.CommonOptions;
 import dev.pubsubclickhouse.replay.ExitCode;
 import java.io.PrintStream;
@@ -53,7 +54,8 @@ import picocli.CommandLine.Option;
       "ClickHouse and the tables come from the push service's variables: CLICKHOUSE_URL,"
           + " CLICKHOUSE_USER, CLICKHOUSE_PASSWORD (or CLICKHOUSE_PASSWORD_SECRET),"
           + " CLICKHOUSE_DATABASE, CLICKHOUSE_TABLE, CLICKHOUSE_DEAD_LETTER_TABLE, the routing by"
-          + " attribute (CLICKHOUSE_TABLE_ATTRIBUTE, CLICKHOUSE_TABLES), and the INSERT settings"
+          + " attribute (CLICKHOUSE_TABLE_ATTRIBUTE, CLICKHOUSE_TABLES), UNKNOWN_FIELDS_COLUMN,"
+          + " and the INSERT settings"
           + " (CLICKHOUSE_SETTINGS, INSERT_*, MAX_RETRIES, ...).",
       ""
     })
@@ -141,24 +143,27 @@ public final class TableCommand implements Callable<Integer> {
     // The push service's source name: a replayed message's INSERT carries the token a push of the
     // same messages would, so a deduplicating table drops it when they were written already.
     Function<TargetTable, Destination> writerFor =
-        table ->
-            new Destination(
-                table, new TableWriter(table, inserter, List.of(sink), WriteEvents.NONE, "pubsub"));
+        table -> {
+          UnknownFieldsColumn.check(mapping, table);
+          return new Destination(
+              table, new TableWriter(table, inserter, List.of(sink), WriteEvents.NONE, "pubsub"));
+        };
     // Routed as the service routes: a dead letter goes back to the table its attribute names.
     Destinations destinations =
         new Destinations(
             mapping,
             name -> writerFor.apply(new TargetTable(name, reader)),
             writerFor.apply(target));
-    // A dead letter is read as the service read it (JSON, or its topic's Pub/Sub schema), with no
-    // schema evolution and no unknown-fields column: it goes back into the table as it now is.
+    // A dead letter is read as the service reads it (JSON, or its topic's Pub/Sub schema), the
+    // fields no column takes gathered into UNKNOWN_FIELDS_COLUMN; with no schema evolution: it goes
+    // back into the table as it now is.
     PayloadFormats formats = new PayloadFormats(schemas);
     MessageEncoder encoder =
         new MessageEncoder(
             new PayloadDecompressor(maxDecompressed),
             formats,
             null,
-            null,
+            mapping.unknownFieldsColumn().orElse(null),
             new Metrics(),
             Clock.systemUTC());
     return new TableReplay(

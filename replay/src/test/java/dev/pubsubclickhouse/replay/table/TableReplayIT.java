@@ -2,6 +2,7 @@ package dev.pubsubclickhouse.replay.table;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pubsubclickhouse.replay.Run;
 import dev.pubsubclickhouse.replay.table.Letters.Letter;
 import dev.pubsubclickhouse.replay.table.Letters.Row;
@@ -122,6 +123,28 @@ class TableReplayIT {
     assertThat(kept).extracting(row -> row.get("message_id")).containsExactly("9000113");
     assertThat(kept.get(0).get("error_message"))
         .contains("names table " + database.name() + ".route_c, which is not one of");
+  }
+
+  @Test
+  void fieldsNoColumnTakesGoToTheUnknownFieldsColumnAsTheServiceWouldHavePutThem() {
+    Letters.createTarget(sql, "unknown");
+    sql.query("ALTER TABLE unknown ADD COLUMN extra String");
+    Letters.createDeadLetterTable(sql, "unknown_dead");
+    ObjectNode data = Letters.event(121);
+    data.put("colour", "red");
+    Letter letter = Letters.letter(121, OLD_REASON, T0).withData(data.toString());
+    Letters.insert(sql, "unknown_dead", List.of(letter));
+    Map<String, String> env = env("unknown", "unknown_dead");
+    env.put("UNKNOWN_FIELDS_COLUMN", "extra");
+
+    Run run = Run.of(env, "table", "--maxPerSecond=0");
+
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+    assertThat(Letters.rowsFinal(sql, "unknown"))
+        .containsExactlyElementsOf(Letters.expectedRows(List.of(letter), true));
+    assertThat(Letters.read(sql.query("SELECT extra FROM unknown FORMAT TSVRaw").trim()))
+        .isEqualTo(Letters.read("{\"colour\":\"red\"}"));
+    assertThat(Letters.deadLetterRows(sql, "unknown_dead")).isEmpty();
   }
 
   @Test
