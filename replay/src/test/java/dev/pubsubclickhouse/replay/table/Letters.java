@@ -313,6 +313,16 @@ final class Letters {
     return rows;
   }
 
+  static byte[] gzip(String text) {
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    try (java.util.zip.GZIPOutputStream out = new java.util.zip.GZIPOutputStream(bytes)) {
+      out.write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return bytes.toByteArray();
+  }
+
   static JsonNode read(String json) {
     try {
       return JSON.readTree(json);

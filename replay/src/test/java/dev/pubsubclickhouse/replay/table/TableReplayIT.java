@@ -148,6 +148,37 @@ class TableReplayIT {
   }
 
   @Test
+  void aPayloadThatIsNotUtf8ComesBackAsItsOwnBytes() throws Exception {
+    Letters.createTarget(sql, "binary");
+    Letters.createDeadLetterTable(sql, "binary_dead");
+    // gzip, expanding past a 1024-byte cap: the first run makes it a dead letter of the gzip bytes
+    // (not UTF-8), the second, with the default cap, must read those bytes again.
+    ObjectNode event = Letters.event(131);
+    event.put("name", "x".repeat(2_000));
+    byte[] gzip = Letters.gzip(event.toString());
+    Letter letter = Letters.letter(131, OLD_REASON, T0).withData("");
+    Letters.insert(sql, "binary_dead", List.of(letter));
+    sql.query(
+        "ALTER TABLE binary_dead UPDATE raw_message = unhex('"
+            + java.util.HexFormat.of().formatHex(gzip)
+            + "') WHERE 1 SETTINGS mutations_sync = 1");
+    Map<String, String> capped = env("binary", "binary_dead");
+    capped.put("MAX_DECOMPRESSED_BYTES", "1024");
+
+    Run first = Run.of(capped, "table", "--maxPerSecond=0");
+    assertThat(first.exitCode()).as(first.toString()).isEqualTo(3);
+    assertThat(first.out()).contains("data expands beyond 1024 bytes");
+    assertThat(Letters.deadLetterRows(sql, "binary_dead").get(0).get("stack_trace"))
+        .endsWith(" rawMessageEncoding=base64");
+    Thread.sleep(1_100);
+    Run second = replay("binary", "binary_dead");
+
+    assertThat(second.exitCode()).as(second.toString()).isZero();
+    assertThat(sql.query("SELECT id, length(name) FROM binary FORMAT TSV")).isEqualTo("131\t2000");
+    assertThat(Letters.deadLetterRows(sql, "binary_dead")).isEmpty();
+  }
+
+  @Test
   void aSecondReplayFindsNothingAndChangesNothing() {
     Letters.createTarget(sql, "twice");
     Letters.createDeadLetterTable(sql, "twice_dead");
