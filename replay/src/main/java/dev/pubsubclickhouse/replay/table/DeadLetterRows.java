@@ -61,6 +61,12 @@ final class DeadLetterRows {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final long DELETE_WAIT_MILLIS = 60_000;
 
+  /**
+   * Keys per DELETE: each is about 35 bytes of SQL text, and a statement must stay well below
+   * ClickHouse's max_query_size (262,144 bytes by default), which 10,000 keys would pass.
+   */
+  private static final int DELETE_CHUNK = 2_000;
+
   private final Client client;
   private final TableName table;
   private final Set<String> columns;
@@ -190,14 +196,19 @@ final class DeadLetterRows {
   }
 
   /**
-   * Deletes every row with one of these keys, and returns once none is left.
+   * Deletes every row with one of these keys, a DELETE per {@link #DELETE_CHUNK} keys, and returns
+   * once none is left.
    *
    * @throws IllegalStateException when rows are still there after a minute
    */
   void delete(Collection<String> keys) throws InterruptedException {
-    if (keys.isEmpty()) {
-      return;
+    List<String> all = List.copyOf(keys);
+    for (int from = 0; from < all.size(); from += DELETE_CHUNK) {
+      deleteChunk(all.subList(from, Math.min(all.size(), from + DELETE_CHUNK)));
     }
+  }
+
+  private void deleteChunk(List<String> keys) throws InterruptedException {
     for (String key : keys) {
       if (!KEY.matcher(key).matches()) {
         throw new IllegalArgumentException("not a row key: " + key);

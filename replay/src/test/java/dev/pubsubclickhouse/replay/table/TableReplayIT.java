@@ -179,6 +179,21 @@ class TableReplayIT {
   }
 
   @Test
+  void theLargestBatchIsWrittenAndLeavesTheTable() {
+    Letters.createTarget(sql, "large");
+    Letters.createDeadLetterTable(sql, "large_dead");
+    // ~35 bytes a key in the DELETE: 10,000 keys are past ClickHouse's default max_query_size.
+    Letters.insert(sql, "large_dead", letters(1_000, 10_000, T0));
+
+    Run run = replay("large", "large_dead", "--batchSize=10000");
+
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+    assertThat(run.out()).contains("replayed 10000 dead letters");
+    assertThat(sql.number("SELECT count() FROM large")).isEqualTo(10_000);
+    assertThat(sql.number("SELECT count() FROM large_dead")).isZero();
+  }
+
+  @Test
   void aSecondReplayFindsNothingAndChangesNothing() {
     Letters.createTarget(sql, "twice");
     Letters.createDeadLetterTable(sql, "twice_dead");
