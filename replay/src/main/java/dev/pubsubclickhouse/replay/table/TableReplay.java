@@ -133,6 +133,9 @@ final class TableReplay {
       } else if (replayed < settings.limit()) {
         messages.add(message);
         replayed++;
+        if (message.unavailable() != null) {
+          break; // the run stops at it: the rest of the page need not be read
+        }
       }
     }
     return messages;
@@ -292,8 +295,8 @@ final class TableReplay {
   /** Why a message of the page cannot be replayed now, or null when every one can. */
   private static String unavailable(List<ReplayedMessage> messages) {
     for (ReplayedMessage message : messages) {
-      if (message.route().isUnavailable()) {
-        return message.route().unavailable();
+      if (message.unavailable() != null) {
+        return message.stored().describe() + ": " + message.unavailable();
       }
     }
     return null;

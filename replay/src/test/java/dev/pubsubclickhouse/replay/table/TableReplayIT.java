@@ -194,6 +194,33 @@ class TableReplayIT {
   }
 
   @Test
+  void aSchemaThatCannotBeFetchedStopsTheRunWithEveryDeadLetterUnchanged() {
+    Letters.createTarget(sql, "schemaless");
+    Letters.createDeadLetterTable(sql, "schemaless_dead");
+    Letter withSchema =
+        Letters.letter(141, OLD_REASON, T0)
+            .withAttribute("googclient_schemaname", "projects/p/schemas/events")
+            .withAttribute("googclient_schemarevisionid", "r1")
+            .withAttribute("googclient_schemaencoding", "JSON");
+    Letters.insert(
+        sql, "schemaless_dead", List.of(withSchema, Letters.letter(142, OLD_REASON, T0)));
+    List<Map<String, String>> before = Letters.deadLetterRows(sql, "schemaless_dead");
+    Map<String, String> env = env("schemaless", "schemaless_dead");
+    env.put("PUBSUB_ENDPOINT", "127.0.0.1:1");
+
+    Run run = Run.of(env, "table", "--maxPerSecond=0");
+
+    assertThat(run.exitCode()).as(run.toString()).isEqualTo(1);
+    assertThat(run.err())
+        .startsWith(
+            "replay stopped: message 9000141 (failed " + withSchema.failedAt() + "): schema")
+        .contains("projects/p/schemas/events@r1 could not be fetched")
+        .contains("Dead letters not replayed are still in");
+    assertThat(Letters.deadLetterRows(sql, "schemaless_dead")).isEqualTo(before);
+    assertThat(sql.number("SELECT count() FROM schemaless")).isZero();
+  }
+
+  @Test
   void aSecondReplayFindsNothingAndChangesNothing() {
     Letters.createTarget(sql, "twice");
     Letters.createDeadLetterTable(sql, "twice_dead");
