@@ -63,8 +63,8 @@ final class TableReplay {
 
   private final Set<String> seen = new HashSet<>();
   private final Set<String> settled = new HashSet<>();
-  private long replayed;
   private final Map<TableName, Long> writtenTo = new LinkedHashMap<>();
+  private long replayed;
   private long stay;
   private long copies;
 
