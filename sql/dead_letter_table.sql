@@ -11,7 +11,7 @@ CREATE DATABASE IF NOT EXISTS realtime;
 
 CREATE TABLE IF NOT EXISTS realtime.logs_dead_letter
 (
-    raw_message      String,                              -- the data, decompressed; base64 if not UTF-8
+    raw_message      String,                              -- the data, decompressed; base64 if not UTF-8 (stack_trace then says rawMessageEncoding=base64)
     error_message    String,                              -- why: column, type, value excerpt, rule
     stack_trace      String,                              -- where from, as key=value pairs
     failed_at        DateTime,                            -- when it failed

@@ -49,6 +49,12 @@ public final class DeadLetterTable implements DeadLetterSink {
   public static final String SUBSCRIPTION = "subscription";
   public static final String DELIVERY_ATTEMPT = "delivery_attempt";
 
+  /**
+   * The stack_trace key ({@code rawMessageEncoding=base64}) of a raw_message kept as base64 because
+   * the payload was not UTF-8: without it a replay could not tell the base64 text from the message.
+   */
+  public static final String RAW_MESSAGE_ENCODING = "rawMessageEncoding";
+
   private static final Map<String, Set<ClickHouseDataType>> REQUIRED =
       Map.of(
           RAW_MESSAGE, Set.of(ClickHouseDataType.String),
@@ -240,9 +246,15 @@ public final class DeadLetterTable implements DeadLetterSink {
     RowBinaryOutput out = new RowBinaryOutput();
     for (DeadLetter deadLetter : deadLetters) {
       ObjectNode row = JsonNodeFactory.instance.objectNode();
-      row.put(RAW_MESSAGE, rawMessage(deadLetter.payload()));
+      String text = utf8(deadLetter.payload());
+      String origin = origin(deadLetter.origin());
+      if (text == null) {
+        text = Base64.getEncoder().encodeToString(deadLetter.payload());
+        origin = (origin.isEmpty() ? "" : origin + " ") + RAW_MESSAGE_ENCODING + "=base64";
+      }
+      row.put(RAW_MESSAGE, text);
       row.put(ERROR_MESSAGE, deadLetter.reason());
-      row.put(STACK_TRACE, origin(deadLetter.origin()));
+      row.put(STACK_TRACE, origin);
       row.put(FAILED_AT, deadLetter.failedAt().toString());
       putOptional(row, deadLetter);
       try {
@@ -317,8 +329,8 @@ public final class DeadLetterTable implements DeadLetterSink {
     }
   }
 
-  /** The payload as UTF-8 text, or as base64 when it is not valid UTF-8. */
-  static String rawMessage(byte[] data) {
+  /** The payload as UTF-8 text, or null when it is not valid UTF-8. */
+  private static String utf8(byte[] data) {
     try {
       return StandardCharsets.UTF_8
           .newDecoder()
@@ -327,7 +339,7 @@ public final class DeadLetterTable implements DeadLetterSink {
           .decode(ByteBuffer.wrap(data))
           .toString();
     } catch (CharacterCodingException e) {
-      return Base64.getEncoder().encodeToString(data);
+      return null;
     }
   }
 

@@ -68,7 +68,7 @@ class DeadLetterTableIT {
                 "SELECT raw_message, error_message, stack_trace, toUnixTimestamp(failed_at) FROM errors ORDER BY failed_at"))
         .isEqualTo(
             "{\"a\":1}\tcolumn \\'a\\' rejects 1\tmessageId=m1 subscription=projects/p/subscriptions/s\t1768478400\n"
-                + "/3g=\tnot JSON\tsourceRow=7\t1768478401");
+                + "/3g=\tnot JSON\tsourceRow=7 rawMessageEncoding=base64\t1768478401");
   }
 
   @Test

@@ -8,6 +8,7 @@ import static dev.pubsubclickhouse.core.write.DeadLetterTable.MESSAGE_ID;
 import static dev.pubsubclickhouse.core.write.DeadLetterTable.ORDERING_KEY;
 import static dev.pubsubclickhouse.core.write.DeadLetterTable.PUBLISH_TIME;
 import static dev.pubsubclickhouse.core.write.DeadLetterTable.RAW_MESSAGE;
+import static dev.pubsubclickhouse.core.write.DeadLetterTable.RAW_MESSAGE_ENCODING;
 import static dev.pubsubclickhouse.core.write.DeadLetterTable.STACK_TRACE;
 import static dev.pubsubclickhouse.core.write.DeadLetterTable.SUBSCRIPTION;
 
@@ -46,6 +47,10 @@ import java.util.stream.Collectors;
  * <p>A table without an optional column still works: the message id, publish time, subscription and
  * delivery attempt are then read from stack_trace, where the service writes them as {@code
  * key=value} pairs; attributes and the ordering key are then unknown.
+ *
+ * <p>A payload that was not UTF-8 is kept as base64, marked {@code rawMessageEncoding=base64} in
+ * stack_trace, and read back as its bytes. An older row kept so without the mark is read as the
+ * base64 text it holds: a replay cannot tell it from a message, and it stays unless it fits.
  */
 final class DeadLetterRows {
   private static final List<String> REQUIRED =
@@ -55,6 +60,12 @@ final class DeadLetterRows {
   private static final Pattern KEY = Pattern.compile("[0-9a-f]{32}");
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final long DELETE_WAIT_MILLIS = 60_000;
+
+  /**
+   * Keys per DELETE: each is about 35 bytes of SQL text, and a statement must stay well below
+   * ClickHouse's max_query_size (262,144 bytes by default), which 10,000 keys would pass.
+   */
+  private static final int DELETE_CHUNK = 2_000;
 
   private final Client client;
   private final TableName table;
@@ -153,7 +164,9 @@ final class DeadLetterRows {
         "SELECT "
             + keyExpression
             + " AS _key, toUnixTimestamp64Nano(toDateTime64(failed_at, 9, 'UTC')) AS _failed_ns,"
-            + " base64Encode(raw_message) AS _raw, error_message AS _error, "
+            + " base64Encode(raw_message) AS _raw, "
+            + fromTrace(RAW_MESSAGE_ENCODING)
+            + " AS _raw_encoding, error_message AS _error, "
             + orFromTrace(MESSAGE_ID, DeadLetter.MESSAGE_ID)
             + " AS _message_id, "
             + (columns.contains(PUBLISH_TIME)
@@ -183,14 +196,19 @@ final class DeadLetterRows {
   }
 
   /**
-   * Deletes every row with one of these keys, and returns once none is left.
+   * Deletes every row with one of these keys, a DELETE per {@link #DELETE_CHUNK} keys, and returns
+   * once none is left.
    *
    * @throws IllegalStateException when rows are still there after a minute
    */
   void delete(Collection<String> keys) throws InterruptedException {
-    if (keys.isEmpty()) {
-      return;
+    List<String> all = List.copyOf(keys);
+    for (int from = 0; from < all.size(); from += DELETE_CHUNK) {
+      deleteChunk(all.subList(from, Math.min(all.size(), from + DELETE_CHUNK)));
     }
+  }
+
+  private void deleteChunk(List<String> keys) throws InterruptedException {
     for (String key : keys) {
       if (!KEY.matcher(key).matches()) {
         throw new IllegalArgumentException("not a row key: " + key);
@@ -233,7 +251,7 @@ final class DeadLetterRows {
     return new StoredDeadLetter(
         row.getString("_key"),
         row.getLong("_failed_ns"),
-        Base64.getDecoder().decode(row.getString("_raw")),
+        data(row.getString("_raw"), row.getString("_raw_encoding")),
         row.getString("_error"),
         known(row.getString("_message_id")),
         publishTime(row.getString("_publish_ns"), row.getString("_publish_text")),
@@ -241,6 +259,20 @@ final class DeadLetterRows {
         row.getString("_ordering_key"),
         known(row.getString("_subscription")),
         deliveryAttempt(known(row.getString("_delivery_attempt"))));
+  }
+
+  /** The payload's bytes: raw_message's, or what its base64 holds when it is marked so. */
+  private static byte[] data(String raw, String encoding) {
+    byte[] stored = Base64.getDecoder().decode(raw);
+    if (!encoding.equals("base64")) {
+      return stored;
+    }
+    try {
+      return Base64.getDecoder().decode(stored);
+    } catch (IllegalArgumentException edited) {
+      // Not base64 after all (edited by hand): replayed as it is, and stays unless it fits.
+      return stored;
+    }
   }
 
   /** A text column, NULL read as empty. */

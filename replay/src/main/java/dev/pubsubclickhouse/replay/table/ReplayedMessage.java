@@ -9,41 +9,60 @@ import dev.pubsubclickhouse.function.ingest.MessageEncoder;
 import dev.pubsubclickhouse.function.schemas.PayloadFormat;
 import dev.pubsubclickhouse.function.schemas.PayloadFormats;
 import dev.pubsubclickhouse.function.schemas.SchemaUnavailableException;
+import dev.pubsubclickhouse.function.tables.Route;
 
 /**
  * A dead letter on its way back: the message it was, encoded by the push service's encoder (so its
  * rows and {@code _pubsub_*} columns are what a push would have written), with the same identity
  * (subscription and message id) and so the same deduplication tokens and, in the exactly-once
- * layout, the same keys. A message of a topic with a Pub/Sub schema is read with its revision; one
- * whose schema cannot be fetched stays a dead letter, saying so.
+ * layout, the same keys. A message of a topic with a Pub/Sub schema is read with its revision. It
+ * goes to the table its route names; a message its route rejects (a table attribute naming a table
+ * not allowed) stays a dead letter with the route's reason. One whose table or schema cannot be
+ * read now is {@link #unavailable()}: a failure that may pass, as for the service (503), so it is
+ * not written at all.
  */
 final class ReplayedMessage implements WriteRecord {
   private final StoredDeadLetter stored;
+  private final Route route;
   private final PushMessage message;
   private final MessageEncoder encoder;
   private final PayloadFormat format;
-  private final String unreadable;
+  private final String unavailable;
   private TargetTable.Snapshot encodedFor;
   private EncodedRows encoded;
   private String newReason;
 
-  ReplayedMessage(StoredDeadLetter stored, MessageEncoder encoder, PayloadFormats formats) {
+  ReplayedMessage(
+      StoredDeadLetter stored, Route route, MessageEncoder encoder, PayloadFormats formats) {
     this.stored = stored;
+    this.route = route;
     this.message = stored.message();
     this.encoder = encoder;
     PayloadFormat read = null;
-    String why = null;
-    try {
-      read = formats.of(message.attributes());
-    } catch (SchemaUnavailableException e) {
-      why = e.getMessage();
+    String why = route.unavailable();
+    // Like the service, a message routed nowhere is dead-lettered without fetching its schema.
+    if (why == null && !route.isRejected()) {
+      try {
+        read = formats.of(message.attributes());
+      } catch (SchemaUnavailableException e) {
+        why = e.getMessage();
+      }
     }
     this.format = read;
-    this.unreadable = why;
+    this.unavailable = why;
   }
 
   StoredDeadLetter stored() {
     return stored;
+  }
+
+  Route route() {
+    return route;
+  }
+
+  /** Why it cannot be replayed now (its table's or its schema's failure), or null. */
+  String unavailable() {
+    return unavailable;
   }
 
   @Override
@@ -54,10 +73,13 @@ final class ReplayedMessage implements WriteRecord {
   @Override
   public EncodedRows rowsFor(TargetTable.Snapshot schema) {
     if (schema != encodedFor) {
-      encoded =
-          format == null
-              ? EncodedRows.rejected(unreadable)
-              : encoder.encode(message, format, schema);
+      if (route.isRejected()) {
+        encoded = EncodedRows.rejected(route.rejection());
+      } else if (unavailable != null) {
+        throw new IllegalStateException("not to be written now: " + unavailable);
+      } else {
+        encoded = encoder.encode(message, format, schema);
+      }
       encodedFor = schema;
     }
     return encoded;

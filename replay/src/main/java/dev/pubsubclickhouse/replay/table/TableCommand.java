@@ -23,6 +23,10 @@ import dev.pubsubclickhouse.function.ingest.MessageEncoder;
 import dev.pubsubclickhouse.function.observability.Metrics;
 import dev.pubsubclickhouse.function.schemas.PayloadFormats;
 import dev.pubsubclickhouse.function.schemas.SchemaService;
+import dev.pubsubclickhouse.function.tables.Destination;
+import dev.pubsubclickhouse.function.tables.Destinations;
+import dev.pubsubclickhouse.function.tables.TableMapping;
+import dev.pubsubclickhouse.function.tables.UnknownFieldsColumn;
 import dev.pubsubclickhouse.replay.CommonOptions;
 import dev.pubsubclickhouse.replay.ExitCode;
 import java.io.PrintStream;
@@ -31,6 +35,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -48,8 +53,10 @@ import picocli.CommandLine.Option;
       "",
       "ClickHouse and the tables come from the push service's variables: CLICKHOUSE_URL,"
           + " CLICKHOUSE_USER, CLICKHOUSE_PASSWORD (or CLICKHOUSE_PASSWORD_SECRET),"
-          + " CLICKHOUSE_DATABASE, CLICKHOUSE_TABLE, CLICKHOUSE_DEAD_LETTER_TABLE, and the INSERT"
-          + " settings (CLICKHOUSE_SETTINGS, INSERT_*, MAX_RETRIES, ...).",
+          + " CLICKHOUSE_DATABASE, CLICKHOUSE_TABLE, CLICKHOUSE_DEAD_LETTER_TABLE, the routing by"
+          + " attribute (CLICKHOUSE_TABLE_ATTRIBUTE, CLICKHOUSE_TABLES), UNKNOWN_FIELDS_COLUMN,"
+          + " and the INSERT settings"
+          + " (CLICKHOUSE_SETTINGS, INSERT_*, MAX_RETRIES, ...).",
       ""
     })
 public final class TableCommand implements Callable<Integer> {
@@ -76,6 +83,7 @@ public final class TableCommand implements Callable<Integer> {
   public Integer call() throws InterruptedException {
     ClickHouseConfig config;
     TableReplay.Settings settings;
+    TableMapping mapping;
     int maxDecompressedBytes;
     String pubsubEndpoint;
     try {
@@ -91,6 +99,7 @@ public final class TableCommand implements Callable<Integer> {
         throw new ConfigurationException(
             ClickHouseParameters.DEAD_LETTER_TABLE, "is required (the table to replay from)");
       }
+      mapping = TableMapping.read(reader, config.table());
       maxDecompressedBytes = reader.integer(PushParameters.MAX_DECOMPRESSED_BYTES, 1024, 1 << 30);
       pubsubEndpoint = reader.optional(PushParameters.PUBSUB_ENDPOINT).orElse(null);
     } catch (ConfigurationException | IllegalArgumentException e) {
@@ -101,7 +110,7 @@ public final class TableCommand implements Callable<Integer> {
         SchemaService schemas = new SchemaService(pubsubEndpoint)) {
       TableReplay replay;
       try {
-        replay = open(client, config, settings, maxDecompressedBytes, schemas);
+        replay = open(client, config, mapping, settings, maxDecompressedBytes, schemas);
       } catch (RuntimeException e) {
         err.println("replay: " + ClickHouseFailures.describe(e));
         return ExitCode.FAILED;
@@ -113,12 +122,14 @@ public final class TableCommand implements Callable<Integer> {
   private TableReplay open(
       Client client,
       ClickHouseConfig config,
+      TableMapping mapping,
       TableReplay.Settings settings,
       int maxDecompressed,
       SchemaService schemas) {
     TableName deadLetters = config.deadLetterTable().orElseThrow();
     DeadLetterRows rows = DeadLetterRows.open(client, deadLetters);
-    TargetTable target = new TargetTable(config.table(), new SchemaReader(client));
+    SchemaReader reader = new SchemaReader(client);
+    TargetTable target = new TargetTable(config.table(), reader);
     ClickHouseInserter inserter =
         new ClickHouseInserter(
             ClickHouseHttp.open(config, "pubsub-clickhouse-replay"),
@@ -131,20 +142,31 @@ public final class TableCommand implements Callable<Integer> {
             .withTokenSource("dead letters replayed by " + UUID.randomUUID());
     // The push service's source name: a replayed message's INSERT carries the token a push of the
     // same messages would, so a deduplicating table drops it when they were written already.
-    TableWriter writer =
-        new TableWriter(target, inserter, List.of(sink), WriteEvents.NONE, "pubsub");
-    // A dead letter is read as the service read it (JSON, or its topic's Pub/Sub schema), with no
-    // schema evolution and no unknown-fields column: it goes back into the table as it now is.
+    Function<TargetTable, Destination> writerFor =
+        table -> {
+          UnknownFieldsColumn.check(mapping, table);
+          return new Destination(
+              table, new TableWriter(table, inserter, List.of(sink), WriteEvents.NONE, "pubsub"));
+        };
+    // Routed as the service routes: a dead letter goes back to the table its attribute names.
+    Destinations destinations =
+        new Destinations(
+            mapping,
+            name -> writerFor.apply(new TargetTable(name, reader)),
+            writerFor.apply(target));
+    // A dead letter is read as the service reads it (JSON, or its topic's Pub/Sub schema), the
+    // fields no column takes gathered into UNKNOWN_FIELDS_COLUMN; with no schema evolution: it goes
+    // back into the table as it now is.
     PayloadFormats formats = new PayloadFormats(schemas);
     MessageEncoder encoder =
         new MessageEncoder(
             new PayloadDecompressor(maxDecompressed),
             formats,
             null,
-            null,
+            mapping.unknownFieldsColumn().orElse(null),
             new Metrics(),
             Clock.systemUTC());
     return new TableReplay(
-        rows, target, writer, encoder, formats, settings, Clock.systemUTC(), out, err);
+        rows, destinations, encoder, formats, settings, Clock.systemUTC(), out, err);
   }
 }

@@ -1,12 +1,14 @@
 package dev.pubsubclickhouse.replay.table;
 
 import dev.pubsubclickhouse.core.insert.ClickHouseFailures;
+import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.core.write.EncodedRows;
 import dev.pubsubclickhouse.core.write.TableWriter;
-import dev.pubsubclickhouse.core.write.TargetTable;
 import dev.pubsubclickhouse.core.write.WriteOutcome;
 import dev.pubsubclickhouse.function.ingest.MessageEncoder;
 import dev.pubsubclickhouse.function.schemas.PayloadFormats;
+import dev.pubsubclickhouse.function.tables.Destination;
+import dev.pubsubclickhouse.function.tables.Destinations;
 import dev.pubsubclickhouse.replay.DeadLetterFilter;
 import dev.pubsubclickhouse.replay.ExitCode;
 import dev.pubsubclickhouse.replay.RateLimit;
@@ -15,9 +17,13 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * One replay from the dead-letter table, page by page in the order the dead letters failed:
@@ -25,8 +31,9 @@ import java.util.Set;
  * <ol>
  *   <li>read a page of dead letters that pass the filter and failed before the run began (the dead
  *       letters the run itself makes are never read again);
- *   <li>write their messages with {@link TableWriter}: each lands whole in the target table or, if
- *       it still does not fit, becomes a new dead letter with the new reason;
+ *   <li>write their messages with {@link TableWriter}, routed as the push service routes them (the
+ *       table their table attribute names, when allowed, else the target table): each lands whole
+ *       or, if it still does not fit, becomes a new dead letter with the new reason;
  *   <li>delete the rows of every message that landed either way, and of their copies (the same
  *       message dead-lettered twice is replayed once);
  *   <li>stop at the first failure outside the rows (ClickHouse unreachable, grants): what was not
@@ -46,8 +53,7 @@ final class TableReplay {
       DeadLetterFilter filter, boolean dryRun, int batchSize, long limit, RateLimit rate) {}
 
   private final DeadLetterRows rows;
-  private final TargetTable target;
-  private final TableWriter writer;
+  private final Destinations destinations;
   private final MessageEncoder encoder;
   private final PayloadFormats formats;
   private final Settings settings;
@@ -57,15 +63,14 @@ final class TableReplay {
 
   private final Set<String> seen = new HashSet<>();
   private final Set<String> settled = new HashSet<>();
+  private final Map<TableName, Long> writtenTo = new LinkedHashMap<>();
   private long replayed;
-  private long written;
   private long stay;
   private long copies;
 
   TableReplay(
       DeadLetterRows rows,
-      TargetTable target,
-      TableWriter writer,
+      Destinations destinations,
       MessageEncoder encoder,
       PayloadFormats formats,
       Settings settings,
@@ -73,8 +78,7 @@ final class TableReplay {
       PrintStream out,
       PrintStream err) {
     this.rows = rows;
-    this.target = target;
-    this.writer = writer;
+    this.destinations = destinations;
     this.encoder = encoder;
     this.formats = formats;
     this.settings = settings;
@@ -121,13 +125,17 @@ final class TableReplay {
   private List<ReplayedMessage> messages(List<StoredDeadLetter> page, List<StoredDeadLetter> rest) {
     List<ReplayedMessage> messages = new ArrayList<>(page.size());
     for (StoredDeadLetter row : page) {
-      ReplayedMessage message = new ReplayedMessage(row, encoder, formats);
+      ReplayedMessage message =
+          new ReplayedMessage(row, destinations.route(row.message()), encoder, formats);
       String identity = message.identity();
       if (identity != null && !seen.add(identity)) {
         rest.add(row);
       } else if (replayed < settings.limit()) {
         messages.add(message);
         replayed++;
+        if (message.unavailable() != null) {
+          break; // the run stops at it: the rest of the page need not be read
+        }
       }
     }
     return messages;
@@ -137,27 +145,40 @@ final class TableReplay {
   private Integer replay(List<StoredDeadLetter> page) throws InterruptedException {
     List<StoredDeadLetter> pageCopies = new ArrayList<>();
     List<ReplayedMessage> messages = messages(page, pageCopies);
+    String unavailable = unavailable(messages);
+    if (unavailable != null) {
+      return stopped(unavailable);
+    }
     settings.rate().acquire(messages.size());
-    TableWriter.Result result = writer.write(messages);
+    // One INSERT per table, as the service writes a batch; a rejected route is dead-lettered by the
+    // target table's writer.
+    Map<Destination, List<ReplayedMessage>> byTable = new LinkedHashMap<>();
+    for (ReplayedMessage message : messages) {
+      byTable.computeIfAbsent(message.route().destination(), d -> new ArrayList<>()).add(message);
+    }
     List<String> done = new ArrayList<>();
-    boolean retry = false;
-    for (int i = 0; i < messages.size(); i++) {
-      ReplayedMessage message = messages.get(i);
-      WriteOutcome outcome = result.outcomes().get(i);
-      if (outcome == WriteOutcome.WRITTEN || outcome == WriteOutcome.DEAD_LETTERED) {
-        done.add(message.stored().key());
-        if (message.identity() != null) {
-          settled.add(message.identity());
-        }
-        if (outcome == WriteOutcome.WRITTEN) {
-          written++;
+    Exception retryCause = null;
+    for (Map.Entry<Destination, List<ReplayedMessage>> table : byTable.entrySet()) {
+      List<ReplayedMessage> batch = table.getValue();
+      TableWriter.Result result = table.getKey().writer().write(batch);
+      for (int i = 0; i < batch.size(); i++) {
+        ReplayedMessage message = batch.get(i);
+        WriteOutcome outcome = result.outcomes().get(i);
+        if (outcome == WriteOutcome.WRITTEN || outcome == WriteOutcome.DEAD_LETTERED) {
+          done.add(message.stored().key());
+          if (message.identity() != null) {
+            settled.add(message.identity());
+          }
+          if (outcome == WriteOutcome.WRITTEN) {
+            writtenTo.merge(table.getKey().table().name(), 1L, Long::sum);
+          } else {
+            stay++;
+            out.println(
+                "still does not fit: " + message.stored().describe() + ": " + message.newReason());
+          }
         } else {
-          stay++;
-          out.println(
-              "still does not fit: " + message.stored().describe() + ": " + message.newReason());
+          retryCause = result.retryCause();
         }
-      } else {
-        retry = true;
       }
     }
     for (StoredDeadLetter copy : pageCopies) {
@@ -177,12 +198,13 @@ final class TableReplay {
               + " ("
               + ClickHouseFailures.describe(e)
               + "): their messages are in "
-              + target.name()
+              + byTable.keySet().stream()
+                  .map(d -> d.table().name().toString())
+                  .collect(Collectors.joining(" or "))
               + " or in a new dead letter, and a next replay writes them again");
     }
-    if (retry) {
-      return stopped(
-          "ClickHouse did not take a batch: " + ClickHouseFailures.describe(result.retryCause()));
+    if (retryCause != null) {
+      return stopped("ClickHouse did not take a batch: " + ClickHouseFailures.describe(retryCause));
     }
     return null;
   }
@@ -191,20 +213,27 @@ final class TableReplay {
   private Integer preview(List<StoredDeadLetter> page) throws InterruptedException {
     List<StoredDeadLetter> pageCopies = new ArrayList<>();
     List<ReplayedMessage> messages = messages(page, pageCopies);
+    String unavailable = unavailable(messages);
+    if (unavailable != null) {
+      return stopped(unavailable);
+    }
     settings.rate().acquire(messages.size());
-    TargetTable.Snapshot schema = target.current();
     for (ReplayedMessage message : messages) {
-      EncodedRows encoded = message.rowsFor(schema);
+      Destination destination = message.route().destination();
+      EncodedRows encoded = message.rowsFor(destination.table().current());
       if (encoded.isRejected()) {
         stay++;
         out.println(
             "would still not fit: " + message.stored().describe() + ": " + encoded.rejection());
       } else {
-        written++;
+        writtenTo.merge(destination.table().name(), 1L, Long::sum);
         out.println(
             "would write "
                 + encoded.rowCount()
-                + (encoded.rowCount() == 1 ? " row: " : " rows: ")
+                + (encoded.rowCount() == 1 ? " row" : " rows")
+                + (destination == destinations.defaultDestination()
+                    ? ": "
+                    : " to " + destination.table().name() + ": ")
                 + message.stored().describe());
       }
     }
@@ -234,9 +263,9 @@ final class TableReplay {
               + " dead letters in "
               + rows.table()
               + " match; "
-              + written
-              + " would be written to "
-              + target.name()
+              + written()
+              + " would be written"
+              + whereWritten()
               + ", "
               + stay
               + " would still not fit, "
@@ -249,9 +278,9 @@ final class TableReplay {
               + " dead letters from "
               + rows.table()
               + ": "
-              + written
-              + " written to "
-              + target.name()
+              + written()
+              + " written"
+              + whereWritten()
               + ", "
               + stay
               + " still do not fit (in "
@@ -263,6 +292,35 @@ final class TableReplay {
     return stay > 0 ? ExitCode.SOME_STAY : ExitCode.DONE;
   }
 
+  /** Why a message of the page cannot be replayed now, or null when every one can. */
+  private static String unavailable(List<ReplayedMessage> messages) {
+    for (ReplayedMessage message : messages) {
+      if (message.unavailable() != null) {
+        return message.stored().describe() + ": " + message.unavailable();
+      }
+    }
+    return null;
+  }
+
+  private long written() {
+    return writtenTo.values().stream().mapToLong(Long::longValue).sum();
+  }
+
+  /** " to T" for one table (the target when none), " (n to T1, m to T2)" for several. */
+  private String whereWritten() {
+    if (writtenTo.size() <= 1) {
+      TableName only =
+          writtenTo.isEmpty()
+              ? destinations.defaultDestination().table().name()
+              : writtenTo.keySet().iterator().next();
+      return " to " + only;
+    }
+    return writtenTo.entrySet().stream()
+        .sorted(Map.Entry.comparingByKey(Comparator.comparing(TableName::toString)))
+        .map(e -> e.getValue() + " to " + e.getKey())
+        .collect(Collectors.joining(", ", " (", ")"));
+  }
+
   private int stopped(String why) {
     err.println(
         "replay stopped: "
@@ -270,7 +328,7 @@ final class TableReplay {
             + ". Dead letters not replayed are still in "
             + rows.table()
             + " (so far "
-            + written
+            + written()
             + " written, "
             + stay
             + " still do not fit)");

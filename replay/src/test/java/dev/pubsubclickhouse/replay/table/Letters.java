@@ -90,6 +90,21 @@ final class Letters {
           failedAt);
     }
 
+    Letter withAttribute(String name, String value) {
+      Map<String, String> more = new TreeMap<>(attributes);
+      more.put(name, value);
+      return new Letter(
+          data,
+          messageId,
+          publishTime,
+          Map.copyOf(more),
+          orderingKey,
+          subscription,
+          deliveryAttempt,
+          error,
+          failedAt);
+    }
+
     Letter failedAt(Instant time) {
       return new Letter(
           data,
@@ -296,6 +311,16 @@ final class Letters {
       }
     }
     return rows;
+  }
+
+  static byte[] gzip(String text) {
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    try (java.util.zip.GZIPOutputStream out = new java.util.zip.GZIPOutputStream(bytes)) {
+      out.write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return bytes.toByteArray();
   }
 
   static JsonNode read(String json) {

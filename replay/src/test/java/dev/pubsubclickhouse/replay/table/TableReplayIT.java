@@ -2,6 +2,7 @@ package dev.pubsubclickhouse.replay.table;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pubsubclickhouse.replay.Run;
 import dev.pubsubclickhouse.replay.table.Letters.Letter;
 import dev.pubsubclickhouse.replay.table.Letters.Row;
@@ -87,6 +88,136 @@ class TableReplayIT {
         .containsExactlyInAnyOrderElementsOf(Letters.expectedRows(letters, true));
     assertThat(sql.number("SELECT count() FROM fixed")).as("each row written once").isEqualTo(8);
     assertThat(Letters.deadLetterRows(sql, "fixed_dead")).isEmpty();
+  }
+
+  @Test
+  void aDeadLetterGoesBackToTheTableItsAttributeNamesAndOnlyThere() {
+    Letters.createTarget(sql, "route_a");
+    Letters.createTarget(sql, "route_b");
+    Letters.createDeadLetterTable(sql, "route_dead");
+    Letter toDefault = Letters.letter(111, OLD_REASON, T0);
+    Letter toB =
+        Letters.letter(112, OLD_REASON, T0.plusSeconds(1)).withAttribute("table", "route_b");
+    Letter toNotAllowed =
+        Letters.letter(113, OLD_REASON, T0.plusSeconds(2)).withAttribute("table", "route_c");
+    Letters.insert(sql, "route_dead", List.of(toDefault, toB, toNotAllowed));
+    Map<String, String> env = env("route_a", "route_dead");
+    env.put("CLICKHOUSE_TABLE_ATTRIBUTE", "table");
+    env.put("CLICKHOUSE_TABLES", "route_b");
+
+    Run run = Run.of(env, "table", "--maxPerSecond=0");
+
+    assertThat(run.exitCode()).as(run.toString()).isEqualTo(3);
+    assertThat(run.out())
+        .contains(
+            "2 written (1 to "
+                + database.name()
+                + ".route_a, 1 to "
+                + database.name()
+                + ".route_b), 1 still do not fit");
+    assertThat(Letters.rowsFinal(sql, "route_a"))
+        .containsExactlyElementsOf(Letters.expectedRows(List.of(toDefault), true));
+    assertThat(Letters.rowsFinal(sql, "route_b"))
+        .containsExactlyElementsOf(Letters.expectedRows(List.of(toB), true));
+    List<Map<String, String>> kept = Letters.deadLetterRows(sql, "route_dead");
+    assertThat(kept).extracting(row -> row.get("message_id")).containsExactly("9000113");
+    assertThat(kept.get(0).get("error_message"))
+        .contains("names table " + database.name() + ".route_c, which is not one of");
+  }
+
+  @Test
+  void fieldsNoColumnTakesGoToTheUnknownFieldsColumnAsTheServiceWouldHavePutThem() {
+    Letters.createTarget(sql, "unknown");
+    sql.query("ALTER TABLE unknown ADD COLUMN extra String");
+    Letters.createDeadLetterTable(sql, "unknown_dead");
+    ObjectNode data = Letters.event(121);
+    data.put("colour", "red");
+    Letter letter = Letters.letter(121, OLD_REASON, T0).withData(data.toString());
+    Letters.insert(sql, "unknown_dead", List.of(letter));
+    Map<String, String> env = env("unknown", "unknown_dead");
+    env.put("UNKNOWN_FIELDS_COLUMN", "extra");
+
+    Run run = Run.of(env, "table", "--maxPerSecond=0");
+
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+    assertThat(Letters.rowsFinal(sql, "unknown"))
+        .containsExactlyElementsOf(Letters.expectedRows(List.of(letter), true));
+    assertThat(Letters.read(sql.query("SELECT extra FROM unknown FORMAT TSVRaw").trim()))
+        .isEqualTo(Letters.read("{\"colour\":\"red\"}"));
+    assertThat(Letters.deadLetterRows(sql, "unknown_dead")).isEmpty();
+  }
+
+  @Test
+  void aPayloadThatIsNotUtf8ComesBackAsItsOwnBytes() throws Exception {
+    Letters.createTarget(sql, "binary");
+    Letters.createDeadLetterTable(sql, "binary_dead");
+    // gzip, expanding past a 1024-byte cap: the first run makes it a dead letter of the gzip bytes
+    // (not UTF-8), the second, with the default cap, must read those bytes again.
+    ObjectNode event = Letters.event(131);
+    event.put("name", "x".repeat(2_000));
+    byte[] gzip = Letters.gzip(event.toString());
+    Letter letter = Letters.letter(131, OLD_REASON, T0).withData("");
+    Letters.insert(sql, "binary_dead", List.of(letter));
+    sql.query(
+        "ALTER TABLE binary_dead UPDATE raw_message = unhex('"
+            + java.util.HexFormat.of().formatHex(gzip)
+            + "') WHERE 1 SETTINGS mutations_sync = 1");
+    Map<String, String> capped = env("binary", "binary_dead");
+    capped.put("MAX_DECOMPRESSED_BYTES", "1024");
+
+    Run first = Run.of(capped, "table", "--maxPerSecond=0");
+    assertThat(first.exitCode()).as(first.toString()).isEqualTo(3);
+    assertThat(first.out()).contains("data expands beyond 1024 bytes");
+    assertThat(Letters.deadLetterRows(sql, "binary_dead").get(0).get("stack_trace"))
+        .endsWith(" rawMessageEncoding=base64");
+    Thread.sleep(1_100);
+    Run second = replay("binary", "binary_dead");
+
+    assertThat(second.exitCode()).as(second.toString()).isZero();
+    assertThat(sql.query("SELECT id, length(name) FROM binary FORMAT TSV")).isEqualTo("131\t2000");
+    assertThat(Letters.deadLetterRows(sql, "binary_dead")).isEmpty();
+  }
+
+  @Test
+  void theLargestBatchIsWrittenAndLeavesTheTable() {
+    Letters.createTarget(sql, "large");
+    Letters.createDeadLetterTable(sql, "large_dead");
+    // ~35 bytes a key in the DELETE: 10,000 keys are past ClickHouse's default max_query_size.
+    Letters.insert(sql, "large_dead", letters(1_000, 10_000, T0));
+
+    Run run = replay("large", "large_dead", "--batchSize=10000");
+
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+    assertThat(run.out()).contains("replayed 10000 dead letters");
+    assertThat(sql.number("SELECT count() FROM large")).isEqualTo(10_000);
+    assertThat(sql.number("SELECT count() FROM large_dead")).isZero();
+  }
+
+  @Test
+  void aSchemaThatCannotBeFetchedStopsTheRunWithEveryDeadLetterUnchanged() {
+    Letters.createTarget(sql, "schemaless");
+    Letters.createDeadLetterTable(sql, "schemaless_dead");
+    Letter withSchema =
+        Letters.letter(141, OLD_REASON, T0)
+            .withAttribute("googclient_schemaname", "projects/p/schemas/events")
+            .withAttribute("googclient_schemarevisionid", "r1")
+            .withAttribute("googclient_schemaencoding", "JSON");
+    Letters.insert(
+        sql, "schemaless_dead", List.of(withSchema, Letters.letter(142, OLD_REASON, T0)));
+    List<Map<String, String>> before = Letters.deadLetterRows(sql, "schemaless_dead");
+    Map<String, String> env = env("schemaless", "schemaless_dead");
+    env.put("PUBSUB_ENDPOINT", "127.0.0.1:1");
+
+    Run run = Run.of(env, "table", "--maxPerSecond=0");
+
+    assertThat(run.exitCode()).as(run.toString()).isEqualTo(1);
+    assertThat(run.err())
+        .startsWith(
+            "replay stopped: message 9000141 (failed " + withSchema.failedAt() + "): schema")
+        .contains("projects/p/schemas/events@r1 could not be fetched")
+        .contains("Dead letters not replayed are still in");
+    assertThat(Letters.deadLetterRows(sql, "schemaless_dead")).isEqualTo(before);
+    assertThat(sql.number("SELECT count() FROM schemaless")).isZero();
   }
 
   @Test
