@@ -9,6 +9,7 @@ import com.google.cloud.pubsub.v1.SchemaServiceSettings;
 import com.google.pubsub.v1.GetSchemaRequest;
 import com.google.pubsub.v1.Schema;
 import com.google.pubsub.v1.SchemaView;
+import dev.pubsubclickhouse.function.PubSubRetries;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import java.io.IOException;
@@ -22,15 +23,7 @@ import java.time.Duration;
 public final class SchemaService implements SchemaFetcher, AutoCloseable {
   /** A fetch gives up after 10 s: the request waiting on it is answered 503 and comes back. */
   private static final RetrySettings RETRIES =
-      RetrySettings.newBuilder()
-          .setInitialRetryDelayDuration(Duration.ofMillis(100))
-          .setRetryDelayMultiplier(2)
-          .setMaxRetryDelayDuration(Duration.ofSeconds(2))
-          .setInitialRpcTimeoutDuration(Duration.ofSeconds(5))
-          .setRpcTimeoutMultiplier(1)
-          .setMaxRpcTimeoutDuration(Duration.ofSeconds(5))
-          .setTotalTimeoutDuration(Duration.ofSeconds(10))
-          .build();
+      PubSubRetries.within(Duration.ofSeconds(10), Duration.ofSeconds(5), Duration.ofSeconds(2));
 
   private final String endpoint;
   private SchemaServiceClient client;

@@ -13,6 +13,7 @@ import com.google.pubsub.v1.PubsubMessage;
 import com.google.pubsub.v1.TopicName;
 import dev.pubsubclickhouse.core.write.DeadLetter;
 import dev.pubsubclickhouse.core.write.DeadLetterSink;
+import dev.pubsubclickhouse.function.PubSubRetries;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import java.io.IOException;
@@ -34,15 +35,7 @@ public final class DeadLetterTopic implements DeadLetterSink {
    * holds requests that Pub/Sub will otherwise time out, and a 503 lets Pub/Sub retry instead.
    */
   private static final RetrySettings RETRIES =
-      RetrySettings.newBuilder()
-          .setInitialRetryDelayDuration(Duration.ofMillis(100))
-          .setRetryDelayMultiplier(2)
-          .setMaxRetryDelayDuration(Duration.ofSeconds(2))
-          .setInitialRpcTimeoutDuration(Duration.ofSeconds(5))
-          .setRpcTimeoutMultiplier(1)
-          .setMaxRpcTimeoutDuration(Duration.ofSeconds(5))
-          .setTotalTimeoutDuration(Duration.ofSeconds(10))
-          .build();
+      PubSubRetries.within(Duration.ofSeconds(10), Duration.ofSeconds(5), Duration.ofSeconds(2));
 
   /** Pub/Sub's limits: attribute values of at most 1024 bytes, at most 100 attributes. */
   static final int MAX_ATTRIBUTE_VALUE_BYTES = 1024;

@@ -10,6 +10,7 @@ import com.google.cloud.pubsub.v1.stub.GrpcSubscriberStub;
 import com.google.cloud.pubsub.v1.stub.SubscriberStub;
 import com.google.cloud.pubsub.v1.stub.SubscriberStubSettings;
 import com.google.pubsub.v1.TopicName;
+import dev.pubsubclickhouse.function.PubSubRetries;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import java.io.IOException;
@@ -25,15 +26,7 @@ import java.util.concurrent.TimeUnit;
 final class PubSubClients implements AutoCloseable {
   /** A publish gives up after 30 s: the run then stops, and what it pulled goes back. */
   private static final RetrySettings PUBLISH_RETRIES =
-      RetrySettings.newBuilder()
-          .setInitialRetryDelayDuration(Duration.ofMillis(100))
-          .setRetryDelayMultiplier(2)
-          .setMaxRetryDelayDuration(Duration.ofSeconds(5))
-          .setInitialRpcTimeoutDuration(Duration.ofSeconds(10))
-          .setRpcTimeoutMultiplier(1)
-          .setMaxRpcTimeoutDuration(Duration.ofSeconds(10))
-          .setTotalTimeoutDuration(Duration.ofSeconds(30))
-          .build();
+      PubSubRetries.within(Duration.ofSeconds(30), Duration.ofSeconds(10), Duration.ofSeconds(5));
 
   final SubscriberStub subscriber;
   final Publisher publisher;
