@@ -79,6 +79,10 @@ final class DeadLetterRows {
     this.keyExpression = key;
   }
 
+  private static boolean written(String column) {
+    return REQUIRED.contains(column) || OPTIONAL.contains(column);
+  }
+
   /**
    * @throws IllegalStateException when the table is missing or is not a dead-letter table
    */
@@ -97,12 +101,13 @@ final class DeadLetterRows {
             "dead-letter table " + table + " has no column " + required);
       }
     }
-    // Every stored column, so that only true copies share a key (ALIAS and EPHEMERAL are not
-    // stored).
+    // The columns the service writes and every other column stored as written, so that only true
+    // copies share a key. Not a column the user gave a DEFAULT (or MATERIALIZED) expression: in
+    // parts older than the column ClickHouse computes it at every read, and a now() there would
+    // change the key between reading a row and deleting it.
     String stored =
         schema.columns().stream()
-            .filter(c -> c.defaultKind() != DefaultKind.ALIAS)
-            .filter(c -> c.defaultKind() != DefaultKind.EPHEMERAL)
+            .filter(c -> c.defaultKind() == DefaultKind.NONE || written(c.name()))
             .map(c -> TableName.quoteIdentifier(c.name()))
             .collect(Collectors.joining(", "));
     String key = "lower(hex(sipHash128(formatRow('RowBinary', " + stored + "))))";
