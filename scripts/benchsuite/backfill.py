@@ -28,10 +28,10 @@ def start_server(command, ready):
     return server, line.split()
 
 
-def run_tasks(tasks, total, page_rows, env, flags):
+def run_tasks(label, tasks, total, page_rows, env, flags):
     """One execution of `tasks` backfill-job.jar processes into bench.backfill: rows/s from the
     first task's "reading" to the last task's "finished", each task's own rows/s, and what landed
-    (count and values checked against the seed row; a mismatch fails the part)."""
+    (count and values checked against the seed row; a mismatch fails the run)."""
     ch("TRUNCATE TABLE bench.backfill")
     processes = []
     for index in range(tasks):
@@ -65,47 +65,31 @@ def run_tasks(tasks, total, page_rows, env, flags):
         % SEED_ROW)
     count, not_seed = int(count), int(not_seed)
     if count != total or not_seed:
-        raise RuntimeError("%d task(s) landed %d rows of %d, %d of them not the seed row"
-                           % (tasks, count, total, not_seed))
-    log("  %d task(s): %.0f rows/s (%d rows in %.2f s), per task %s" % (
-        tasks, count / seconds, count, seconds, ", ".join(str(r) for r in per_task)))
+        raise RuntimeError("%s, %d task(s): %d rows of %d landed, %d of them not the seed row"
+                           % (label, tasks, count, total, not_seed))
+    log("  %-7s %d task(s): %.0f rows/s (%d rows in %.2f s), per task %s" % (
+        label, tasks, count / seconds, count, seconds, ", ".join(str(r) for r in per_task)))
     return {"rows_per_s": count / seconds, "seconds": seconds, "rows_in_table": count,
             "per_task_rows_per_s": per_task, "rows_not_seed": not_seed,
             "value_checksum": checksum}
 
 
-def run_storage(total, page_rows):
-    """The same rows through the Storage Read API: LocalBigQuery (in the job's jar) with --seed
-    serves the seed table's metadata over REST and its rows as Avro blocks, encoded once, of a
-    read session with one stream per task (the job asks for tasks x STREAMS_PER_TASK = 1)."""
-    log(" Storage Read API (Avro streams, LocalBigQuery --seed)")
-    storage = {"server": "LocalBigQuery --seed", "streams_per_task": 1, "tasks": {}}
-    server, words = start_server(
-        ["java", "-cp", jar("backfill-job/target/backfill-job.jar"),
-         "dev.pubsubclickhouse.backfill.local.LocalBigQuery", "--table=bench:ds.seed",
-         "--rows=%d" % total, "--seed", "--port=%d" % STORAGE_SERVER_PORT,
-         "--storagePort=%d" % (STORAGE_SERVER_PORT + 1)], "LOCAL_BIGQUERY")
-    urls = dict(word.split("=", 1) for word in words[1:])
+def run_storage(tasks, total, page_rows, urls):
+    """The Storage Read API's run: a read session with one stream per task (the job asks for
+    tasks x STREAMS_PER_TASK = 1), which the tasks pin in the checkpoint table's _plans beside
+    it. A checkpoint table of its own per run: an unchanged table found in an earlier run's
+    checkpoints would rightly not be read again."""
+    checkpoints = "backfill_storage_%d" % tasks
+    drop_checkpoints(checkpoints)
     try:
-        for tasks in [1, 2, 4]:
-            # Tasks reading one session pin it in the checkpoint table's _plans beside it; a table
-            # of its own per execution, as an unchanged table found in an earlier execution's
-            # checkpoints would rightly not be read again.
-            checkpoints = "backfill_storage_%d" % tasks
-            drop_checkpoints(checkpoints)
-            try:
-                storage["tasks"][str(tasks)] = run_tasks(
-                    tasks, total, page_rows,
-                    {"BIGQUERY_ENDPOINT": urls["rest"], "PAGE_READER": "storage",
-                     "BIGQUERY_STORAGE_ENDPOINT": urls["storage"],
-                     "CLOUD_RUN_EXECUTION": "bench-storage-%d-%d" % (tasks, time.time())},
-                    ["--checkpointTable=" + checkpoints])
-            finally:
-                drop_checkpoints(checkpoints)
+        return run_tasks(
+            "Storage", tasks, total, page_rows,
+            {"BIGQUERY_ENDPOINT": urls["rest"], "PAGE_READER": "storage",
+             "BIGQUERY_STORAGE_ENDPOINT": urls["storage"],
+             "CLOUD_RUN_EXECUTION": "bench-storage-%d-%d" % (tasks, time.time())},
+            ["--checkpointTable=" + checkpoints])
     finally:
-        server.terminate()
-        server.wait()
-    return storage
+        drop_checkpoints(checkpoints)
 
 
 def drop_checkpoints(table):
@@ -114,30 +98,46 @@ def drop_checkpoints(table):
 
 
 def run_backfill(args):
-    log("backfill: locally served BigQuery pages into ClickHouse")
+    log("backfill: locally served BigQuery rows into ClickHouse, REST and Storage Read API")
     total = 2_000_000 if args.quick else 4_000_000
     page_rows = 50_000
+    # "tasks": REST. REST reads tabledata.list pages of BigQueryPageServer; the Storage Read API
+    # reads Avro streams of LocalBigQuery (in the job's jar) with --seed, which also answers the
+    # job's REST calls. Both serve the seed row, pre-encoded once.
     results = {"total_rows": total, "page_rows": page_rows, "jvm": BACKFILL_JVM, "tasks": {}}
-    server, _ = start_server(
-        ["java", "-cp", jar("benchmarks/target/benchmarks.jar"),
-         "dev.pubsubclickhouse.benchmarks.BigQueryPageServer", str(PAGE_SERVER_PORT), str(total),
-         str(page_rows)], "PAGESERVER")
+    storage = {"server": "LocalBigQuery --seed", "streams_per_task": 1, "tasks": {}}
+    servers = []
     try:
-        log(" REST (tabledata.list pages, BigQueryPageServer)")
+        servers.append(start_server(
+            ["java", "-cp", jar("benchmarks/target/benchmarks.jar"),
+             "dev.pubsubclickhouse.benchmarks.BigQueryPageServer", str(PAGE_SERVER_PORT),
+             str(total), str(page_rows)], "PAGESERVER")[0])
+        local, words = start_server(
+            ["java", "-cp", jar("backfill-job/target/backfill-job.jar"),
+             "dev.pubsubclickhouse.backfill.local.LocalBigQuery", "--table=bench:ds.seed",
+             "--rows=%d" % total, "--seed", "--port=%d" % STORAGE_SERVER_PORT,
+             "--storagePort=%d" % (STORAGE_SERVER_PORT + 1)], "LOCAL_BIGQUERY")
+        servers.append(local)
+        urls = dict(word.split("=", 1) for word in words[1:])
+        # The readers in turn at each task count, so that whatever else runs on the machine
+        # weighs on both alike.
         for tasks in [1, 2, 4]:
             results["tasks"][str(tasks)] = run_tasks(
-                tasks, total, page_rows,
+                "REST", tasks, total, page_rows,
                 {"BIGQUERY_ENDPOINT": "http://127.0.0.1:%d" % PAGE_SERVER_PORT,
                  "PAGE_READER": "rest"},
                 ["--checkpointTable=none"])
+            if "error" not in storage:
+                try:
+                    storage["tasks"][str(tasks)] = run_storage(tasks, total, page_rows, urls)
+                except Exception as e:  # keep REST's numbers and Beam's
+                    log("  Storage Read API failed: %s" % e)
+                    storage["error"] = str(e)
     finally:
-        server.terminate()
-        server.wait()
-    try:
-        results["storage"] = run_storage(total, page_rows)
-    except Exception as e:  # keep REST's numbers and Beam's
-        log("  Storage Read API failed: %s" % e)
-        results["storage"] = {"error": str(e)}
+        for server in servers:
+            server.terminate()
+            server.wait()
+    results["storage"] = storage
     ch("TRUNCATE TABLE bench.backfill")
     beam_rows = 1_000_000 if args.quick else 2_000_000
     # Two successful runs, the faster kept (in Beam's favour). A failed attempt (seen with the
