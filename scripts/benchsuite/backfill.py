@@ -105,7 +105,9 @@ def run_backfill(args):
     # reads Avro streams of LocalBigQuery (in the job's jar) with --seed, which also answers the
     # job's REST calls. Both serve the seed row, pre-encoded once.
     results = {"total_rows": total, "page_rows": page_rows, "jvm": BACKFILL_JVM, "tasks": {}}
-    storage = {"server": "LocalBigQuery --seed", "streams_per_task": 1, "tasks": {}}
+    storage = {"server": "LocalBigQuery --seed", "streams_per_task": 1,
+               "checkpoint_table": "backfill_storage_<tasks>, new for each run (REST: none)",
+               "tasks": {}}
     servers = []
     try:
         servers.append(start_server(

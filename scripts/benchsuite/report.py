@@ -130,6 +130,9 @@ def print_others(results, cost):
                 cells += [storage[tasks]["rows_per_s"], _per_task(storage[tasks])]
             print("  %5s %12.0f %12.0f" % (tasks, cells[0], cells[1])
                   + ("%15.0f %14.0f" % (cells[2], cells[3]) if len(cells) > 2 else ""))
+        if storage:
+            print("  (Storage Read API tasks share a read session pinned in a checkpoint table, so"
+                  " they write checkpoints; REST's run without)")
         if back.get("storage", {}).get("error"):
             print("  Storage Read API failed: %s" % back["storage"]["error"])
         beam = back["beam_clickhouseio"]
