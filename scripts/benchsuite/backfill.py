@@ -1,4 +1,6 @@
-"""Part backfill: BigQuery pages into ClickHouse with 1, 2, 4 tasks, beside Beam's ClickHouseIO."""
+"""Part backfill: BigQuery rows into ClickHouse with 1, 2, 4 tasks, read through REST
+(tabledata.list pages) and through the Storage Read API (Avro streams), beside Beam's
+ClickHouseIO."""
 
 import datetime
 import json
@@ -6,65 +8,138 @@ import os
 import subprocess
 import time
 
-from .clickhouse import ch
+from .clickhouse import ch, ch_row
 from .processes import jar
-from .settings import BACKFILL_JVM, CH_PORT, CH_URL, PAGE_SERVER_PORT, log
+from .settings import (BACKFILL_JVM, CH_PORT, CH_URL, PAGE_SERVER_PORT, STORAGE_SERVER_PORT,
+                       log)
+
+
+# The seed row as every server here serves it, as ClickHouse shows it back.
+SEED_ROW = "('2025-12-30 12:00:00', 'api', 'INFO', 'PRE-DATAFLOW TEST')"
+
+
+def start_server(command, ready):
+    """A server in its own JVM; waits for its first line, which must start with `ready`."""
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, start_new_session=True)
+    line = server.stdout.readline()
+    if not line.startswith(ready):
+        server.terminate()
+        raise RuntimeError("%s did not start: %s" % (command[-1], line))
+    return server, line.split()
+
+
+def run_tasks(label, tasks, total, page_rows, env, flags):
+    """One execution of `tasks` backfill-job.jar processes into bench.backfill: rows/s from the
+    first task's "reading" to the last task's "finished", each task's own rows/s, and what landed
+    (count and values checked against the seed row; a mismatch fails the run)."""
+    ch("TRUNCATE TABLE bench.backfill")
+    processes = []
+    for index in range(tasks):
+        task_env = dict(os.environ, CLICKHOUSE_URL=CH_URL, CLICKHOUSE_DATABASE="bench",
+                        CLOUD_RUN_TASK_INDEX=str(index), CLOUD_RUN_TASK_COUNT=str(tasks), **env)
+        processes.append(subprocess.Popen(
+            ["java"] + BACKFILL_JVM + ["-jar", jar("backfill-job/target/backfill-job.jar"),
+             "--inputTableSpec=bench:ds.seed", "--clickHouseTable=backfill",
+             "--pageRows=%d" % page_rows, "--outputDeadletterTable=none",
+             "--progressIntervalSeconds=3600"] + flags,
+            env=task_env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True))
+    starts, ends, per_task = [], [], []
+    for p in processes:
+        out, _ = p.communicate(timeout=600)
+        if p.returncode != 0:
+            raise RuntimeError("backfill task failed:\n" + out[-2000:])
+        for l in out.splitlines():
+            if not l.startswith("{"):
+                continue
+            entry = json.loads(l)
+            stamp = datetime.datetime.fromisoformat(entry["time"][:26].rstrip("Z"))
+            if entry["message"] == "reading":
+                starts.append(stamp)
+            elif entry["message"] == "backfill finished":
+                ends.append(stamp)
+                per_task.append(entry.get("rowsPerSecond"))
+    seconds = (max(ends) - min(starts)).total_seconds()
+    count, not_seed, checksum = ch_row(
+        "SELECT count(), countIf((toString(event_time), service, level, message) != %s),"
+        " sum(cityHash64(toString(event_time), service, level, message)) FROM bench.backfill"
+        % SEED_ROW)
+    count, not_seed = int(count), int(not_seed)
+    if count != total or not_seed:
+        raise RuntimeError("%s, %d task(s): %d rows of %d landed, %d of them not the seed row"
+                           % (label, tasks, count, total, not_seed))
+    log("  %-7s %d task(s): %.0f rows/s (%d rows in %.2f s), per task %s" % (
+        label, tasks, count / seconds, count, seconds, ", ".join(str(r) for r in per_task)))
+    return {"rows_per_s": count / seconds, "seconds": seconds, "rows_in_table": count,
+            "per_task_rows_per_s": per_task, "rows_not_seed": not_seed,
+            "value_checksum": checksum}
+
+
+def run_storage(tasks, total, page_rows, urls):
+    """The Storage Read API's run: a read session with one stream per task (the job asks for
+    tasks x STREAMS_PER_TASK = 1), which the tasks pin in the checkpoint table's _plans beside
+    it. A checkpoint table of its own per run: an unchanged table found in an earlier run's
+    checkpoints would rightly not be read again."""
+    checkpoints = "backfill_storage_%d" % tasks
+    drop_checkpoints(checkpoints)
+    try:
+        return run_tasks(
+            "Storage", tasks, total, page_rows,
+            {"BIGQUERY_ENDPOINT": urls["rest"], "PAGE_READER": "storage",
+             "BIGQUERY_STORAGE_ENDPOINT": urls["storage"],
+             "CLOUD_RUN_EXECUTION": "bench-storage-%d-%d" % (tasks, time.time())},
+            ["--checkpointTable=" + checkpoints])
+    finally:
+        drop_checkpoints(checkpoints)
+
+
+def drop_checkpoints(table):
+    for name in (table, table + "_plans"):
+        ch("DROP TABLE IF EXISTS bench.%s" % name)
 
 
 def run_backfill(args):
-    log("backfill: locally served BigQuery pages into ClickHouse")
+    log("backfill: locally served BigQuery rows into ClickHouse, REST and Storage Read API")
     total = 2_000_000 if args.quick else 4_000_000
     page_rows = 50_000
-    server = subprocess.Popen(
-        ["java", "-cp", jar("benchmarks/target/benchmarks.jar"),
-         "dev.pubsubclickhouse.benchmarks.BigQueryPageServer", str(PAGE_SERVER_PORT), str(total),
-         str(page_rows)],
-        stdout=subprocess.PIPE, text=True, start_new_session=True,
-    )
+    # "tasks": REST. REST reads tabledata.list pages of BigQueryPageServer; the Storage Read API
+    # reads Avro streams of LocalBigQuery (in the job's jar) with --seed, which also answers the
+    # job's REST calls. Both serve the seed row, pre-encoded once.
     results = {"total_rows": total, "page_rows": page_rows, "jvm": BACKFILL_JVM, "tasks": {}}
+    storage = {"server": "LocalBigQuery --seed", "streams_per_task": 1,
+               "checkpoint_table": "backfill_storage_<tasks>, new for each run (REST: none)",
+               "tasks": {}}
+    servers = []
     try:
-        line = server.stdout.readline()
-        if not line.startswith("PAGESERVER"):
-            raise RuntimeError("page server did not start: " + line)
+        servers.append(start_server(
+            ["java", "-cp", jar("benchmarks/target/benchmarks.jar"),
+             "dev.pubsubclickhouse.benchmarks.BigQueryPageServer", str(PAGE_SERVER_PORT),
+             str(total), str(page_rows)], "PAGESERVER")[0])
+        local, words = start_server(
+            ["java", "-cp", jar("backfill-job/target/backfill-job.jar"),
+             "dev.pubsubclickhouse.backfill.local.LocalBigQuery", "--table=bench:ds.seed",
+             "--rows=%d" % total, "--seed", "--port=%d" % STORAGE_SERVER_PORT,
+             "--storagePort=%d" % (STORAGE_SERVER_PORT + 1)], "LOCAL_BIGQUERY")
+        servers.append(local)
+        urls = dict(word.split("=", 1) for word in words[1:])
+        # The readers in turn at each task count, so that whatever else runs on the machine
+        # weighs on both alike.
         for tasks in [1, 2, 4]:
-            ch("TRUNCATE TABLE bench.backfill")
-            processes = []
-            for index in range(tasks):
-                env = dict(os.environ, CLICKHOUSE_URL=CH_URL, CLICKHOUSE_DATABASE="bench",
-                           BIGQUERY_ENDPOINT="http://127.0.0.1:%d" % PAGE_SERVER_PORT,
-                           CLOUD_RUN_TASK_INDEX=str(index), CLOUD_RUN_TASK_COUNT=str(tasks))
-                processes.append(subprocess.Popen(
-                    ["java"] + BACKFILL_JVM + ["-jar", jar("backfill-job/target/backfill-job.jar"),
-                     "--inputTableSpec=bench:ds.seed", "--clickHouseTable=backfill",
-                     "--pageRows=%d" % page_rows, "--outputDeadletterTable=none",
-                     "--checkpointTable=none", "--progressIntervalSeconds=3600"],
-                    env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True))
-            starts, ends, per_task = [], [], []
-            for p in processes:
-                out, _ = p.communicate(timeout=600)
-                if p.returncode != 0:
-                    raise RuntimeError("backfill task failed:\n" + out[-2000:])
-                for l in out.splitlines():
-                    if not l.startswith("{"):
-                        continue
-                    entry = json.loads(l)
-                    stamp = datetime.datetime.fromisoformat(entry["time"][:26].rstrip("Z"))
-                    if entry["message"] == "reading":
-                        starts.append(stamp)
-                    elif entry["message"] == "backfill finished":
-                        ends.append(stamp)
-                        per_task.append(entry.get("rowsPerSecond"))
-            seconds = (max(ends) - min(starts)).total_seconds()
-            count = int(ch("SELECT count() FROM bench.backfill").strip())
-            results["tasks"][str(tasks)] = {
-                "rows_per_s": count / seconds, "seconds": seconds, "rows_in_table": count,
-                "per_task_rows_per_s": per_task,
-            }
-            log("  %d task(s): %.0f rows/s (%d rows in %.2f s)" % (tasks, count / seconds, count,
-                                                                   seconds))
+            results["tasks"][str(tasks)] = run_tasks(
+                "REST", tasks, total, page_rows,
+                {"BIGQUERY_ENDPOINT": "http://127.0.0.1:%d" % PAGE_SERVER_PORT,
+                 "PAGE_READER": "rest"},
+                ["--checkpointTable=none"])
+            if "error" not in storage:
+                try:
+                    storage["tasks"][str(tasks)] = run_storage(tasks, total, page_rows, urls)
+                except Exception as e:  # keep REST's numbers and Beam's
+                    log("  Storage Read API failed: %s" % e)
+                    storage["error"] = str(e)
     finally:
-        server.terminate()
-        server.wait()
+        for server in servers:
+            server.terminate()
+            server.wait()
+    results["storage"] = storage
     ch("TRUNCATE TABLE bench.backfill")
     beam_rows = 1_000_000 if args.quick else 2_000_000
     # Two successful runs, the faster kept (in Beam's favour). A failed attempt (seen with the
@@ -119,6 +194,3 @@ def run_backfill(args):
         log("  Beam ClickHouseIO (DirectRunner): %.0f rows/s" % beam["rows_per_s"])
     return results
 
-
-# ---------------------------------------------------------------------------------------------
-# Cost model

@@ -15,6 +15,7 @@ FLOORS = {
     "encoder_seed_rows_per_s": 1_000_000,
     "backfill_one_task_rows_per_s": 300_000,
     "backfill_vs_beam": 2.0,
+    "backfill_storage_one_task_rows_per_s": 300_000,
     "cold_start_s": 3.0,
 }
 
@@ -138,6 +139,12 @@ def floors(results):
         checks.check("backfill 1 task >= 300,000 rows/s", one,
                      FLOORS["backfill_one_task_rows_per_s"],
                      one >= FLOORS["backfill_one_task_rows_per_s"], "%.0f rows/s" % one)
+        storage = back.get("storage", {}).get("tasks", {}).get("1")
+        if storage:
+            value = storage["rows_per_s"]
+            limit = FLOORS["backfill_storage_one_task_rows_per_s"]
+            checks.check("backfill Storage Read API 1 task >= 300,000 rows/s", value, limit,
+                         value >= limit, "%.0f rows/s" % value)
         beam = back["beam_clickhouseio"]["rows_per_s"]
         if beam:
             checks.check("backfill 1 task >= 2x Beam ClickHouseIO", one / beam,

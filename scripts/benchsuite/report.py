@@ -24,6 +24,12 @@ def _ratio(a, b):
     return a["msgs_per_s"] / max(b["msgs_per_s"], 1e-9) if a and b else None
 
 
+def _per_task(run):
+    """A backfill run's rows/s per task: the mean of each task's own (its summary line)."""
+    rates = [r for r in run.get("per_task_rows_per_s") or [] if r]
+    return sum(rates) / len(rates) if rates else float("nan")
+
+
 def print_push(results, push):
     print("\nPush end to end (seed row, wrapped envelopes; %s s measured after %s s warm-up)"
           % (results["args"]["duration"], results["args"]["warmup"]))
@@ -113,9 +119,22 @@ def print_others(results, cost):
             print("  %-60s %.2f s" % (key, v["median_s"]))
     back = results.get("backfill")
     if back:
-        print("\nBackfill (%d seed rows, %d-row pages):" % (back["total_rows"], back["page_rows"]))
-        for tasks, v in back["tasks"].items():
-            print("  %s task(s): %10.0f rows/s" % (tasks, v["rows_per_s"]))
+        print("\nBackfill (%d seed rows, %d-row pages), rows/s of all tasks and per task (mean of"
+              " each task's own):" % (back["total_rows"], back["page_rows"]))
+        print("  %5s %12s %12s %14s %14s" % ("tasks", "REST", "per task", "Storage API",
+                                             "per task"))
+        storage = back.get("storage", {}).get("tasks", {})
+        for tasks, rest in back["tasks"].items():
+            cells = [rest["rows_per_s"], _per_task(rest)]
+            if tasks in storage:
+                cells += [storage[tasks]["rows_per_s"], _per_task(storage[tasks])]
+            print("  %5s %12.0f %12.0f" % (tasks, cells[0], cells[1])
+                  + ("%15.0f %14.0f" % (cells[2], cells[3]) if len(cells) > 2 else ""))
+        if storage:
+            print("  (Storage Read API tasks share a read session pinned in a checkpoint table, so"
+                  " they write checkpoints; REST's run without)")
+        if back.get("storage", {}).get("error"):
+            print("  Storage Read API failed: %s" % back["storage"]["error"])
         beam = back["beam_clickhouseio"]
         failed = [a for a in beam.get("attempts", []) if not a["ok"]]
         if beam.get("rows_per_s"):
@@ -241,6 +260,20 @@ def render_markdown(results):
                            r["partition_parts_max"], r["delayed_inserts"], r["refusals_429"],
                            r["failures"], r["too_many_parts"], r["lost"], r["service_cpu_s"],
                            r["clickhouse_cpu_s"]))
+        out.append("")
+    back = results.get("backfill")
+    if back:
+        storage = back.get("storage", {}).get("tasks", {})
+        out.append("| tasks | REST rows/s | REST rows/s per task | Storage Read API rows/s"
+                   " | Storage Read API rows/s per task |")
+        out.append("|---:|---:|---|---:|---|")
+        for tasks, rest in back["tasks"].items():
+            cells = []
+            for run in (rest, storage.get(tasks)):
+                cells += (["{:,.0f}".format(run["rows_per_s"]),
+                           ", ".join("{:,.0f}".format(r) for r in run["per_task_rows_per_s"])]
+                          if run else ["–", "–"])
+            out.append("| %s | %s |" % (tasks, " | ".join(cells)))
         out.append("")
     out.append("| floor | target | result | measured |")
     out.append("|---|---|---|---|")

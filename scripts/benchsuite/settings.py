@@ -25,6 +25,7 @@ TRAINING_PORT = PORT_BASE + 20
 VARIANT_PORT = PORT_BASE + 31  # and up, one per variant
 FLEET_PORT = PORT_BASE + 40  # and up, one per instance
 PAGE_SERVER_PORT = PORT_BASE + 90
+STORAGE_SERVER_PORT = PORT_BASE + 91  # LocalBigQuery: REST here, the Storage Read API at +92
 # The push targets: ours, the stock Functions Framework handler that only answers (bare), the
 # seed tutorial's one synchronous INSERT per message (naive), and the same with ClickHouse's own
 # asynchronous inserts (async: async_insert=1, wait_for_async_insert=1), what a ClickHouse-savvy
