@@ -1,5 +1,7 @@
 package dev.pubsubclickhouse.function;
 
+import static dev.pubsubclickhouse.function.IntegrationFixtures.concurrently;
+import static dev.pubsubclickhouse.function.IntegrationFixtures.createDeadLetterTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pubsubclickhouse.testing.ClickHouseTest;
@@ -10,10 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 
@@ -25,9 +23,6 @@ class PushFunctionIT {
   private static final String LOGS =
       "(event_time DateTime, service String, level String, message String,"
           + " _pubsub_message_id String) ENGINE = MergeTree ORDER BY event_time";
-  private static final String ERRORS =
-      "(raw_message String, error_message String, stack_trace String, failed_at DateTime)"
-          + " ENGINE = MergeTree ORDER BY failed_at";
 
   private final TestDatabase database;
 
@@ -37,7 +32,7 @@ class PushFunctionIT {
 
   private void createTables(String name) {
     database.execute("CREATE TABLE " + name + " " + LOGS);
-    database.execute("CREATE TABLE " + name + "_errors " + ERRORS);
+    createDeadLetterTable(database, name + "_errors");
   }
 
   private RunningService serviceFor(String name) throws Exception {
@@ -49,31 +44,6 @@ class PushFunctionIT {
     return "{\"event_time\":\"2026-01-15 12:00:00\",\"service\":\"api\",\"level\":\"INFO\",\"message\":\"event "
         + i
         + "\"}";
-  }
-
-  /** Sends all at once from as many threads and returns their statuses in order. */
-  private static List<Integer> concurrently(List<Callable<Integer>> requests) throws Exception {
-    ExecutorService pool = Executors.newFixedThreadPool(requests.size());
-    CountDownLatch start = new CountDownLatch(1);
-    try {
-      List<Future<Integer>> futures = new ArrayList<>();
-      for (Callable<Integer> request : requests) {
-        futures.add(
-            pool.submit(
-                () -> {
-                  start.await();
-                  return request.call();
-                }));
-      }
-      start.countDown();
-      List<Integer> statuses = new ArrayList<>();
-      for (Future<Integer> future : futures) {
-        statuses.add(future.get());
-      }
-      return statuses;
-    } finally {
-      pool.shutdownNow();
-    }
   }
 
   @Test
@@ -163,7 +133,7 @@ class PushFunctionIT {
     database.execute(
         "CREATE TABLE checked (n UInt32, _pubsub_message_id String, CONSTRAINT small CHECK n < 100)"
             + " ENGINE = MergeTree ORDER BY n");
-    database.execute("CREATE TABLE checked_errors " + ERRORS);
+    createDeadLetterTable(database, "checked_errors");
     try (RunningService service =
         RunningService.start(
             database,

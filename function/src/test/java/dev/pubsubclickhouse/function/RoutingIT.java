@@ -1,5 +1,7 @@
 package dev.pubsubclickhouse.function;
 
+import static dev.pubsubclickhouse.function.IntegrationFixtures.concurrently;
+import static dev.pubsubclickhouse.function.IntegrationFixtures.createDeadLetterTable;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -11,10 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,38 +22,10 @@ import org.junit.jupiter.api.Test;
  */
 @ClickHouseTest
 class RoutingIT {
-  private static final String DEAD_LETTERS =
-      "(raw_message String, error_message String, stack_trace String, failed_at DateTime)"
-          + " ENGINE = MergeTree ORDER BY failed_at";
-
   private final TestDatabase database;
 
   RoutingIT(TestDatabase database) {
     this.database = database;
-  }
-
-  private static List<Integer> concurrently(List<Callable<Integer>> requests) throws Exception {
-    ExecutorService pool = Executors.newFixedThreadPool(requests.size());
-    CountDownLatch start = new CountDownLatch(1);
-    try {
-      List<Future<Integer>> futures = new ArrayList<>();
-      for (Callable<Integer> request : requests) {
-        futures.add(
-            pool.submit(
-                () -> {
-                  start.await();
-                  return request.call();
-                }));
-      }
-      start.countDown();
-      List<Integer> statuses = new ArrayList<>();
-      for (Future<Integer> future : futures) {
-        statuses.add(future.get());
-      }
-      return statuses;
-    } finally {
-      pool.shutdownNow();
-    }
   }
 
   @Test
@@ -70,7 +40,7 @@ class RoutingIT {
     database.execute(
         "CREATE TABLE views (id UInt32, page String, _pubsub_message_id String)"
             + " ENGINE = MergeTree ORDER BY id");
-    database.execute("CREATE TABLE routed_dead " + DEAD_LETTERS);
+    createDeadLetterTable(database, "routed_dead");
     List<Callable<Integer>> requests = new ArrayList<>();
     List<Integer> statuses;
     try (RunningService service =

@@ -1,5 +1,7 @@
 package dev.pubsubclickhouse.function;
 
+import static dev.pubsubclickhouse.function.IntegrationFixtures.concurrently;
+import static dev.pubsubclickhouse.function.IntegrationFixtures.createDeadLetterTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pubsubclickhouse.function.envelope.PushMessage;
@@ -12,10 +14,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -27,9 +25,6 @@ import org.junit.jupiter.api.Test;
  */
 @ClickHouseTest
 class SchemaEvolutionIT {
-  private static final String DEAD_LETTERS =
-      "(raw_message String, error_message String, stack_trace String, failed_at DateTime)"
-          + " ENGINE = MergeTree ORDER BY failed_at";
   private static final Map<String, String> EVOLVING =
       Map.of("SCHEMA_EVOLUTION", "add_columns", "BATCH_LINGER_MS", "20");
 
@@ -37,30 +32,6 @@ class SchemaEvolutionIT {
 
   SchemaEvolutionIT(TestDatabase database) {
     this.database = database;
-  }
-
-  private static List<Integer> concurrently(List<Callable<Integer>> requests) throws Exception {
-    ExecutorService pool = Executors.newFixedThreadPool(requests.size());
-    CountDownLatch start = new CountDownLatch(1);
-    try {
-      List<Future<Integer>> futures = new ArrayList<>();
-      for (Callable<Integer> request : requests) {
-        futures.add(
-            pool.submit(
-                () -> {
-                  start.await();
-                  return request.call();
-                }));
-      }
-      start.countDown();
-      List<Integer> statuses = new ArrayList<>();
-      for (Future<Integer> future : futures) {
-        statuses.add(future.get());
-      }
-      return statuses;
-    } finally {
-      pool.shutdownNow();
-    }
   }
 
   private String columns(String table) {
@@ -104,7 +75,7 @@ class SchemaEvolutionIT {
   void eightInstancesSeeingTheSameNewFieldAtOnceMakeOneColumnWithoutAnError() throws Exception {
     database.execute(
         "CREATE TABLE fleet (id UInt32, _pubsub_message_id String) ENGINE = MergeTree ORDER BY id");
-    database.execute("CREATE TABLE fleet_dead " + DEAD_LETTERS);
+    createDeadLetterTable(database, "fleet_dead");
     Map<String, String> env = new HashMap<>();
     env.put("CLICKHOUSE_URL", database.server().url());
     env.put("CLICKHOUSE_USER", database.server().user());
@@ -161,7 +132,7 @@ class SchemaEvolutionIT {
       throws Exception {
     database.execute(
         "CREATE TABLE raced (id UInt32, _pubsub_message_id String) ENGINE = MergeTree ORDER BY id");
-    database.execute("CREATE TABLE raced_dead " + DEAD_LETTERS);
+    createDeadLetterTable(database, "raced_dead");
     Map<String, String> settings = new HashMap<>(EVOLVING);
     settings.put("CLICKHOUSE_DEAD_LETTER_TABLE", "raced_dead");
     try (RunningService late = RunningService.start(database, "raced", settings);
@@ -243,7 +214,7 @@ class SchemaEvolutionIT {
     database.execute(
         "CREATE TABLE kept_map (id UInt32, extra Map(String, String)) ENGINE = MergeTree ORDER BY"
             + " id");
-    database.execute("CREATE TABLE kept_dead " + DEAD_LETTERS);
+    createDeadLetterTable(database, "kept_dead");
     String data = "{\"id\":1,\"name\":\"a\",\"n\":2.5,\"tags\":[\"x\",\"y\"],\"extra\":true}";
     String known = "{\"id\":2}";
     Map<String, String> settings =

@@ -1,5 +1,7 @@
 package dev.pubsubclickhouse.function;
 
+import static dev.pubsubclickhouse.function.IntegrationFixtures.concurrently;
+import static dev.pubsubclickhouse.function.IntegrationFixtures.createDeadLetterTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pubsubclickhouse.testing.ClickHouseTest;
@@ -8,10 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,39 +19,10 @@ import org.junit.jupiter.api.Test;
  */
 @ClickHouseTest
 class WritePathIT {
-  private static final String ERRORS =
-      "(raw_message String, error_message String, stack_trace String, failed_at DateTime)"
-          + " ENGINE = MergeTree ORDER BY failed_at";
-
   private final TestDatabase database;
 
   WritePathIT(TestDatabase database) {
     this.database = database;
-  }
-
-  /** Sends all at once from as many threads and returns their statuses in order. */
-  private static List<Integer> concurrently(List<Callable<Integer>> requests) throws Exception {
-    ExecutorService pool = Executors.newFixedThreadPool(requests.size());
-    CountDownLatch start = new CountDownLatch(1);
-    try {
-      List<Future<Integer>> futures = new ArrayList<>();
-      for (Callable<Integer> request : requests) {
-        futures.add(
-            pool.submit(
-                () -> {
-                  start.await();
-                  return request.call();
-                }));
-      }
-      start.countDown();
-      List<Integer> statuses = new ArrayList<>();
-      for (Future<Integer> future : futures) {
-        statuses.add(future.get());
-      }
-      return statuses;
-    } finally {
-      pool.shutdownNow();
-    }
   }
 
   @Test
@@ -102,7 +71,7 @@ class WritePathIT {
     database.execute(
         "CREATE TABLE nested (id UInt32, n Nested(a Int32, b String), _pubsub_message_id String)"
             + " ENGINE = MergeTree ORDER BY id");
-    database.execute("CREATE TABLE nested_errors " + ERRORS);
+    createDeadLetterTable(database, "nested_errors");
     try (RunningService service =
         RunningService.start(
             database,
@@ -143,7 +112,7 @@ class WritePathIT {
   void aTruncatedGzipHeaderIsDeadLetteredNotLost() throws Exception {
     database.execute(
         "CREATE TABLE gz (n UInt32, _pubsub_message_id String) ENGINE = MergeTree ORDER BY n");
-    database.execute("CREATE TABLE gz_errors " + ERRORS);
+    createDeadLetterTable(database, "gz_errors");
     try (RunningService service =
         RunningService.start(database, "gz", Map.of("CLICKHOUSE_DEAD_LETTER_TABLE", "gz_errors"))) {
       assertThat(service.push("g-1", new byte[] {0x1f, (byte) 0x8b}, Map.of())).isEqualTo(204);
@@ -160,7 +129,7 @@ class WritePathIT {
     database.execute(
         "CREATE TABLE parted (day UInt8, n UInt32, _pubsub_message_id String)"
             + " ENGINE = MergeTree PARTITION BY day ORDER BY n");
-    database.execute("CREATE TABLE parted_errors " + ERRORS);
+    createDeadLetterTable(database, "parted_errors");
     try (RunningService service =
         RunningService.start(
             database,
