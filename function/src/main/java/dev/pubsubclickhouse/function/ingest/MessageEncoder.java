@@ -99,15 +99,8 @@ public final class MessageEncoder {
     List<JsonNode> rows;
     try {
       rows = read(message, format);
-    } catch (IOException | PayloadRejectedException e) {
-      metrics.rowsParseFailed.increment();
-      EncodedRows rejected =
-          EncodedRows.rejected(e.getMessage() == null ? e.toString() : e.getMessage());
-      return new PendingMessage(message, this, route, format, schema, rejected);
-    } catch (RuntimeException e) {
-      metrics.rowsParseFailed.increment();
-      EncodedRows rejected = EncodedRows.rejected("the message could not be read: " + e);
-      return new PendingMessage(message, this, route, format, schema, rejected);
+    } catch (IOException | PayloadRejectedException | RuntimeException e) {
+      return new PendingMessage(message, this, route, format, schema, unreadable(e));
     }
     if (columnAdder != null) {
       try {
@@ -128,14 +121,19 @@ public final class MessageEncoder {
     List<JsonNode> rows;
     try {
       rows = read(message, format);
-    } catch (IOException | PayloadRejectedException e) {
-      metrics.rowsParseFailed.increment();
-      return EncodedRows.rejected(e.getMessage() == null ? e.toString() : e.getMessage());
-    } catch (RuntimeException e) {
-      metrics.rowsParseFailed.increment();
-      return EncodedRows.rejected("the message could not be read: " + e);
+    } catch (IOException | PayloadRejectedException | RuntimeException e) {
+      return unreadable(e);
     }
     return encode(message, rows, schema);
+  }
+
+  /** Why the message's data cannot be read; an unexpected exception rejects it, not its batch. */
+  private EncodedRows unreadable(Exception e) {
+    metrics.rowsParseFailed.increment();
+    if (e instanceof RuntimeException) {
+      return EncodedRows.rejected("the message could not be read: " + e);
+    }
+    return EncodedRows.rejected(e.getMessage() == null ? e.toString() : e.getMessage());
   }
 
   private List<JsonNode> read(PushMessage message, PayloadFormat format)
