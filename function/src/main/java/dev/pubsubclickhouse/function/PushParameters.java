@@ -199,10 +199,11 @@ public final class PushParameters {
   /** Some settings are refused: see {@link PushConfig}. */
   public static final Parameter CLICKHOUSE_SETTINGS =
       ClickHouseParameters.SETTINGS.withDescription(
-          "Further ClickHouse settings for every INSERT: k=v,k=v. Refused at start, as they decide"
-              + " when rows count as written: insert_distributed_sync,"
-              + " distributed_foreground_insert, async_insert, wait_for_async_insert,"
-              + " insert_deduplication_token.");
+          "Further ClickHouse settings for every INSERT: k=v,k=v. Refused at start: the settings"
+              + " the service sets itself (InsertOptions.SETTINGS_THE_SERVICE_OWNS: those that"
+              + " decide when rows count as written, such as insert_distributed_sync, async_insert,"
+              + " insert_deduplication_token, and how rows are read, every input_format_*). One"
+              + " ClickHouse does not take keeps the service unready (503, /healthz says why).");
 
   public static final List<Parameter> ALL = all();
 

@@ -98,7 +98,10 @@ class PushConfigTest {
         "Insert_Distributed_Sync=1",
         "async_insert=1",
         "wait_for_async_insert=0",
-        "insert_deduplication_token=fixed"
+        "insert_deduplication_token=fixed",
+        "async_insert_deduplicate=0",
+        "insert_distributed_one_random_shard=1",
+        "deduplicate_blocks_in_dependent_materialized_views=0"
       })
   void settingsThatDecideWhenRowsCountAsWrittenAreRefusedInClickHouseSettings(String setting) {
     String name = setting.substring(0, setting.indexOf('='));

@@ -123,12 +123,17 @@ public final class ClickHouseInserter {
       settings.put("insert_deduplication_token", deduplicationToken);
     }
     settings.put("insert_distributed_sync", options.distributedSync() ? "1" : "0");
+    // A retry must reach the shard that has its rows, and views must drop it as a copy too.
+    settings.put("insert_distributed_one_random_shard", "0");
+    settings.put("deduplicate_blocks_in_dependent_materialized_views", "1");
     options.quorum().ifPresent(q -> settings.put("insert_quorum", q.toString()));
     // Explicit either way: ClickHouse 26.x defaults async_insert to 1, and a view failure must
     // reach us rather than be ignored by a profile setting.
     settings.put("async_insert", options.asyncInsert() ? "1" : "0");
     if (options.asyncInsert()) {
       settings.put("wait_for_async_insert", "1");
+      // Off by default: a retry after a lost answer would be written again.
+      settings.put("async_insert_deduplicate", "1");
     }
     settings.put("materialized_views_ignore_errors", "0");
     // The typed header is checked against the table and may name no column the table lacks.

@@ -39,6 +39,9 @@ public record InsertOptions(
       Set.of(
           "async_insert",
           "wait_for_async_insert",
+          "async_insert_deduplicate",
+          "insert_distributed_one_random_shard",
+          "deduplicate_blocks_in_dependent_materialized_views",
           "insert_deduplicate",
           "insert_deduplication_token",
           "insert_quorum",

@@ -103,6 +103,13 @@ class InsertFaultTest {
     assertThat(request.getRequestUrl().queryParameter("async_insert")).isEqualTo("0");
     assertThat(request.getRequestUrl().queryParameter("materialized_views_ignore_errors"))
         .isEqualTo("0");
+    assertThat(request.getRequestUrl().queryParameter("insert_distributed_one_random_shard"))
+        .isEqualTo("0");
+    assertThat(
+            request
+                .getRequestUrl()
+                .queryParameter("deduplicate_blocks_in_dependent_materialized_views"))
+        .isEqualTo("1");
     assertThat(request.getRequestUrl().toString()).doesNotContain("fault-test-password");
   }
 
