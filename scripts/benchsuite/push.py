@@ -178,9 +178,15 @@ def run_push(args, chpid):
             wait_for_204(server.port, server.process)
         # Every JVM's JIT warms up before the first point, so that the first level measured (c=1)
         # is not measured on cold code in round 1 and warm code in round 2.
-        log("warming every target up: %d s each at 64 connections" % (2 * args.warmup))
+        # At 64 connections a batch holds dozens of messages, so the code that runs once per
+        # INSERT (the write path, the HTTP client) runs a few thousand times; 4 connections run it
+        # once or twice per message. Measured (docs/performance.md): a JVM warmed at 64 only was
+        # still compiling the per-INSERT path through every c=1 round, 30% below its own speed.
+        log("warming every target up: %d s each at 64 connections, then %d s at 4"
+            % (2 * args.warmup, 6 * args.warmup))
         for name in order:
             wrk(servers[name].port, 64, 2 * args.warmup)
+            wrk(servers[name].port, 4, 6 * args.warmup)
         rows = []
         middle = order[1:-1]
         samples = []

@@ -365,7 +365,11 @@ public final class GroupCommitBatcher implements AutoCloseable {
         heldBytes -= message.footprintBytes();
         heldMessages--;
       }
-      changed.signalAll();
+      // Who waits for an INSERT to end: a flusher holding a queued batch, and drain(). A flusher
+      // with nothing queued would wake for nothing (at one request in flight, every INSERT).
+      if (!queue.isEmpty() || closing) {
+        changed.signalAll();
+      }
     } finally {
       lock.unlock();
     }
