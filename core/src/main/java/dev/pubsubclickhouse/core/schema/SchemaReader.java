@@ -6,10 +6,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/** Reads a table's columns from {@code system.columns}. */
+/**
+ * Reads a table's columns from {@code system.columns} and its engine from {@code system.tables}.
+ */
 public final class SchemaReader implements SchemaSource {
   private static final String COLUMNS_QUERY =
-      "SELECT name, type, default_kind, default_expression FROM system.columns"
+      "SELECT name, type, default_kind, default_expression,"
+          + " (SELECT any(engine) FROM system.tables"
+          + " WHERE database = {database:String} AND name = {table:String}) AS engine"
+          + " FROM system.columns"
           + " WHERE database = {database:String} AND table = {table:String} ORDER BY position";
 
   private final Client client;
@@ -35,6 +40,6 @@ public final class SchemaReader implements SchemaSource {
               DefaultKind.of(row.getString("default_kind")),
               row.getString("default_expression")));
     }
-    return new TableSchema(table, columns);
+    return new TableSchema(table, columns, rows.get(0).getString("engine"));
   }
 }

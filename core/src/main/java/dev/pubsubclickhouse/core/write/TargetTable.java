@@ -28,9 +28,11 @@ public final class TargetTable {
     private final Set<String> columns;
     private final List<ColumnDefinition> definitions;
     private final InsertColumns insertColumns;
+    private final boolean distributed;
 
-    Snapshot(RowEncoder encoder, List<ColumnDefinition> definitions) {
+    Snapshot(RowEncoder encoder, List<ColumnDefinition> definitions, boolean distributed) {
       this.encoder = encoder;
+      this.distributed = distributed;
       this.columns = Set.copyOf(encoder.columnNames());
       this.definitions = List.copyOf(definitions);
       this.insertColumns =
@@ -53,6 +55,11 @@ public final class TargetTable {
 
     public InsertColumns insertColumns() {
       return insertColumns;
+    }
+
+    /** The table is Distributed ({@link TableSchema#distributed}). */
+    public boolean distributed() {
+      return distributed;
     }
   }
 
@@ -90,6 +97,6 @@ public final class TargetTable {
 
   private Snapshot read() {
     TableSchema schema = reader.read(name);
-    return new Snapshot(RowEncoder.forTable(schema), schema.columns());
+    return new Snapshot(RowEncoder.forTable(schema), schema.columns(), schema.distributed());
   }
 }

@@ -40,6 +40,18 @@ class SchemaReaderIT {
     assertThat(schema.column("d").orElseThrow().defaultExpression()).isEqualTo("'x'");
   }
 
+  /** A Distributed table needs a cluster: DistributedTargetIT reads one on two shards. */
+  @Test
+  void readsTheEngine() {
+    database.execute("CREATE TABLE merge_tree (a UInt32) ENGINE = MergeTree ORDER BY a");
+    database.execute("CREATE TABLE nothing_kept (a UInt32) ENGINE = Null");
+    TableSchema mergeTree = reader.read(new TableName(database.name(), "merge_tree"));
+    assertThat(mergeTree.engine()).isEqualTo("MergeTree");
+    assertThat(mergeTree.distributed()).isFalse();
+    assertThat(reader.read(new TableName(database.name(), "nothing_kept")).engine())
+        .isEqualTo("Null");
+  }
+
   @Test
   void aMissingTableIsNamed() {
     assertThatThrownBy(() -> reader.read(new TableName(database.name(), "nothing_here")))
