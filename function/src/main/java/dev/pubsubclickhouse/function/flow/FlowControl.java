@@ -95,7 +95,9 @@ public final class FlowControl {
     }
     previous = load;
     double tableRate = state.tableInsertsPerSecond();
-    if (rateFrom == null) {
+    if (rateFrom == null || rateFrom.activeParts() == 0) {
+      // A table without parts (new, truncated, every partition dropped) shows no block number;
+      // its next part carries the table's counter, however far that has gone: not a rate.
       moveRateWindow(load, ownInserts, now);
     } else if (now - rateFromNanos >= RATE_WINDOW_NANOS) {
       double seconds = (now - rateFromNanos) / 1e9;

@@ -67,6 +67,23 @@ class FlowControlTest {
     assertThat(calm.observe(load(1, 0, 9, 9), 0, 10 * MS).refusing()).isFalse();
   }
 
+  /**
+   * TRUNCATE (or dropping every partition) leaves no part, so no block number; the next part
+   * carries the table's counter, however far it has gone. That jump is not new parts.
+   */
+  @Test
+  void partsDroppedAndWrittenAgainAreNotCountedAsTheTablesWholeHistory() {
+    control.observe(blocks(60_000), 0, 0);
+    control.observe(load(0, 0, 0, 0), 100, 2 * SECOND); // truncated: no parts, no block number
+    FlowControl.State after = control.observe(blocks(60_150), 250, 4 * SECOND);
+    assertThat(after.allowance()).as("no cut for a jump of 60,150 blocks").isEqualTo(200.0);
+    assertThat(after.paceNanos()).isEqualTo(5 * MS);
+    // the rate is measured again from the first reading with parts: 150 new parts in 2 s
+    FlowControl.State measured = control.observe(blocks(60_450), 400, 6 * SECOND);
+    assertThat(measured.tableInsertsPerSecond()).isEqualTo(150.0);
+    assertThat(measured.allowance()).isEqualTo(200.0);
+  }
+
   @Test
   void aboveTheBudgetAnInsertingInstanceTakesItsProportionalShare() {
     control.observe(blocks(1_000), 0, 0);
