@@ -194,7 +194,7 @@ def run_push(args, chpid):
             for level, connections in enumerate(args.concurrency):
                 # bare first, naive last (it leaves the most parts); the rest rotates from level
                 # to level and from round to round, so no target always runs after another
-                shift = (level + round_ * 2) % len(middle)
+                shift = (level + round_) % len(middle)
                 for name in [order[0]] + middle[shift:] + middle[:shift] + [order[-1]]:
                     row = measure_push(name, servers[name], chpid, connections, args)
                     row["round"] = round_ + 1
