@@ -9,17 +9,9 @@ import dev.pubsubclickhouse.testing.FaultInjectingProxy.Mutation;
 import dev.pubsubclickhouse.testing.LocalClickHouse;
 import dev.pubsubclickhouse.testing.LocalCluster;
 import dev.pubsubclickhouse.testing.ServiceProcess;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -51,25 +43,6 @@ class DistributedTargetIT {
   /** Rows per message: with 16 pushes in flight an INSERT holds up to 1,600 rows. */
   private static final int ROWS_PER_MESSAGE = 100;
 
-  /**
-   * Every INSERT is made many blocks of 100 rows by the proxy, each a part of its own on its shard,
-   * so that a shard that dies mid-INSERT leaves the blocks the others already stored (a partial
-   * write). With ClickHouse's defaults an INSERT smaller than min_insert_block_size_rows/bytes
-   * (about 1M rows, 256 MB) is one block per shard, and a partial write happens only when a shard
-   * fails while the INSERT finishes: rarer, and left to chance.
-   */
-  private static final Map<String, String> MANY_BLOCKS =
-      Map.of(
-          "max_insert_block_size",
-          "100",
-          "min_insert_block_size_rows",
-          "0",
-          "min_insert_block_size_bytes",
-          "0");
-
-  private static final HttpClient HTTP =
-      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-
   private final LocalCluster cluster;
   private final List<AutoCloseable> running = new ArrayList<>();
 
@@ -93,12 +66,13 @@ class DistributedTargetIT {
   @Test
   void shardKilledWhileLargeInsertsAreInFlight() throws Exception {
     ShardedRows rows = new ShardedRows(cluster, DATABASE, "killed_shard");
-    Path work = work("killed-shard");
+    Path work = ClusterRuns.work("killed-shard");
     // 100 rows each: the soak's 20,000 messages would be 2M rows; 2,000 are plenty for 3 kills.
     int messages = Math.min(Results.messages(), 2_000);
     FaultInjectingProxy proxy = proxy();
     Map<String, String> env = environment(proxy, rows);
-    proxy.overrideSettings(MANY_BLOCKS); // the service keeps an INSERT one block; the proxy not
+    proxy.overrideSettings(
+        ClusterRuns.MANY_BLOCKS); // the service keeps an INSERT one block; the proxy not
     // Pub/Sub-like: the service gives up quickly (503) and Pub/Sub redelivers.
     env.put("MAX_RETRIES", "1");
     env.put("INSERT_TIMEOUT_MS", "3000");
@@ -146,7 +120,7 @@ class DistributedTargetIT {
   @Test
   void aPartialWriteIsCompletedByTheServicesOwnRetriesWithoutADuplicate() throws Exception {
     ShardedRows rows = new ShardedRows(cluster, DATABASE, "partial_write");
-    Path work = work("partial-write");
+    Path work = ClusterRuns.work("partial-write");
     String messageId = "partial-1";
     // 300 rows for shard 0 first, then 100 for shard 1: the INSERT reaches shard 1 in its 4th
     // block of 100, after shard 0 has its first ones.
@@ -154,7 +128,8 @@ class DistributedTargetIT {
     order.addAll(rowsOfShard(messageId, 1, 100));
     FaultInjectingProxy proxy = proxy();
     Map<String, String> env = environment(proxy, rows);
-    proxy.overrideSettings(MANY_BLOCKS); // the service keeps an INSERT one block; the proxy not
+    proxy.overrideSettings(
+        ClusterRuns.MANY_BLOCKS); // the service keeps an INSERT one block; the proxy not
     env.put("MAX_RETRIES", "20");
     env.put("INSERT_TIMEOUT_MS", "5000");
     env.put("ANSWER_TIMEOUT_MS", "60000");
@@ -165,7 +140,7 @@ class DistributedTargetIT {
     service.note("shard 1 killed");
     CompletableFuture<Integer> answer =
         CompletableFuture.supplyAsync(
-            () -> push(service, messageId, ShardedRows.message(messageId, order)));
+            () -> ClusterRuns.push(service, messageId, ShardedRows.message(messageId, order)));
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (failed(proxy) < 2 && !answer.isDone() && System.nanoTime() < deadline) {
       Thread.sleep(20);
@@ -212,7 +187,7 @@ class DistributedTargetIT {
   @Test
   void asynchronousDistributedInsertsAreRefusedAtStart() throws Exception {
     ShardedRows rows = new ShardedRows(cluster, DATABASE, "refused");
-    Path work = work("refused");
+    Path work = ClusterRuns.work("refused");
     Map<String, String> env = environment(null, rows);
     env.put("INSERT_DISTRIBUTED_SYNC", "false");
     ServiceProcess service =
@@ -235,7 +210,7 @@ class DistributedTargetIT {
   @Test
   void asynchronousInsertsWouldAcknowledgeRowsOnlyQueued() throws Exception {
     ShardedRows rows = new ShardedRows(cluster, DATABASE, "async_queued");
-    Path work = work("async-queued");
+    Path work = ClusterRuns.work("async-queued");
     int messages = 100;
     int rowsEach = 10;
     FaultInjectingProxy proxy = proxy();
@@ -304,14 +279,6 @@ class DistributedTargetIT {
     return driver;
   }
 
-  /** Kept under target/ so that the logs of a failed run can be read. */
-  private static Path work(String name) throws Exception {
-    return Files.createDirectories(
-        Path.of(System.getProperty("reliability.results", "target/reliability-results"))
-            .resolve("runs")
-            .resolve("cluster-" + name + "-" + System.currentTimeMillis()));
-  }
-
   private void awaitRowsOnShard0(ShardedRows rows, DriverRun driver, long target)
       throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
@@ -343,29 +310,6 @@ class DistributedTargetIT {
 
   private static long failed(FaultInjectingProxy proxy) {
     return proxy.inserts().stream().filter(insert -> insert.status() != 200).count();
-  }
-
-  /** One wrapped push request, as Pub/Sub sends it; returns the status. */
-  private static int push(ServiceProcess service, String messageId, String data) {
-    String body =
-        "{\"message\":{\"data\":\""
-            + Base64.getEncoder().encodeToString(data.getBytes(StandardCharsets.UTF_8))
-            + "\",\"messageId\":\""
-            + messageId
-            + "\",\"publishTime\":\"2026-01-15T12:34:56.789Z\"},"
-            + "\"subscription\":\"projects/test/subscriptions/push\"}";
-    try {
-      return HTTP.send(
-              HttpRequest.newBuilder(URI.create(service.url().toString()))
-                  .timeout(Duration.ofSeconds(90))
-                  .header("Content-Type", "application/json")
-                  .POST(HttpRequest.BodyPublishers.ofString(body))
-                  .build(),
-              HttpResponse.BodyHandlers.discarding())
-          .statusCode();
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
   }
 
   private static void record(

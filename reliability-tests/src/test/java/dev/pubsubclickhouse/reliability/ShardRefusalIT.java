@@ -7,16 +7,8 @@ import dev.pubsubclickhouse.testing.FaultInjectingProxy;
 import dev.pubsubclickhouse.testing.LocalClickHouse;
 import dev.pubsubclickhouse.testing.LocalCluster;
 import dev.pubsubclickhouse.testing.ServiceProcess;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -42,19 +34,6 @@ class ShardRefusalIT {
   private static final String DATABASE = "refusal_it";
   private static final int MESSAGES = 20;
   private static final int ROWS_PER_MESSAGE = 100;
-
-  /** Blocks of 100 rows through the proxy: an INSERT reaches each shard in several parts. */
-  private static final Map<String, String> MANY_BLOCKS =
-      Map.of(
-          "max_insert_block_size",
-          "100",
-          "min_insert_block_size_rows",
-          "0",
-          "min_insert_block_size_bytes",
-          "0");
-
-  private static final HttpClient HTTP =
-      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
   private final LocalCluster cluster;
   private final List<AutoCloseable> running = new ArrayList<>();
@@ -117,9 +96,16 @@ class ShardRefusalIT {
     final List<Integer> statuses;
     final ShardedRows.Account account;
     final String deadLetters;
+    final List<Integer> insertStatuses;
 
-    Outcome(ShardedRows rows, String poisonId, List<Integer> statuses, String deadLetters) {
+    Outcome(
+        ShardedRows rows,
+        String poisonId,
+        List<Integer> statuses,
+        String deadLetters,
+        List<Integer> insertStatuses) {
       this.rows = rows;
+      this.insertStatuses = insertStatuses;
       this.poisonId = poisonId;
       this.statuses = statuses;
       this.account = rows.account();
@@ -127,6 +113,12 @@ class ShardRefusalIT {
     }
 
     void assertNothingAcknowledgedIsMissing() {
+      assertThat(insertStatuses.get(0))
+          .as("the first INSERT, of the whole batch, failed")
+          .isNotEqualTo(200);
+      assertThat(insertStatuses)
+          .as("the batch formed: far fewer INSERTs than messages, even split to find one")
+          .hasSizeLessThan(MESSAGES);
       assertThat(statuses).as("every message answered 204").containsOnly(204);
       List<String> missing =
           account.missing(MESSAGES, ROWS_PER_MESSAGE).stream()
@@ -158,12 +150,12 @@ class ShardRefusalIT {
   }
 
   private Outcome pushOneBatchWithAPoisonRow(ShardedRows rows, String scenario) throws Exception {
-    Path work = work(scenario);
+    Path work = ClusterRuns.work("refusal-" + scenario);
     cluster.query(
         0, "CREATE TABLE " + rows.distributed() + "_errors " + Ledger.ERRORS.replace("\n", " "));
     FaultInjectingProxy proxy = FaultInjectingProxy.to(cluster.url());
     running.add(proxy);
-    proxy.overrideSettings(MANY_BLOCKS);
+    proxy.overrideSettings(ClusterRuns.MANY_BLOCKS);
     Map<String, String> env = new HashMap<>();
     env.put("CLICKHOUSE_URL", proxy.url());
     env.put("CLICKHOUSE_USER", "default");
@@ -186,18 +178,25 @@ class ShardRefusalIT {
     List<CompletableFuture<Integer>> answers = new ArrayList<>();
     answers.add(
         CompletableFuture.supplyAsync(
-            () -> push(service, poisonId, messageData(poisonId, poisonRow))));
+            () -> ClusterRuns.push(service, poisonId, messageData(poisonId, poisonRow))));
     Thread.sleep(50); // the refused message leads the batch
     IntStream.rangeClosed(2, MESSAGES)
         .mapToObj(ShardedRows::messageId)
         .forEach(
             id ->
                 answers.add(
-                    CompletableFuture.supplyAsync(() -> push(service, id, messageData(id, -1)))));
+                    CompletableFuture.supplyAsync(
+                        () -> ClusterRuns.push(service, id, messageData(id, -1)))));
     List<Integer> statuses = answers.stream().map(CompletableFuture::join).toList();
     String deadLetters =
         cluster.query(0, "SELECT raw_message FROM " + rows.distributed() + "_errors FORMAT TSVRaw");
-    Outcome outcome = new Outcome(rows, poisonId, statuses, deadLetters);
+    Outcome outcome =
+        new Outcome(
+            rows,
+            poisonId,
+            statuses,
+            deadLetters,
+            proxy.inserts().stream().map(FaultInjectingProxy.Insert::status).toList());
     Results.record(
         "cluster.tsv",
         String.format(
@@ -232,35 +231,5 @@ class ShardRefusalIT {
                 + shard
                 + " LIMIT 1");
     return Integer.parseInt(row.trim());
-  }
-
-  private static int push(ServiceProcess service, String messageId, String data) {
-    String body =
-        "{\"message\":{\"data\":\""
-            + Base64.getEncoder().encodeToString(data.getBytes(StandardCharsets.UTF_8))
-            + "\",\"messageId\":\""
-            + messageId
-            + "\",\"publishTime\":\"2026-01-15T12:34:56.789Z\"},"
-            + "\"subscription\":\"projects/test/subscriptions/push\"}";
-    try {
-      return HTTP.send(
-              HttpRequest.newBuilder(URI.create(service.url().toString()))
-                  .timeout(Duration.ofSeconds(60))
-                  .header("Content-Type", "application/json")
-                  .POST(HttpRequest.BodyPublishers.ofString(body))
-                  .build(),
-              HttpResponse.BodyHandlers.discarding())
-          .statusCode();
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  /** Kept under target/ so that the logs of a failed run can be read. */
-  private static Path work(String name) throws Exception {
-    return Files.createDirectories(
-        Path.of(System.getProperty("reliability.results", "target/reliability-results"))
-            .resolve("runs")
-            .resolve("cluster-refusal-" + name + "-" + System.currentTimeMillis()));
   }
 }

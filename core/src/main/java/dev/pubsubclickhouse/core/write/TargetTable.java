@@ -84,15 +84,18 @@ public final class TargetTable {
    */
   public synchronized Snapshot refresh() {
     Snapshot fresh = read();
-    if (!fresh.definitions.equals(current.definitions)) {
+    if (!fresh.definitions.equals(current.definitions)
+        || fresh.distributed != current.distributed) {
       current = fresh;
     }
     return current;
   }
 
-  /** True when ClickHouse still describes the table's columns as {@code snapshot} does. */
+  /** True when ClickHouse still describes the table (columns, Distributed or not) as read. */
   public boolean unchangedSince(Snapshot snapshot) {
-    return reader.read(name).columns().equals(snapshot.definitions);
+    TableSchema schema = reader.read(name);
+    return schema.columns().equals(snapshot.definitions)
+        && schema.distributed() == snapshot.distributed;
   }
 
   private Snapshot read() {
