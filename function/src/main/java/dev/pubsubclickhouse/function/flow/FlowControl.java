@@ -57,6 +57,10 @@ public final class FlowControl {
   private TableLoad rateFrom;
   private long rateFromNanos;
   private long rateFromOwnInserts;
+
+  /** Windows to skip before the block numbers measure a rate again (after they fell). */
+  private int untilMeasurable;
+
   private double allowance;
   private boolean refusing;
   private volatile State state;
@@ -95,14 +99,20 @@ public final class FlowControl {
     }
     previous = load;
     double tableRate = state.tableInsertsPerSecond();
-    if (rateFrom == null || rateFrom.activeParts() == 0) {
-      // A table without parts (new, truncated, every partition dropped) shows no block number;
-      // its next part carries the table's counter, however far that has gone: not a rate.
+    if (rateFrom == null) {
+      moveRateWindow(load, ownInserts, now);
+    } else if (load.activeParts() == 0 || load.blocksWritten() < rateFrom.blocksWritten()) {
+      // Parts were dropped (TRUNCATE, DROP PARTITION, a TTL) or there are none: the reading fell
+      // below the table's counter, and the next part written carries that counter, however far
+      // it has gone. Neither this window nor the next one is a rate; the last one measured stays.
+      moveRateWindow(load, ownInserts, now);
+      untilMeasurable = 1;
+    } else if (untilMeasurable > 0) {
+      untilMeasurable--;
       moveRateWindow(load, ownInserts, now);
     } else if (now - rateFromNanos >= RATE_WINDOW_NANOS) {
       double seconds = (now - rateFromNanos) / 1e9;
-      // a dropped partition can lower the block count: no new parts, not negative ones
-      tableRate = Math.max(0, load.blocksWritten() - rateFrom.blocksWritten()) / seconds;
+      tableRate = (load.blocksWritten() - rateFrom.blocksWritten()) / seconds;
       share(tableRate, (ownInserts - rateFromOwnInserts) / seconds);
       moveRateWindow(load, ownInserts, now);
     }
@@ -115,6 +125,7 @@ public final class FlowControl {
   public synchronized State unknown() {
     previous = null;
     rateFrom = null;
+    untilMeasurable = 0;
     refusing = false;
     state = decide(0, -1);
     return state;

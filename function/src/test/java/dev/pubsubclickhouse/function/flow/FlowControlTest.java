@@ -76,12 +76,35 @@ class FlowControlTest {
     control.observe(blocks(60_000), 0, 0);
     control.observe(load(0, 0, 0, 0), 100, 2 * SECOND); // truncated: no parts, no block number
     FlowControl.State after = control.observe(blocks(60_150), 250, 4 * SECOND);
+    assertThat(after.tableInsertsPerSecond()).as("no rate from the jump").isLessThan(200.0);
     assertThat(after.allowance()).as("no cut for a jump of 60,150 blocks").isEqualTo(200.0);
     assertThat(after.paceNanos()).isEqualTo(5 * MS);
     // the rate is measured again from the first reading with parts: 150 new parts in 2 s
     FlowControl.State measured = control.observe(blocks(60_450), 400, 6 * SECOND);
     assertThat(measured.tableInsertsPerSecond()).isEqualTo(150.0);
     assertThat(measured.allowance()).isEqualTo(200.0);
+  }
+
+  /**
+   * Dropping the partition that holds the newest block lowers the reading to another partition's;
+   * the next part written there carries the table's counter again. The share the instance had
+   * measured stays: neither cut by the jump nor reset to the whole budget by the fall.
+   */
+  @Test
+  void theNewestPartitionDroppedNeitherCutsNorResetsTheShare() {
+    control.observe(blocks(1_000), 0, 0);
+    // 2 s: the table took 800 new parts (400/s, twice the budget), 200 of them ours: share 50/s
+    assertThat(control.observe(blocks(1_800), 200, 2 * SECOND).allowance()).isEqualTo(50.0);
+    FlowControl.State fell = control.observe(blocks(1_200), 300, 4 * SECOND); // newest dropped
+    assertThat(fell.allowance()).as("not reset to the whole budget by the fall").isEqualTo(50.0);
+    FlowControl.State jumped = control.observe(blocks(1_900), 400, 6 * SECOND);
+    assertThat(jumped.allowance()).as("not cut by the counter's return").isEqualTo(50.0);
+    assertThat(jumped.tableInsertsPerSecond()).isEqualTo(400.0);
+    // measured again from there: 200 new parts in 2 s, 100 of them ours, under the budget: the
+    // share grows in proportion (50/s of 100/s, so 100/s of the 200/s budget)
+    FlowControl.State measured = control.observe(blocks(2_100), 500, 8 * SECOND);
+    assertThat(measured.tableInsertsPerSecond()).isEqualTo(100.0);
+    assertThat(measured.allowance()).isEqualTo(100.0);
   }
 
   @Test
