@@ -30,9 +30,10 @@ import net.jpountz.lz4.LZ4FrameOutputStream;
 
 /**
  * ClickHouse's HTTP interface for INSERTs with a body: one POST per call, the query and every
- * setting as URL parameters, the body LZ4-compressed. client-v2 cannot send the input format {@code
- * RowBinaryWithNamesAndTypesAndDefaults} (its format enum predates it), and that format is what
- * lets ClickHouse check the column types of every INSERT, so this one request is made here.
+ * setting as URL parameters, the body LZ4-compressed unless it is small. client-v2 cannot send the
+ * input format {@code RowBinaryWithNamesAndTypesAndDefaults} (its format enum predates it), and
+ * that format is what lets ClickHouse check the column types of every INSERT, so this one request
+ * is made here.
  *
  * <p>The password travels in a header and appears in no message this class builds. Thread-safe.
  */
@@ -75,51 +76,66 @@ public final class ClickHouseHttp {
     void writeTo(OutputStream out) throws IOException;
   }
 
-  /** A request's data, LZ4-compressed once and sent as it is by every attempt. */
-  public static final class CompressedBody {
-    private final byte[] lz4;
+  /**
+   * Data from this size on is sent LZ4-compressed; smaller data as it is: an LZ4 frame costs two 64
+   * KiB buffers per call, more than a one-row INSERT's whole request.
+   */
+  static final int COMPRESS_FROM_BYTES = 4096;
 
-    private CompressedBody(byte[] lz4) {
+  /** A request's data, encoded once and sent as it is by every attempt. */
+  public static final class RequestData {
+    private final byte[] bytes;
+    private final boolean lz4;
+
+    private RequestData(byte[] bytes, boolean lz4) {
+      this.bytes = bytes;
       this.lz4 = lz4;
     }
   }
 
   /**
-   * Compresses a request's data. 64 KiB LZ4 blocks: a larger block size costs its buffers on every
-   * call whatever the body's size.
+   * A request's data of {@code size} bytes: LZ4-compressed from {@link #COMPRESS_FROM_BYTES}, in 64
+   * KiB blocks (a larger block size costs its buffers on every call whatever the data's size).
    */
-  public static CompressedBody compress(Body body) {
-    ByteArrayOutputStream compressed = new ByteArrayOutputStream(4096);
-    try (LZ4FrameOutputStream out =
-        new LZ4FrameOutputStream(compressed, LZ4FrameOutputStream.BLOCKSIZE.SIZE_64KB)) {
-      body.writeTo(out);
+  public static RequestData data(long size, Body body) {
+    try {
+      if (size < COMPRESS_FROM_BYTES) {
+        ByteArrayOutputStream plain = new ByteArrayOutputStream((int) size);
+        body.writeTo(plain);
+        return new RequestData(plain.toByteArray(), false);
+      }
+      ByteArrayOutputStream compressed = new ByteArrayOutputStream(4096);
+      try (LZ4FrameOutputStream out =
+          new LZ4FrameOutputStream(compressed, LZ4FrameOutputStream.BLOCKSIZE.SIZE_64KB)) {
+        body.writeTo(out);
+      }
+      return new RequestData(compressed.toByteArray(), true);
     } catch (IOException e) {
       throw new UncheckedIOException(e); // in memory: cannot happen
     }
-    return new CompressedBody(compressed.toByteArray());
   }
 
   /** What ClickHouse answered to a successful INSERT. */
   public record Summary(long writtenRows) {}
 
   /**
-   * Sends {@code sql} with {@code body} as its data.
+   * Sends {@code sql} with {@code data}.
    *
    * @param settings URL parameters: ClickHouse settings, {@code database}, {@code query_id}
    * @throws ClickHouseHttpException when ClickHouse (or something in front of it) answers an error
    * @throws IOException when the connection fails or the answer does not arrive in {@code timeout}
    */
-  public Summary post(
-      String sql, Map<String, String> settings, CompressedBody body, Duration timeout)
+  public Summary post(String sql, Map<String, String> settings, RequestData data, Duration timeout)
       throws IOException, InterruptedException, ClickHouseHttpException {
-    HttpRequest request =
+    HttpRequest.Builder builder =
         HttpRequest.newBuilder(uri(sql, settings))
             .timeout(timeout)
             .header("Authorization", authorization)
-            .header("Content-Encoding", "lz4")
-            .header("User-Agent", clientName)
-            .POST(HttpRequest.BodyPublishers.ofByteArray(body.lz4))
-            .build();
+            .header("User-Agent", clientName);
+    if (data.lz4) {
+      builder.header("Content-Encoding", "lz4");
+    }
+    HttpRequest request = builder.POST(HttpRequest.BodyPublishers.ofByteArray(data.bytes)).build();
     HttpResponse<InputStream> response =
         client.send(request, HttpResponse.BodyHandlers.ofInputStream());
     try (InputStream answer = response.body()) {
@@ -152,8 +168,23 @@ public final class ClickHouseHttp {
     return URI.create(endpoint + "?" + query);
   }
 
+  /** URL-encoded; most names and values need nothing, and are returned as they are. */
   private static String encode(String text) {
-    return URLEncoder.encode(text, StandardCharsets.UTF_8);
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      boolean unchanged =
+          (c >= 'a' && c <= 'z')
+              || (c >= 'A' && c <= 'Z')
+              || (c >= '0' && c <= '9')
+              || c == '-'
+              || c == '_'
+              || c == '.'
+              || c == '*';
+      if (!unchanged) {
+        return URLEncoder.encode(text, StandardCharsets.UTF_8);
+      }
+    }
+    return text;
   }
 
   private static int parseCode(String header) {

@@ -60,7 +60,7 @@ public final class ClickHouseInserter {
       http.post(
           "SELECT 1 FORMAT Null",
           options.extraSettings(),
-          ClickHouseHttp.compress(out -> {}),
+          ClickHouseHttp.data(0, out -> {}),
           options.timeout());
     } catch (ClickHouseHttpException e) {
       if (SETTING_REFUSED_CODES.contains(e.code())) {
@@ -89,11 +89,14 @@ public final class ClickHouseInserter {
             + columns.sqlList()
             + " FORMAT "
             + format.clickHouseName();
-    byte[] header = format == InsertFormat.TYPED ? columns.typedHeader() : new byte[0];
-    ClickHouseHttp.CompressedBody body =
-        ClickHouseHttp.compress(
+    boolean typed = format == InsertFormat.TYPED;
+    ClickHouseHttp.RequestData body =
+        ClickHouseHttp.data(
+            (typed ? columns.typedHeaderLength() : 0) + (long) rows.size(),
             out -> {
-              out.write(header);
+              if (typed) {
+                columns.writeTypedHeader(out);
+              }
               rows.writeTo(out);
             });
     long backoffMillis = options.firstBackoff().toMillis();

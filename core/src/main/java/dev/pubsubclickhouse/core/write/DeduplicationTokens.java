@@ -14,14 +14,25 @@ import java.util.List;
  * same input.
  */
 public final class DeduplicationTokens {
+  /** Cloned for every token: looking the algorithm up among the providers costs more than it. */
+  private static final MessageDigest SHA_256;
+
+  static {
+    try {
+      SHA_256 = MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
   private DeduplicationTokens() {}
 
   /** The token of an INSERT of these records from {@code source}; null when one has no identity. */
   public static String of(String source, List<String> identities) {
     MessageDigest digest;
     try {
-      digest = MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
+      digest = (MessageDigest) SHA_256.clone();
+    } catch (CloneNotSupportedException e) {
       throw new IllegalStateException(e);
     }
     update(digest, source);

@@ -82,10 +82,31 @@ class InsertFaultTest {
   }
 
   private static byte[] body(RecordedRequest request) throws Exception {
-    try (var in =
-        new LZ4FrameInputStream(new ByteArrayInputStream(request.getBody().readByteArray()))) {
+    byte[] body = request.getBody().readByteArray();
+    if (!"lz4".equals(request.getHeader("Content-Encoding"))) {
+      return body;
+    }
+    try (var in = new LZ4FrameInputStream(new ByteArrayInputStream(body))) {
       return in.readAllBytes();
     }
+  }
+
+  @Test
+  void anInsertFromFourKibibytesIsSentLz4Compressed() throws Exception {
+    RowBinaryOutput large = new RowBinaryOutput();
+    for (int i = 0; i < 1_000; i++) {
+      large.writeBytes(rows.toByteArray());
+    }
+    clickHouse.enqueue(ok());
+    inserter.insert(new TableName("db", "t"), COLUMNS, large, "token-1");
+    RecordedRequest request = clickHouse.takeRequest();
+    assertThat(request.getHeader("Content-Encoding")).isEqualTo("lz4");
+    RowBinaryOutput expected = new RowBinaryOutput();
+    expected.writeBytes(COLUMNS.typedHeader());
+    expected.writeBytes(large.toByteArray());
+    assertThat(expected.size()).isGreaterThanOrEqualTo(4096);
+    assertThat(body(request)).isEqualTo(expected.toByteArray());
+    assertThat(request.getBodySize()).isLessThan(expected.size());
   }
 
   @Test
@@ -97,7 +118,7 @@ class InsertFaultTest {
     expected.writeBytes(COLUMNS.typedHeader());
     expected.writeBytes(rows.toByteArray());
     assertThat(body(request)).isEqualTo(expected.toByteArray());
-    assertThat(request.getHeader("Content-Encoding")).isEqualTo("lz4");
+    assertThat(request.getHeader("Content-Encoding")).as("a small INSERT goes as it is").isNull();
     assertThat(request.getRequestUrl().queryParameter("query"))
         .isEqualTo("INSERT INTO `db`.`t` (`v`) FORMAT RowBinaryWithNamesAndTypesAndDefaults");
     assertThat(request.getRequestUrl().queryParameter("async_insert")).isEqualTo("0");

@@ -107,10 +107,11 @@ final class ScriptedClickHouse extends Dispatcher {
   }
 
   private Insert decode(RecordedRequest request) throws IOException {
-    byte[] body;
-    try (InputStream in =
-        new LZ4FrameInputStream(new ByteArrayInputStream(request.getBody().readByteArray()))) {
-      body = in.readAllBytes();
+    byte[] body = request.getBody().readByteArray();
+    if ("lz4".equals(request.getHeader("Content-Encoding"))) {
+      try (InputStream in = new LZ4FrameInputStream(new ByteArrayInputStream(body))) {
+        body = in.readAllBytes();
+      }
     }
     Reader reader = new Reader(body);
     List<String> names = new ArrayList<>();
