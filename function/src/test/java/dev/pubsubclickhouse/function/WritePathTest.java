@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.pubsubclickhouse.function.flow.FlowControl;
 import dev.pubsubclickhouse.function.flow.FlowGate;
 import dev.pubsubclickhouse.function.flow.FlowPolicy;
+import dev.pubsubclickhouse.function.flow.SchedulerFailingOnItsSecondTask;
 import dev.pubsubclickhouse.function.flow.TableLoad;
 import dev.pubsubclickhouse.function.ingest.BatchPolicy;
 import dev.pubsubclickhouse.function.ingest.GroupCommitBatcher;
@@ -13,10 +14,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /** What the write path's threads tell the liveness probe, without ClickHouse. */
@@ -35,17 +32,7 @@ class WritePathTest {
 
   @Test
   void aTableWatchThatStoppedIsADeathCause() throws Exception {
-    AtomicInteger scheduled = new AtomicInteger();
-    ScheduledExecutorService scheduler =
-        new ScheduledThreadPoolExecutor(1) {
-          @Override
-          public ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
-            if (scheduled.incrementAndGet() == 2) {
-              throw new OutOfMemoryError("unable to create a task");
-            }
-            return super.schedule(task, delay, unit);
-          }
-        };
+    ScheduledExecutorService scheduler = new SchedulerFailingOnItsSecondTask();
     FlowGate gate =
         new FlowGate(
             new FlowControl(500, 0, 10_000_000_000L),

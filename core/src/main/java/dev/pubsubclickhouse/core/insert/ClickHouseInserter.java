@@ -89,14 +89,12 @@ public final class ClickHouseInserter {
             + columns.sqlList()
             + " FORMAT "
             + format.clickHouseName();
-    boolean typed = format == InsertFormat.TYPED;
+    byte[] header = format == InsertFormat.TYPED ? columns.typedHeader() : new byte[0];
     ClickHouseHttp.RequestData body =
         ClickHouseHttp.data(
-            (typed ? columns.typedHeaderLength() : 0) + (long) rows.size(),
+            header.length + (long) rows.size(),
             out -> {
-              if (typed) {
-                columns.writeTypedHeader(out);
-              }
+              out.write(header);
               rows.writeTo(out);
             });
     long backoffMillis = options.firstBackoff().toMillis();

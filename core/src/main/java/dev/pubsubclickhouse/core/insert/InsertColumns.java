@@ -2,8 +2,6 @@ package dev.pubsubclickhouse.core.insert;
 
 import dev.pubsubclickhouse.core.encode.RowBinaryOutput;
 import dev.pubsubclickhouse.core.schema.TableName;
-import java.io.IOException;
-import java.io.OutputStream;
 import java.util.List;
 import java.util.Objects;
 import java.util.stream.Collectors;
@@ -61,19 +59,11 @@ public final class InsertColumns {
   /**
    * The header of {@code RowBinaryWithNamesAndTypesAndDefaults}: the column count, the names, the
    * types. ClickHouse refuses the INSERT when a type differs from the table's, which is what keeps
-   * rows encoded for an old schema out of a retyped column. A copy: the caller may keep it.
+   * rows encoded for an old schema out of a retyped column. Built once and shared: read it, never
+   * write to it.
    */
   public byte[] typedHeader() {
-    return typedHeader.clone();
-  }
-
-  /** Writes the typed header to {@code out} without copying it. */
-  void writeTypedHeader(OutputStream out) throws IOException {
-    out.write(typedHeader);
-  }
-
-  int typedHeaderLength() {
-    return typedHeader.length;
+    return typedHeader;
   }
 
   @Override
@@ -91,6 +81,6 @@ public final class InsertColumns {
 
   @Override
   public String toString() {
-    return "InsertColumns" + sqlList + " " + types;
+    return "InsertColumns" + sqlList + " " + types + (readsJsonAsString ? " JSON as text" : "");
   }
 }

@@ -58,8 +58,8 @@ public final class FlowControl {
   private long rateFromNanos;
   private long rateFromOwnInserts;
 
-  /** Windows to skip before the block numbers measure a rate again (after they fell). */
-  private int untilMeasurable;
+  /** The window now open began at a reading that fell: it measures no rate either. */
+  private boolean skipWindow;
 
   private double allowance;
   private boolean refusing;
@@ -106,9 +106,9 @@ public final class FlowControl {
       // below the table's counter, and the next part written carries that counter, however far
       // it has gone. Neither this window nor the next one is a rate; the last one measured stays.
       moveRateWindow(load, ownInserts, now);
-      untilMeasurable = 1;
-    } else if (untilMeasurable > 0) {
-      untilMeasurable--;
+      skipWindow = true;
+    } else if (skipWindow) {
+      skipWindow = false;
       moveRateWindow(load, ownInserts, now);
     } else if (now - rateFromNanos >= RATE_WINDOW_NANOS) {
       double seconds = (now - rateFromNanos) / 1e9;
@@ -125,7 +125,7 @@ public final class FlowControl {
   public synchronized State unknown() {
     previous = null;
     rateFrom = null;
-    untilMeasurable = 0;
+    skipWindow = false;
     refusing = false;
     state = decide(0, -1);
     return state;

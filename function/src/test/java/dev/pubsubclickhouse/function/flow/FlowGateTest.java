@@ -11,8 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
@@ -157,17 +155,7 @@ class FlowGateTest {
 
   @Test
   void aWatchThatCannotGoOnSaysWhyAndRefusesNothing() throws Exception {
-    AtomicInteger scheduled = new AtomicInteger();
-    ScheduledExecutorService scheduler =
-        new ScheduledThreadPoolExecutor(1) {
-          @Override
-          public ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
-            if (scheduled.incrementAndGet() == 2) {
-              throw new OutOfMemoryError("unable to create a task");
-            }
-            return super.schedule(task, delay, unit);
-          }
-        };
+    ScheduledExecutorService scheduler = new SchedulerFailingOnItsSecondTask();
     FlowGate watched = watchedEvery10Ms(() -> parts(reads.incrementAndGet() == 1 ? 1 : 9));
     try {
       watched.start(scheduler);
