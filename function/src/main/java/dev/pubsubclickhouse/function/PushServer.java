@@ -42,9 +42,6 @@ final class PushServer implements AutoCloseable {
     server.setErrorHandler(new BodylessErrorHandler());
     ServerConnector connector = new ServerConnector(server);
     connector.setPort(port);
-    // Pub/Sub and Cloud Run open many connections at once; the JDK's default backlog of 50 lets
-    // the kernel drop or reset the rest of such a burst before Jetty accepts them.
-    connector.setAcceptQueueSize(MAX_THREADS);
     connector.setReuseAddress(true);
     // Connections that arrive together wait in the kernel until accepted; with the JVM's default
     // backlog of 50, a burst of new connections (Pub/Sub opening its window, a load balancer's
