@@ -54,7 +54,7 @@ public final class Main {
     PushService.install(service);
     Runtime.getRuntime()
         .addShutdownHook(new Thread(() -> service.shutdown(SHUTDOWN_SECONDS), "shutdown"));
-    PushServer server = PushServer.start(service.config().port());
+    PushServer server = PushServer.start(service.config().port(), service);
     JsonLog.info(
         "serving",
         Map.of(

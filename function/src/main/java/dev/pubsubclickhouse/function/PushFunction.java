@@ -42,11 +42,8 @@ public final class PushFunction implements HttpFunction {
         RequestTrace.from(
             request.getFirstHeader("traceparent").orElse(null),
             request.getFirstHeader("X-Cloud-Trace-Context").orElse(null));
-    service.requestStarted();
     try (JsonLog.RequestScope scope = JsonLog.request(trace)) {
       serve(request, response);
-    } finally {
-      service.requestEnded();
     }
   }
 
@@ -66,9 +63,7 @@ public final class PushFunction implements HttpFunction {
         body.settle(response, false);
         response.setStatusCode(200);
         response.setContentType("text/plain; version=0.0.4; charset=utf-8");
-        try (Writer writer = response.getWriter()) {
-          writer.write(service.metrics().prometheusText());
-        }
+        response.getWriter().write(service.metrics().prometheusText());
       } else if (!"/".equals(path)) {
         respond(response, body, 404, "not found");
       } else if (!"POST".equals(method)) {
@@ -148,7 +143,6 @@ public final class PushFunction implements HttpFunction {
     body.settle(response, outcome == PushOutcome.TOO_LARGE);
     if (outcome.status() == 204) {
       response.setStatusCode(204);
-      response.getOutputStream().close(); // sends the answer now, not after this method returns
     } else {
       write(response, outcome.status(), outcome.name().toLowerCase(Locale.ROOT).replace('_', ' '));
     }
@@ -160,12 +154,16 @@ public final class PushFunction implements HttpFunction {
     write(response, status, text);
   }
 
+  /**
+   * The answer's text. Neither the writer nor the stream is closed here: the framework closes the
+   * response after {@link #service} returns, and closing it twice costs an exception per request
+   * inside the framework (Functions Framework 2.0.0).
+   */
   private static void write(HttpResponse response, int status, String text) throws IOException {
     response.setStatusCode(status);
     response.setContentType("text/plain; charset=utf-8");
-    try (Writer writer = response.getWriter()) {
-      writer.write(text);
-      writer.write('\n');
-    }
+    Writer writer = response.getWriter();
+    writer.write(text);
+    writer.write('\n');
   }
 }

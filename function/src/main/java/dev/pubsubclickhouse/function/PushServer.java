@@ -5,6 +5,7 @@ import java.lang.reflect.Method;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
+import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
@@ -16,8 +17,9 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 /**
  * The HTTP server: the Functions Framework's own {@link HttpFunctionExecutor} running {@link
  * PushFunction} on Jetty, built as the framework's {@code Invoker.startServer} builds it (a pool of
- * up to 1024 threads, one connector, error pages without a body), with one difference: on JDK 21
- * and later (the container image runs JDK 25) each request runs on a virtual thread.
+ * up to 1024 threads, one connector, error pages without a body), with two differences: on JDK 21
+ * and later (the container image runs JDK 25) each request runs on a virtual thread, and every
+ * request counts as active for the service's shutdown until its answer is on the wire.
  *
  * <p>A push request waits for the INSERT that carries its rows. On an OS thread that wait costs
  * several context switches per request, and at a few hundred concurrent requests they are most of
@@ -34,8 +36,11 @@ final class PushServer implements AutoCloseable {
     this.server = server;
   }
 
-  /** Listens on {@code port} (0 for any free port) and serves {@link PushFunction}. */
-  static PushServer start(int port) throws Exception {
+  /**
+   * Listens on {@code port} (0 for any free port) and serves {@link PushFunction}, telling {@code
+   * service} when each request arrives and when its answer has been sent.
+   */
+  static PushServer start(int port, PushService service) throws Exception {
     QueuedThreadPool pool = new QueuedThreadPool(MAX_THREADS);
     virtualThreadPerTaskExecutor().ifPresent(pool::setVirtualThreadsExecutor);
     Server server = new Server(pool);
@@ -48,7 +53,8 @@ final class PushServer implements AutoCloseable {
     // pool) on a busy instance finds the queue full and some are reset.
     connector.setAcceptQueueSize(ACCEPT_QUEUE);
     server.addConnector(connector);
-    server.setHandler(HttpFunctionExecutor.forClass(PushFunction.class));
+    server.setHandler(
+        new ActiveUntilAnswered(HttpFunctionExecutor.forClass(PushFunction.class), service));
     server.start();
     return new PushServer(server);
   }
@@ -85,6 +91,27 @@ final class PushServer implements AutoCloseable {
       return Optional.of((Executor) factory.invoke(null));
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException("JDK " + Runtime.version() + " has no virtual threads", e);
+    }
+  }
+
+  /**
+   * Counts a request as active from its arrival until Jetty has finished its exchange, the answer
+   * written or the connection failed: shutdown waits for that, so that the process does not exit
+   * between a message stored and the 2xx saying so (Pub/Sub would deliver it again).
+   */
+  private static final class ActiveUntilAnswered extends Handler.Wrapper {
+    private final PushService service;
+
+    ActiveUntilAnswered(Handler handler, PushService service) {
+      super(handler);
+      this.service = service;
+    }
+
+    @Override
+    public boolean handle(Request request, Response response, Callback callback) throws Exception {
+      service.requestStarted();
+      Request.addCompletionListener(request, failure -> service.requestEnded());
+      return super.handle(request, response, callback);
     }
   }
 

@@ -413,6 +413,7 @@ class MainIT {
     assertThat(service.output())
         .doesNotContain("SLF4J")
         .contains("\"message\":\"push service stopped\"")
+        .contains("\"unanswered\":0")
         .contains(
             Runtime.version().feature() >= 21
                 ? "\"threads\":\"virtual\""

@@ -65,7 +65,7 @@ final class RunningService implements AutoCloseable {
   static RunningService startUnready(Map<String, String> env) throws Exception {
     PushService service = PushService.start(PushConfig.read(env));
     PushService.install(service);
-    PushServer server = PushServer.start(0);
+    PushServer server = PushServer.start(0, service);
     return new RunningService(service, server, server.port());
   }
 
