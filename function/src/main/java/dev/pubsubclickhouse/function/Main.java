@@ -51,7 +51,6 @@ public final class Main {
       System.exit(2);
       return;
     }
-    PushService.install(service);
     Runtime.getRuntime()
         .addShutdownHook(new Thread(() -> service.shutdown(SHUTDOWN_SECONDS), "shutdown"));
     PushServer server = PushServer.start(service.config().port(), service);

@@ -37,10 +37,12 @@ final class PushServer implements AutoCloseable {
   }
 
   /**
-   * Listens on {@code port} (0 for any free port) and serves {@link PushFunction}, telling {@code
-   * service} when each request arrives and when its answer has been sent.
+   * Listens on {@code port} (0 for any free port) and serves {@link PushFunction} with {@code
+   * service} (installed as the process's service, the one the framework's {@link PushFunction}
+   * uses), telling it when each request arrives and when its answer has been sent.
    */
   static PushServer start(int port, PushService service) throws Exception {
+    PushService.install(service);
     QueuedThreadPool pool = new QueuedThreadPool(MAX_THREADS);
     virtualThreadPerTaskExecutor().ifPresent(pool::setVirtualThreadsExecutor);
     Server server = new Server(pool);
@@ -109,8 +111,8 @@ final class PushServer implements AutoCloseable {
 
     @Override
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
-      service.requestStarted();
       Request.addCompletionListener(request, failure -> service.requestEnded());
+      service.requestStarted();
       return super.handle(request, response, callback);
     }
   }

@@ -225,6 +225,11 @@ public final class PushService {
     activeRequests.decrementAndGet();
   }
 
+  /** Requests that have arrived and whose answer is not yet on the wire. */
+  int requestsInProgress() {
+    return activeRequests.get();
+  }
+
   /**
    * Empty while the service can write; else why it cannot (a stopped batch flusher or table watch).
    */
@@ -273,7 +278,7 @@ public final class PushService {
       if (!drained) {
         deadlines.expireAll(); // what ClickHouse did not take in time is answered 503
       }
-      while (activeRequests.get() > 0 && System.nanoTime() < deadline) {
+      while (requestsInProgress() > 0 && System.nanoTime() < deadline) {
         Thread.sleep(10);
       }
       if (topicSink != null) {
@@ -289,7 +294,7 @@ public final class PushService {
     }
     logSummary();
     JsonLog.info(
-        "push service stopped", Map.of("drained", drained, "unanswered", activeRequests.get()));
+        "push service stopped", Map.of("drained", drained, "unanswered", requestsInProgress()));
     client.close();
     metrics.closeExports(); // last: a slow receiver may hold it until the process is killed
   }

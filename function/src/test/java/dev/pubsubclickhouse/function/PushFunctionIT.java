@@ -4,6 +4,7 @@ import static dev.pubsubclickhouse.function.IntegrationFixtures.concurrently;
 import static dev.pubsubclickhouse.function.IntegrationFixtures.createDeadLetterTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pubsubclickhouse.function.envelope.NotAPushRequestException;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.TestDatabase;
 import java.io.ByteArrayOutputStream;
@@ -12,8 +13,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.GZIPOutputStream;
+import jdk.jfr.Event;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordingStream;
 import org.junit.jupiter.api.Test;
@@ -334,36 +341,80 @@ class PushFunctionIT {
   void noAnswerIsClosedTwice() throws Exception {
     createTables("closed_once");
     List<String> closingExceptions = new CopyOnWriteArrayList<>();
+    AtomicInteger refusedEnvelopes = new AtomicInteger();
+    CountDownLatch answersSentSeen = new CountDownLatch(1);
     try (RunningService service = serviceFor("closed_once");
         RecordingStream exceptions = new RecordingStream()) {
       exceptions.enable("jdk.JavaExceptionThrow").withStackTrace();
+      exceptions.enable(AnswersSent.class);
       exceptions.onEvent(
           "jdk.JavaExceptionThrow",
           event -> {
+            String thrown = event.getClass("thrownClass").getName();
+            if (thrown.equals(NotAPushRequestException.class.getName())) {
+              refusedEnvelopes.incrementAndGet();
+            }
             if (event.getStackTrace() != null
-                && isException(event.getClass("thrownClass").getName())
+                && isException(thrown)
                 && event.getStackTrace().getFrames().stream()
                     .anyMatch(PushFunctionIT::frameworkClosingTheAnswer)) {
-              closingExceptions.add(event.getClass("thrownClass").getName());
+              closingExceptions.add(thrown);
             }
           });
+      exceptions.onEvent(AnswersSent.class.getName(), event -> answersSentSeen.countDown());
       exceptions.startAsync();
-      Thread.sleep(500); // the stream's first flush: events from now on are seen
       for (int i = 0; i < 5; i++) {
         assertThat(service.push("once-" + i, event(i))).isEqualTo(204);
         assertThat(service.post(new byte[0], Map.of()).statusCode()).isEqualTo(400);
         assertThat(service.get("/metrics").statusCode()).isEqualTo(200);
         assertThat(service.get("/healthz").statusCode()).isEqualTo(200);
       }
-      Thread.sleep(2500); // JFR hands events over once a second
+      // Events reach the stream in the order they happened: once this one has, so has every
+      // exception built while the answers were sent.
+      new AnswersSent().commit();
+      assertThat(answersSentSeen.await(60, TimeUnit.SECONDS)).isTrue();
     }
+    assertThat(refusedEnvelopes.get()).as("exceptions recorded at all").isGreaterThanOrEqualTo(5);
     assertThat(closingExceptions).isEmpty();
     assertThat(database.query("SELECT count() FROM closed_once")).isEqualTo("5");
   }
 
+  /** A mark in the JFR stream after the last answer. */
+  static final class AnswersSent extends Event {}
+
+  @Test
+  void aRequestIsInProgressUntilItIsAnswered() throws Exception {
+    createTables("in_progress");
+    try (RunningService service =
+        RunningService.start(database, "in_progress", Map.of("BATCH_LINGER_MS", "2000"))) {
+      CompletableFuture<Integer> answer =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return service.push("waiting", event(1));
+                } catch (Exception e) {
+                  throw new CompletionException(e);
+                }
+              });
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (service.service.requestsInProgress() == 0 && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      assertThat(service.service.requestsInProgress()).isEqualTo(1);
+      assertThat(answer).isNotDone(); // waiting for its batch (2 s linger)
+      assertThat(answer.get(30, TimeUnit.SECONDS)).isEqualTo(204);
+      while (service.service.requestsInProgress() > 0 && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      assertThat(service.service.requestsInProgress()).isZero();
+    }
+    assertThat(database.query("SELECT count() FROM in_progress")).isEqualTo("1");
+  }
+
   private static boolean isException(String className) {
     try {
-      return Exception.class.isAssignableFrom(Class.forName(className));
+      return Exception.class.isAssignableFrom(
+          Class.forName(className, false, PushFunctionIT.class.getClassLoader()));
     } catch (ClassNotFoundException e) {
       return true;
     }

@@ -64,7 +64,6 @@ final class RunningService implements AutoCloseable {
   /** The service serving at once, its write path opening when ClickHouse and the tables answer. */
   static RunningService startUnready(Map<String, String> env) throws Exception {
     PushService service = PushService.start(PushConfig.read(env));
-    PushService.install(service);
     PushServer server = PushServer.start(0, service);
     return new RunningService(service, server, server.port());
   }
