@@ -43,6 +43,10 @@ def parse_args():
                         help="TABLE_MAX_INSERTS_PER_SECOND of the fleets with flow control")
     parser.add_argument("--fleet-cpus", type=float, default=1.5,
                         help="CPU cores the whole fleet's instances may use together")
+    parser.add_argument("--one-cpu-service", action="store_true",
+                        help="push part: every target runs as the service is deployed, on one CPU"
+                             " of its own (Cloud Run's default 1 vCPU), wrk and ClickHouse on the"
+                             " other CPUs")
     parser.add_argument("--skip-build", action="store_true")
     parser.add_argument("--variant", action="append", default=[],
                         help="an extra push target measured beside ours: NAME:KEY=VALUE,... with"

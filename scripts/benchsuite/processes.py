@@ -139,15 +139,33 @@ def jar(path):
     return os.path.join(REPO, path)
 
 
+# With --one-cpu-service: the CPUs the push targets run on, and those wrk and ClickHouse run on
+# (taskset lists); None: everything shares every CPU.
+CPU_LAYOUT = {"service": None, "load": None}
+
+
+def one_cpu_service_layout():
+    """The last CPU for the service under test, the others for wrk and ClickHouse."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        raise SystemExit("--one-cpu-service needs at least 2 CPUs")
+    return {"service": str(cpus[-1]), "load": ",".join(str(c) for c in cpus[:-1])}
+
+
+def pinned(command, role):
+    cpus = CPU_LAYOUT[role]
+    return command if cpus is None else ["taskset", "-c", cpus] + command
+
+
 def server_command(name, java=IMAGE_JAVA, jvm=None):
     jvm = list(SERVICE_JVM if jvm is None else jvm)
     if name == "ours":
-        return [java] + jvm + ["-jar", jar("function/target/function.jar")]
+        return pinned([java] + jvm + ["-jar", jar("function/target/function.jar")], "service")
     cls = {"bare": "BareHandler", "naive": "NaiveHandler", "async": "NaiveHandler"}[name]
-    return [java] + jvm + [
+    return pinned([java] + jvm + [
         "-cp", jar("benchmarks/target/benchmarks.jar"),
         "dev.pubsubclickhouse.benchmarks." + cls, str(PORTS[name]),
-    ]
+    ], "service")
 
 
 def target_env(name, extra=None):
@@ -163,8 +181,9 @@ def target_env(name, extra=None):
 def wrk(port, connections, seconds):
     threads = 1 if connections < 2 else 2
     out = subprocess.run(
-        ["wrk", "-t%d" % threads, "-c%d" % connections, "-d%ds" % seconds, "--timeout", "10s",
-         "-s", os.path.join(REPO, "scripts", "bench-push.lua"), "http://127.0.0.1:%d/" % port],
+        pinned(["wrk", "-t%d" % threads, "-c%d" % connections, "-d%ds" % seconds, "--timeout",
+                "10s", "-s", os.path.join(REPO, "scripts", "bench-push.lua"),
+                "http://127.0.0.1:%d/" % port], "load"),
         capture_output=True, text=True, check=True,
     ).stdout
     line = [l for l in out.splitlines() if l.startswith("WRKJSON ")]

@@ -7,6 +7,7 @@ import subprocess
 import threading
 import time
 
+from . import processes
 from .clickhouse import active_parts, ch, ch_now, insert_stats, truncate
 from .processes import (Server, children_cpu_seconds, context_switches, cpu_seconds, jar,
                         machine_busy_seconds, memory_kib, post_once, server_command,
@@ -154,6 +155,23 @@ def parse_variant(text, index):
 
 
 def run_push(args, chpid):
+    if args.one_cpu_service:
+        processes.CPU_LAYOUT.update(processes.one_cpu_service_layout())
+        subprocess.run(["taskset", "-a", "-p", "-c", processes.CPU_LAYOUT["load"], str(chpid)],
+                       check=True, stdout=subprocess.DEVNULL)
+        log("one CPU per service: targets on CPU %s, wrk and ClickHouse on CPU %s"
+            % (processes.CPU_LAYOUT["service"], processes.CPU_LAYOUT["load"]))
+    try:
+        return measure_every_target(args, chpid)
+    finally:
+        if args.one_cpu_service:
+            everything = ",".join(str(c) for c in sorted(os.sched_getaffinity(0)))
+            subprocess.run(["taskset", "-a", "-p", "-c", everything, str(chpid)],
+                           check=False, stdout=subprocess.DEVNULL)
+            processes.CPU_LAYOUT.update({"service": None, "load": None})
+
+
+def measure_every_target(args, chpid):
     log("push end to end: starting ours, bare, naive, async (%s %s)"
         % (IMAGE_JAVA, " ".join(SERVICE_JVM)))
     servers = {}
@@ -166,7 +184,7 @@ def run_push(args, chpid):
         ch("DROP TABLE IF EXISTS bench.%s" % v["table"])
         ch("CREATE TABLE bench.%s %s ENGINE = %s" % (v["table"], SEED_TABLE_COLUMNS, v["engine"]))
         TABLES[v["name"]] = v["table"]
-        command = [v["java"]] + v["jvm"] + ["-jar", v["jar"]]
+        command = processes.pinned([v["java"]] + v["jvm"] + ["-jar", v["jar"]], "service")
         servers[v["name"]] = Server(
             v["name"], command,
             service_env(table=v["table"], port=v["port"], extra=v["env"]), v["port"],
@@ -225,7 +243,7 @@ def run_push(args, chpid):
         rows.sort(key=lambda r: (r["concurrency"], rank[r["target"]]))
         return {"rows": rows, "samples": samples, "rounds": args.rounds, "bursts": bursts,
                 "ceiling_inserts": ceiling, "jvm": SERVICE_JVM, "order": order,
-                "variants": args.variants}
+                "variants": args.variants, "cpu_layout": dict(processes.CPU_LAYOUT)}
     finally:
         for server in servers.values():
             server.stop()

@@ -33,6 +33,10 @@ def _per_task(run):
 def print_push(results, push):
     print("\nPush end to end (seed row, wrapped envelopes; %s s measured after %s s warm-up)"
           % (results["args"]["duration"], results["args"]["warmup"]))
+    layout = push.get("cpu_layout") or {}
+    if layout.get("service"):
+        print("Each target on CPU %s alone (one CPU, as the deployed service's 1 vCPU); wrk and"
+              " ClickHouse on CPU %s" % (layout["service"], layout["load"]))
     header = ("%-8s %5s %9s %8s %8s %6s %8s %8s %6s %7s %7s %7s %6s"
               % ("target", "conc", "msg/s", "p50 ms", "p99 ms", "non2xx", "INSERTs",
                  "rows/ins", "parts", "RSS MiB", "svc us", "CH us", "others"))
