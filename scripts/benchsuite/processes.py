@@ -157,6 +157,12 @@ def pinned(command, role):
     return command if cpus is None else ["taskset", "-c", cpus] + command
 
 
+def pin_process(pid, cpus, check=True):
+    """Moves every thread of the running process `pid` onto `cpus` (a taskset list)."""
+    subprocess.run(["taskset", "-a", "-p", "-c", cpus, str(pid)], check=check,
+                   stdout=subprocess.DEVNULL)
+
+
 def server_command(name, java=IMAGE_JAVA, jvm=None):
     jvm = list(SERVICE_JVM if jvm is None else jvm)
     if name == "ours":

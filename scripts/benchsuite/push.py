@@ -7,10 +7,10 @@ import subprocess
 import threading
 import time
 
-from . import processes
 from .clickhouse import active_parts, ch, ch_now, insert_stats, truncate
-from .processes import (Server, children_cpu_seconds, context_switches, cpu_seconds, jar,
-                        machine_busy_seconds, memory_kib, post_once, server_command,
+from .processes import (CPU_LAYOUT, Server, children_cpu_seconds, context_switches,
+                        cpu_seconds, jar, machine_busy_seconds, memory_kib,
+                        one_cpu_service_layout, pin_process, pinned, post_once, server_command,
                         service_env, target_env, wait_for_204, wrk)
 from .settings import PORTS
 from .settings import (CH_URL, IMAGE_JAVA, JDK25, REPO, SEED_TABLE_COLUMNS, SERVICE_JVM, TABLES,
@@ -156,19 +156,16 @@ def parse_variant(text, index):
 
 def run_push(args, chpid):
     if args.one_cpu_service:
-        processes.CPU_LAYOUT.update(processes.one_cpu_service_layout())
-        subprocess.run(["taskset", "-a", "-p", "-c", processes.CPU_LAYOUT["load"], str(chpid)],
-                       check=True, stdout=subprocess.DEVNULL)
+        CPU_LAYOUT.update(one_cpu_service_layout())
+        pin_process(chpid, CPU_LAYOUT["load"])
         log("one CPU per service: targets on CPU %s, wrk and ClickHouse on CPU %s"
-            % (processes.CPU_LAYOUT["service"], processes.CPU_LAYOUT["load"]))
+            % (CPU_LAYOUT["service"], CPU_LAYOUT["load"]))
     try:
         return measure_every_target(args, chpid)
     finally:
         if args.one_cpu_service:
-            everything = ",".join(str(c) for c in sorted(os.sched_getaffinity(0)))
-            subprocess.run(["taskset", "-a", "-p", "-c", everything, str(chpid)],
-                           check=False, stdout=subprocess.DEVNULL)
-            processes.CPU_LAYOUT.update({"service": None, "load": None})
+            pin_process(chpid, CPU_LAYOUT["service"] + "," + CPU_LAYOUT["load"], check=False)
+            CPU_LAYOUT.update({"service": None, "load": None})
 
 
 def measure_every_target(args, chpid):
@@ -184,7 +181,7 @@ def measure_every_target(args, chpid):
         ch("DROP TABLE IF EXISTS bench.%s" % v["table"])
         ch("CREATE TABLE bench.%s %s ENGINE = %s" % (v["table"], SEED_TABLE_COLUMNS, v["engine"]))
         TABLES[v["name"]] = v["table"]
-        command = processes.pinned([v["java"]] + v["jvm"] + ["-jar", v["jar"]], "service")
+        command = pinned([v["java"]] + v["jvm"] + ["-jar", v["jar"]], "service")
         servers[v["name"]] = Server(
             v["name"], command,
             service_env(table=v["table"], port=v["port"], extra=v["env"]), v["port"],
@@ -243,7 +240,7 @@ def measure_every_target(args, chpid):
         rows.sort(key=lambda r: (r["concurrency"], rank[r["target"]]))
         return {"rows": rows, "samples": samples, "rounds": args.rounds, "bursts": bursts,
                 "ceiling_inserts": ceiling, "jvm": SERVICE_JVM, "order": order,
-                "variants": args.variants, "cpu_layout": dict(processes.CPU_LAYOUT)}
+                "variants": args.variants, "cpu_layout": dict(CPU_LAYOUT)}
     finally:
         for server in servers.values():
             server.stop()
