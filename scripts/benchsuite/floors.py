@@ -34,8 +34,11 @@ class Checks:
                           "pass": bool(passed), "text": text})
 
     def ratio(self, name, ours, other, limit, unit="x"):
-        """ours / other msg/s >= limit."""
-        value = ours["msgs_per_s"] / max(other["msgs_per_s"], 1e-9)
+        """ours / other msg/s >= limit (MISS when the other answered nothing)."""
+        if other["msgs_per_s"] <= 0:
+            self.check(name, None, limit, False, "the peer answered nothing: no ratio to judge")
+            return
+        value = ours["msgs_per_s"] / other["msgs_per_s"]
         shown = "%.1f%%" % (100 * value) if unit == "%" else "%.1fx" % value
         self.check(name, value, limit, value >= limit,
                    "%.0f / %.0f msg/s = %s" % (ours["msgs_per_s"], other["msgs_per_s"], shown))
@@ -44,34 +47,43 @@ class Checks:
 def paired(push, target, other, concurrency, measure):
     """measure(ours, other) in every round both were measured at `concurrency`, and the median.
 
-    Within a round the two run one after the other, so the machine's slow drift (merges, other
-    processes, the JIT) moves both; across rounds it does not. With fewer than 3 rounds: None."""
+    Both run in the same round (bare first, naive last, the others in between), so the machine's
+    slow drift (merges, other processes, the JIT) moves both; across rounds it does not. None for
+    a results file without per-round samples or without a round that measured both."""
     by_round = {}
     for row in push.get("samples", []):
         if row["concurrency"] == concurrency and row["target"] in (target, other):
             by_round.setdefault(row["round"], {})[row["target"]] = row
-    values = [measure(pair[target], pair[other]) for _, pair in sorted(by_round.items())
-              if target in pair and other in pair]
-    if len(values) < 3:
+    pairs = [(pair[target], pair[other]) for _, pair in sorted(by_round.items())
+             if target in pair and other in pair]
+    if not pairs:
         return None
-    return {"values": values, "median": statistics.median(values)}
+    values = [measure(a, b) for a, b in pairs]
+    return {"values": values, "median": statistics.median(values),
+            "peer_silent": any(b["msgs_per_s"] <= 0 for _, b in pairs)}
 
 
 def paired_ratio(checks, push, name, target, other, concurrency, limit, unit="x"):
-    """A ratio floor on the median of the rounds' paired ratios, else on the kept samples."""
+    """A ratio floor on the median of the rounds' paired ratios, else on the kept samples. A peer
+    that answered nothing makes the ratio meaningless: MISS, whatever ours did."""
     ratios = paired(push, target, other, concurrency,
                     lambda a, b: a["msgs_per_s"] / max(b["msgs_per_s"], 1e-9))
     if ratios is None:
         by = {(r["target"], r["concurrency"]): r for r in push["rows"]}
         checks.ratio(name, by[(target, concurrency)], by[(other, concurrency)], limit, unit)
         return
+    if ratios["peer_silent"]:
+        checks.check(name, None, limit, False,
+                     "%s answered nothing in a round: no ratio to judge" % other)
+        return
 
     def shown(value):
         return "%.1f%%" % (100 * value) if unit == "%" else "%.2fx" % value
 
     checks.check(name, ratios["median"], limit, ratios["median"] >= limit,
-                 "%s, median of %d rounds (%s)" % (
+                 "%s, median of %d round%s (%s)" % (
                      shown(ratios["median"]), len(ratios["values"]),
+                     "" if len(ratios["values"]) == 1 else "s",
                      ", ".join(shown(v) for v in ratios["values"])))
 
 
@@ -86,8 +98,9 @@ def paired_latency(checks, push, name, target, other, concurrency, field, limit)
                      "%.2f ms vs %.2f + %g ms" % (ours, peer, limit))
         return
     checks.check(name, over["median"], limit, over["median"] <= limit,
-                 "ours - %s %+.2f ms, median of %d rounds (%s)" % (
+                 "ours - %s %+.2f ms, median of %d round%s (%s)" % (
                      other, over["median"], len(over["values"]),
+                     "" if len(over["values"]) == 1 else "s",
                      ", ".join("%+.2f" % v for v in over["values"])))
 
 
