@@ -1,6 +1,5 @@
 """The floors: what each measured part must reach, PASS or MISS, computed from a results file."""
 
-import statistics
 
 FLOORS = {
     "push_vs_naive_at_1": 1.0,
@@ -34,9 +33,9 @@ class Checks:
                           "pass": bool(passed), "text": text})
 
     def ratio(self, name, ours, other, limit, unit="x"):
-        """ours / other msg/s >= limit (MISS when the other answered nothing)."""
-        if other["msgs_per_s"] <= 0:
-            self.check(name, None, limit, False, "the peer answered nothing: no ratio to judge")
+        """ours / other msg/s >= limit (MISS when the other failed: see peer_failed)."""
+        if peer_failed(other):
+            self.check(name, None, limit, False, "the peer failed: no ratio to judge")
             return
         value = ours["msgs_per_s"] / other["msgs_per_s"]
         shown = "%.1f%%" % (100 * value) if unit == "%" else "%.1fx" % value
@@ -44,8 +43,16 @@ class Checks:
                    "%.0f / %.0f msg/s = %s" % (ours["msgs_per_s"], other["msgs_per_s"], shown))
 
 
-def paired(push, target, other, concurrency, measure):
-    """measure(ours, other) in every round both were measured at `concurrency`, and the median.
+def peer_failed(sample):
+    """A peer that answered nothing, or answered anything but 2xx, measured no throughput to
+    compare with: every floor against it is a MISS, whatever ours did."""
+    return sample["msgs_per_s"] <= 0 or sample.get("non_2xx", 0) > 0
+
+
+def paired(push, target, other, concurrency, measure, worse):
+    """measure(ours, other) in every round both were measured at `concurrency`, and their median;
+    with an even number of rounds the worse of the middle two (`worse`: min for a floor ours must
+    reach, max for a ceiling), so that no single round carries a verdict.
 
     Both run in the same round (bare first, naive last, the others in between), so the machine's
     slow drift (merges, other processes, the JIT) moves both; across rounds it does not. None for
@@ -59,49 +66,54 @@ def paired(push, target, other, concurrency, measure):
     if not pairs:
         return None
     values = [measure(a, b) for a, b in pairs]
-    return {"values": values, "median": statistics.median(values),
-            "peer_silent": any(b["msgs_per_s"] <= 0 for _, b in pairs)}
+    middle = sorted(values)[(len(values) - 1) // 2:len(values) // 2 + 1]
+    return {"values": values, "median": worse(middle),
+            "peer_failed": any(peer_failed(b) for _, b in pairs)}
+
+
+def rounds_text(values, shown):
+    return "median of %d round%s (%s)" % (len(values), "" if len(values) == 1 else "s",
+                                          ", ".join(shown(v) for v in values))
 
 
 def paired_ratio(checks, push, name, target, other, concurrency, limit, unit="x"):
-    """A ratio floor on the median of the rounds' paired ratios, else on the kept samples. A peer
-    that answered nothing makes the ratio meaningless: MISS, whatever ours did."""
+    """A ratio floor on the median of the rounds' paired ratios, else on the kept samples."""
     ratios = paired(push, target, other, concurrency,
-                    lambda a, b: a["msgs_per_s"] / max(b["msgs_per_s"], 1e-9))
+                    lambda a, b: a["msgs_per_s"] / max(b["msgs_per_s"], 1e-9), min)
     if ratios is None:
         by = {(r["target"], r["concurrency"]): r for r in push["rows"]}
         checks.ratio(name, by[(target, concurrency)], by[(other, concurrency)], limit, unit)
         return
-    if ratios["peer_silent"]:
-        checks.check(name, None, limit, False,
-                     "%s answered nothing in a round: no ratio to judge" % other)
+    if ratios["peer_failed"]:
+        checks.check(name, None, limit, False, "%s failed in a round: no ratio to judge" % other)
         return
 
     def shown(value):
         return "%.1f%%" % (100 * value) if unit == "%" else "%.2fx" % value
 
     checks.check(name, ratios["median"], limit, ratios["median"] >= limit,
-                 "%s, median of %d round%s (%s)" % (
-                     shown(ratios["median"]), len(ratios["values"]),
-                     "" if len(ratios["values"]) == 1 else "s",
-                     ", ".join(shown(v) for v in ratios["values"])))
+                 "%s, %s" % (shown(ratios["median"]), rounds_text(ratios["values"], shown)))
 
 
 def paired_latency(checks, push, name, target, other, concurrency, field, limit):
     """ours' latency `field` at most the peer's + `limit` ms: on the median of the rounds'
     differences, else on the kept samples."""
-    over = paired(push, target, other, concurrency, lambda a, b: a[field] - b[field])
+    over = paired(push, target, other, concurrency, lambda a, b: a[field] - b[field], max)
     if over is None:
         by = {(r["target"], r["concurrency"]): r for r in push["rows"]}
-        ours, peer = by[(target, concurrency)][field], by[(other, concurrency)][field]
-        checks.check(name, ours, peer + limit, ours <= peer + limit,
-                     "%.2f ms vs %.2f + %g ms" % (ours, peer, limit))
+        ours, peer = by[(target, concurrency)], by[(other, concurrency)]
+        if peer_failed(peer):
+            checks.check(name, None, limit, False, "the peer failed: no latency to judge")
+            return
+        checks.check(name, ours[field], peer[field] + limit, ours[field] <= peer[field] + limit,
+                     "%.2f ms vs %.2f + %g ms" % (ours[field], peer[field], limit))
+        return
+    if over["peer_failed"]:
+        checks.check(name, None, limit, False, "%s failed in a round: no latency to judge" % other)
         return
     checks.check(name, over["median"], limit, over["median"] <= limit,
-                 "ours - %s %+.2f ms, median of %d round%s (%s)" % (
-                     other, over["median"], len(over["values"]),
-                     "" if len(over["values"]) == 1 else "s",
-                     ", ".join("%+.2f" % v for v in over["values"])))
+                 "ours - %s %+.2f ms, %s" % (other, over["median"],
+                                             rounds_text(over["values"], lambda v: "%+.2f" % v)))
 
 
 def push_floors(push, target):

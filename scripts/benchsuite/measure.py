@@ -30,6 +30,9 @@ def measure(args):
         args.variant.append("patched:jar=patched")
     args.variants = [parse_variant(v.replace("jar=patched", "jar=" + (patched or "")), i)
                      for i, v in enumerate(args.variant)]
+    names = [v["name"] for v in args.variants]
+    if len(set(names)) < len(names):
+        raise SystemExit("--variant: two variants share a name (%s)" % ", ".join(names))
     results = {
         "date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
         "machine": machine_info(),

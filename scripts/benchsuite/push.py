@@ -136,8 +136,8 @@ def parse_variant(text, index):
     separated by spaces), java (a java executable; jdk25 for Temurin 25), jar (a function.jar;
     patched for the --patch build) or engine (the table engine, e.g. Null)."""
     name, _, spec = text.partition(":")
-    if name in PORTS:
-        raise SystemExit("--variant %s: %s is a target the suite measures already; name the"
+    if name in PORTS or name == "ceiling" or not name:
+        raise SystemExit("--variant %s: %r names a target the suite measures already; name the"
                          " variant otherwise" % (text, name))
     variant = {"name": name, "env": {}, "jvm": list(SERVICE_JVM), "java": IMAGE_JAVA,
                "jar": jar("function/target/function.jar"), "port": VARIANT_PORT + index,
