@@ -1,6 +1,5 @@
 """The floors: what each measured part must reach, PASS or MISS, computed from a results file."""
 
-
 FLOORS = {
     "push_vs_naive_at_1": 1.0,
     "push_vs_async_at_1": 1.0,
