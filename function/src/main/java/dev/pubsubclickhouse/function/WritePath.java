@@ -17,6 +17,7 @@ import dev.pubsubclickhouse.core.write.TargetTable;
 import dev.pubsubclickhouse.function.envelope.PayloadDecompressor;
 import dev.pubsubclickhouse.function.flow.FlowControl;
 import dev.pubsubclickhouse.function.flow.FlowGate;
+import dev.pubsubclickhouse.function.flow.TableGates;
 import dev.pubsubclickhouse.function.flow.TableLoadReader;
 import dev.pubsubclickhouse.function.ingest.AnswerDeadlines;
 import dev.pubsubclickhouse.function.ingest.BatchWriter;
@@ -49,8 +50,8 @@ import java.util.function.Function;
 /**
  * What a message travels through once ClickHouse answers: the tables it may go to (their schemas
  * and writers), the INSERT format the server reads, the dead-letter sinks, the batcher and the
- * ingestor in front of it, and (with flow control) the gate that watches the default table's parts
- * on a thread of its own.
+ * ingestor in front of it, and (with flow control) the gates that watch each table's parts on a
+ * thread of their own.
  */
 record WritePath(
     TargetTable table,
@@ -58,7 +59,7 @@ record WritePath(
     List<DeadLetterSink> sinks,
     GroupCommitBatcher batcher,
     Ingestor ingestor,
-    Optional<FlowGate> gate,
+    Optional<TableGates> gates,
     Optional<ScheduledExecutorService> tableWatch) {
   /** How long the service waits for one ALTER of schema evolution. */
   private static final Duration DDL_TIMEOUT = Duration.ofSeconds(60);
@@ -115,7 +116,7 @@ record WritePath(
     if (!config.flow().enabled()) {
       GroupCommitBatcher batcher = new GroupCommitBatcher(config.batch(), batchWriter);
       Ingestor ingestor =
-          new Ingestor(destinations, encoder, batcher, deadlines, metrics, () -> true);
+          new Ingestor(destinations, encoder, batcher, deadlines, metrics, any -> true);
       return new WritePath(
           table,
           inserter,
@@ -125,17 +126,6 @@ record WritePath(
           Optional.empty(),
           Optional.empty());
     }
-    FlowControl control =
-        new FlowControl(
-            config.batch().maxInsertsPerSecond(),
-            config.flow().tableMaxInsertsPerSecond(),
-            Math.min(MAX_PACE.toNanos(), config.batch().answerTimeout().toNanos() / 2));
-    TableLoadReader load = new TableLoadReader(client, config.clickHouse().table());
-    FlowGate gate = new FlowGate(control, load::read, batchWriter, metrics, config.flow());
-    GroupCommitBatcher batcher = new GroupCommitBatcher(config.batch(), gate::paceNanos, gate);
-    gate.whenPaceFalls(batcher::wake);
-    Ingestor ingestor =
-        new Ingestor(destinations, encoder, batcher, deadlines, metrics, gate::admits);
     // Its own thread: a query that hangs must not hold up the answer deadlines.
     ScheduledExecutorService tableWatch =
         Executors.newSingleThreadScheduledExecutor(
@@ -144,14 +134,34 @@ record WritePath(
               thread.setDaemon(true);
               return thread;
             });
-    gate.start(tableWatch);
+    long maxPace = Math.min(MAX_PACE.toNanos(), config.batch().answerTimeout().toNanos() / 2);
+    TableGates gates =
+        new TableGates(
+            config.clickHouse().table(),
+            watched ->
+                new FlowGate(
+                    watched,
+                    new FlowControl(
+                        config.batch().maxInsertsPerSecond(),
+                        config.flow().tableMaxInsertsPerSecond(),
+                        maxPace),
+                    new TableLoadReader(client, watched)::read,
+                    metrics,
+                    config.flow()),
+            tableWatch,
+            batchWriter,
+            metrics);
+    GroupCommitBatcher batcher = new GroupCommitBatcher(config.batch(), gates::paceNanos, gates);
+    gates.whenPaceFalls(batcher::wake);
+    Ingestor ingestor =
+        new Ingestor(destinations, encoder, batcher, deadlines, metrics, gates::admits);
     return new WritePath(
         table,
         inserter,
         List.copyOf(sinks),
         batcher,
         ingestor,
-        Optional.of(gate),
+        Optional.of(gates),
         Optional.of(tableWatch));
   }
 
@@ -165,7 +175,8 @@ record WritePath(
     if (flusher.isPresent()) {
       return flusher;
     }
-    return gate.flatMap(FlowGate::watchDeath)
+    return gates
+        .flatMap(TableGates::watchDeath)
         .map(e -> "table watch stopped: " + e.getClass().getSimpleName());
   }
 

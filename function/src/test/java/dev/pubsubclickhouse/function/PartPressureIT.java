@@ -7,6 +7,7 @@ import dev.pubsubclickhouse.function.flow.TableLoad;
 import dev.pubsubclickhouse.function.flow.TableLoadReader;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.TestDatabase;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -19,7 +20,8 @@ import org.junit.jupiter.api.Test;
  * Flow control against a real ClickHouse: what the reader sees in the system tables, and one
  * service in front of a table with low part limits whose merges are stopped, so that every INSERT
  * adds a part that stays. The service must answer 429 before ClickHouse would refuse (code 252),
- * store every message it acknowledged, and take messages again once merges bring the parts down.
+ * store every message it acknowledged, and take messages again once merges bring the parts down;
+ * when that table is one of several, only its own messages are refused.
  */
 @ClickHouseTest
 class PartPressureIT {
@@ -102,6 +104,59 @@ class PartPressureIT {
     List<String> stored =
         new ArrayList<>(database.query("SELECT id FROM limited ORDER BY id").lines().toList());
     assertThat(stored).containsExactlyElementsOf(acknowledged);
+  }
+
+  @Test
+  void aRoutedTableNearItsLimitIsRefusedAloneWhileTheDefaultTableTakesEveryMessage()
+      throws Exception {
+    database.execute("CREATE TABLE roomy (id String) ENGINE = MergeTree ORDER BY id");
+    database.execute("CREATE TABLE crowded (id String) ENGINE = MergeTree ORDER BY id" + LIMITS);
+    database.execute("SYSTEM STOP MERGES crowded");
+    Map<String, Map<Integer, Integer>> statuses = new TreeMap<>();
+    Map<String, TreeSet<String>> acknowledged = new TreeMap<>();
+    try (RunningService service =
+        RunningService.start(
+            database,
+            "roomy",
+            Map.of(
+                "TABLE_WATCH_INTERVAL_MS", "100",
+                "CLICKHOUSE_TABLE_ATTRIBUTE", "table",
+                "CLICKHOUSE_TABLES", "crowded"))) {
+      // One message at a time, alternating tables: each INSERT into crowded is a part that stays.
+      for (int i = 0; i < 40; i++) {
+        for (String table : List.of("crowded", "roomy")) {
+          String id = table + "-" + i;
+          int status =
+              service.push(
+                  id,
+                  ("{\"id\":\"" + id + "\"}").getBytes(StandardCharsets.UTF_8),
+                  table.equals("crowded") ? Map.of("table", "crowded") : Map.of());
+          statuses.computeIfAbsent(table, t -> new TreeMap<>()).merge(status, 1, Integer::sum);
+          if (status == 204) {
+            acknowledged.computeIfAbsent(table, t -> new TreeSet<>()).add(id);
+          }
+        }
+      }
+    }
+    assertThat(statuses.get("crowded").keySet()).containsExactlyInAnyOrder(204, 429);
+    assertThat(statuses.get("roomy"))
+        .as("the default table is not held back")
+        .isEqualTo(Map.of(204, 40));
+    assertThat(partsOf("crowded")).isLessThan(20);
+    database.flushLogs();
+    assertThat(
+            database.query(
+                "SELECT count() FROM system.query_log WHERE exception_code = 252"
+                    + " AND has(databases, '"
+                    + database.name()
+                    + "')"))
+        .as("INSERTs ClickHouse refused for too many parts")
+        .isEqualTo("0");
+    for (String table : List.of("crowded", "roomy")) {
+      assertThat(database.query("SELECT id FROM " + table + " ORDER BY id").lines().toList())
+          .as("stored in " + table)
+          .containsExactlyElementsOf(acknowledged.get(table));
+    }
   }
 
   private long partsOf(String table) {

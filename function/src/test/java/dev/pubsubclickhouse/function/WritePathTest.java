@@ -2,10 +2,12 @@ package dev.pubsubclickhouse.function;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.function.flow.FlowControl;
 import dev.pubsubclickhouse.function.flow.FlowGate;
 import dev.pubsubclickhouse.function.flow.FlowPolicy;
 import dev.pubsubclickhouse.function.flow.SchedulerFailingOnItsSecondTask;
+import dev.pubsubclickhouse.function.flow.TableGates;
 import dev.pubsubclickhouse.function.flow.TableLoad;
 import dev.pubsubclickhouse.function.ingest.BatchPolicy;
 import dev.pubsubclickhouse.function.ingest.GroupCommitBatcher;
@@ -33,19 +35,23 @@ class WritePathTest {
   @Test
   void aTableWatchThatStoppedIsADeathCause() throws Exception {
     ScheduledExecutorService scheduler = new SchedulerFailingOnItsSecondTask();
-    FlowGate gate =
-        new FlowGate(
-            new FlowControl(500, 0, 10_000_000_000L),
-            () -> new TableLoad(1, 1, 10, 20, 100_000, 0, 0, 0, 0),
-            batch -> {},
-            new Metrics(),
-            new FlowPolicy(0, Duration.ofMillis(10)));
     try (GroupCommitBatcher batcher = new GroupCommitBatcher(POLICY, batch -> {})) {
+      TableGates gates =
+          new TableGates(
+              new TableName("db", "events"),
+              table ->
+                  new FlowGate(
+                      table,
+                      new FlowControl(500, 0, 10_000_000_000L),
+                      () -> new TableLoad(1, 1, 10, 20, 100_000, 0, 0, 0, 0),
+                      new Metrics(),
+                      new FlowPolicy(0, Duration.ofMillis(10))),
+              scheduler,
+              batch -> {},
+              new Metrics());
       WritePath path =
           new WritePath(
-              null, null, List.of(), batcher, null, Optional.of(gate), Optional.of(scheduler));
-      assertThat(path.deathCause()).isEmpty();
-      gate.start(scheduler);
+              null, null, List.of(), batcher, null, Optional.of(gates), Optional.of(scheduler));
       long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
       while (path.deathCause().isEmpty() && System.nanoTime() < deadline) {
         Thread.sleep(5);

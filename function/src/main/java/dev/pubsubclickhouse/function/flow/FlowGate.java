@@ -1,5 +1,6 @@
 package dev.pubsubclickhouse.function.flow;
 
+import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.function.ingest.PendingMessage;
 import dev.pubsubclickhouse.function.ingest.PushOutcome;
 import dev.pubsubclickhouse.function.observability.JsonLog;
@@ -12,20 +13,20 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * Puts {@link FlowControl} between the batcher and ClickHouse: reads the table's load every {@code
- * watchInterval} (four times as often under pressure, and once more before every INSERT then, so
- * that instances racing toward the limit see each other's parts), tells the batcher its pace,
- * refuses new messages while the table is near its limit, and answers a batch it must not send 429
- * instead of sending it. Nothing refused is acknowledged, so Pub/Sub delivers it again later.
+ * {@link FlowControl} for one table: reads the table's load every {@code watchInterval} (four times
+ * as often under pressure, and once more before every INSERT then, so that instances racing toward
+ * the limit see each other's parts), says the least time between two INSERTs into it, refuses new
+ * messages for it while it is near its limit, and answers 429 for a batch's messages it must not
+ * send instead of letting them through. Nothing refused is acknowledged, so Pub/Sub delivers it
+ * again later. {@link TableGates} holds one for each table the service writes.
  */
-public final class FlowGate implements Consumer<List<PendingMessage>> {
+public final class FlowGate {
+  private final TableName table;
   private final FlowControl control;
   private final Supplier<TableLoad> reader;
-  private final Consumer<List<PendingMessage>> writer;
   private final Metrics metrics;
   private final long intervalNanos;
   private final AtomicLong inserts = new AtomicLong();
@@ -35,37 +36,30 @@ public final class FlowGate implements Consumer<List<PendingMessage>> {
   private boolean readable = true;
 
   /**
+   * @param table the table watched, for the logs
    * @param reader reads the table's load (a query); may throw
-   * @param writer writes a batch the gate lets through
    */
   public FlowGate(
+      TableName table,
       FlowControl control,
       Supplier<TableLoad> reader,
-      Consumer<List<PendingMessage>> writer,
       Metrics metrics,
       FlowPolicy policy) {
+    this.table = table;
     this.control = control;
     this.reader = reader;
-    this.writer = writer;
     this.metrics = metrics;
     this.intervalNanos = policy.watchInterval().toNanos();
-    metrics.gauge(
-        "part-pressure-percent",
-        "Active parts in the target table's fullest partition, as a percentage of the count at"
-            + " which ClickHouse slows INSERTs.",
-        () -> Math.round(100 * control.state().pressure()));
-    metrics.gauge(
-        "table-partition-parts",
-        "Active parts in the target table's fullest partition, as last read.",
-        () -> lastLoad == null ? -1 : lastLoad.partitionParts());
-    metrics.gauge(
-        "table-inserts-per-second",
-        "New parts per second in the target table from every writer, as last measured.",
-        () -> Math.round(control.state().tableInsertsPerSecond()));
-    metrics.gauge(
-        "insert-pace-us",
-        "The least time between two INSERTs from this instance now, microseconds.",
-        () -> control.state().paceNanos() / 1000);
+  }
+
+  /** What flow control does about the table now. */
+  public FlowControl.State state() {
+    return control.state();
+  }
+
+  /** The table's load as last read, or null when it could not be read. */
+  public TableLoad lastLoad() {
+    return lastLoad;
   }
 
   /** The batcher to wake when the pace falls, so that a paced batch need not wait out the old. */
@@ -76,6 +70,11 @@ public final class FlowGate implements Consumer<List<PendingMessage>> {
   /** Reads the table now, and again and again on {@code scheduler} until it shuts down. */
   public void start(ScheduledExecutorService scheduler) {
     watchAndSchedule(scheduler);
+  }
+
+  /** As {@link #start}, the first reading too on {@code scheduler}: the caller does not wait. */
+  public void startLater(ScheduledExecutorService scheduler) {
+    schedule(scheduler, 0);
   }
 
   /**
@@ -98,15 +97,19 @@ public final class FlowGate implements Consumer<List<PendingMessage>> {
       if (unreadable(e).paceNanos() < paceBefore) {
         paceFell.run();
       }
-      JsonLog.error("reading the target table's load failed", Map.of(), e);
+      JsonLog.error("reading the target table's load failed", Map.of("table", table.toString()), e);
     } finally {
       schedule(scheduler);
     }
   }
 
   private void schedule(ScheduledExecutorService scheduler) {
-    long delay =
-        control.state().pressure() >= FlowControl.GATHER_FROM ? intervalNanos / 4 : intervalNanos;
+    schedule(
+        scheduler,
+        control.state().pressure() >= FlowControl.GATHER_FROM ? intervalNanos / 4 : intervalNanos);
+  }
+
+  private void schedule(ScheduledExecutorService scheduler, long delay) {
     try {
       scheduler.schedule(() -> watchAndSchedule(scheduler), delay, TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
@@ -125,7 +128,7 @@ public final class FlowGate implements Consumer<List<PendingMessage>> {
     }
     control.unknown();
     paceFell.run();
-    JsonLog.error("table watch stopped; flow control is off", Map.of(), e);
+    JsonLog.error("table watch stopped; flow control is off", Map.of("table", table.toString()), e);
   }
 
   /** False while new messages must be refused (429). */
@@ -138,19 +141,24 @@ public final class FlowGate implements Consumer<List<PendingMessage>> {
     return control.state().paceNanos();
   }
 
-  @Override
-  public void accept(List<PendingMessage> batch) {
+  /**
+   * Lets a batch's messages for this table go to ClickHouse (counted as one INSERT), or answers
+   * them 429 when the table is near its limit; under pressure the table is read again first.
+   *
+   * @return true when they may be written
+   */
+  public boolean letThrough(List<PendingMessage> messages) {
     if (control.state().pressure() >= FlowControl.GATHER_FROM) {
       watch();
     }
     if (control.state().refusing()) {
-      metrics.overloaded.add(batch.size());
-      metrics.throttled.add(batch.size());
-      batch.forEach(message -> message.answer().complete(PushOutcome.OVERLOADED));
-      return;
+      metrics.overloaded.add(messages.size());
+      metrics.throttled.add(messages.size());
+      messages.forEach(message -> message.answer().complete(PushOutcome.OVERLOADED));
+      return false;
     }
     inserts.incrementAndGet();
-    writer.accept(batch);
+    return true;
   }
 
   /** One reading of the table; a failed one is logged once and counts as no pressure. */
@@ -163,7 +171,7 @@ public final class FlowGate implements Consumer<List<PendingMessage>> {
       after = control.observe(load, inserts.get(), System.nanoTime());
       if (!readable) {
         readable = true;
-        JsonLog.info("reading the target table's load again", Map.of());
+        JsonLog.info("reading the target table's load again", Map.of("table", table.toString()));
       }
       logChange(before, after, load);
     } catch (RuntimeException e) {
@@ -181,18 +189,19 @@ public final class FlowGate implements Consumer<List<PendingMessage>> {
       readable = false;
       JsonLog.warning(
           "cannot read the target table's load; flow control is off until it can",
-          Map.of("error", String.valueOf(e.getMessage())));
+          Map.of("table", table.toString(), "error", String.valueOf(e.getMessage())));
     }
     return control.unknown();
   }
 
-  private static void logChange(FlowControl.State before, FlowControl.State after, TableLoad load) {
+  private void logChange(FlowControl.State before, FlowControl.State after, TableLoad load) {
     boolean gatheringBefore = before.pressure() >= FlowControl.GATHER_FROM;
     boolean gathering = after.pressure() >= FlowControl.GATHER_FROM;
     if (before.refusing() == after.refusing() && gatheringBefore == gathering) {
       return;
     }
     Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("table", table.toString());
     fields.put("pressurePercent", Math.round(100 * after.pressure()));
     fields.put("partitionParts", load.partitionParts());
     fields.put("partsToDelayInsert", load.partsToDelayInsert());

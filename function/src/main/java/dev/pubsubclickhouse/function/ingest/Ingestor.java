@@ -1,5 +1,6 @@
 package dev.pubsubclickhouse.function.ingest;
 
+import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.function.envelope.PushMessage;
 import dev.pubsubclickhouse.function.observability.JsonLog;
 import dev.pubsubclickhouse.function.observability.Metrics;
@@ -8,11 +9,11 @@ import dev.pubsubclickhouse.function.tables.Route;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 
 /**
- * Where a message goes, in plain Java: refuse it (429) while flow control says the table cannot
- * take more, else route it to its table, encode it on the caller's thread, hand it to the batcher,
+ * Where a message goes, in plain Java: route it to its table, refuse it (429) while flow control
+ * says that table cannot take more, else encode it on the caller's thread, hand it to the batcher,
  * wait for the batch (or the answer timeout, {@link AnswerDeadlines}), and say how it ended.
  */
 public final class Ingestor {
@@ -24,11 +25,11 @@ public final class Ingestor {
   private final GroupCommitBatcher batcher;
   private final AnswerDeadlines deadlines;
   private final Metrics metrics;
-  private final BooleanSupplier admits;
+  private final Predicate<TableName> admits;
   private final AtomicLong lastUnavailableLog = new AtomicLong(System.nanoTime() - (1L << 62));
 
   /**
-   * @param admits false while the target table cannot take more (flow control)
+   * @param admits false for a table that cannot take more now (flow control)
    */
   public Ingestor(
       Destinations destinations,
@@ -36,7 +37,7 @@ public final class Ingestor {
       GroupCommitBatcher batcher,
       AnswerDeadlines deadlines,
       Metrics metrics,
-      BooleanSupplier admits) {
+      Predicate<TableName> admits) {
     this.destinations = destinations;
     this.encoder = encoder;
     this.batcher = batcher;
@@ -48,14 +49,15 @@ public final class Ingestor {
   public PushOutcome ingest(PushMessage message) {
     long arrived = System.nanoTime();
     metrics.messagesReceived.increment();
-    if (!admits.getAsBoolean()) {
-      metrics.overloaded.increment();
-      metrics.throttled.increment();
-      return PushOutcome.OVERLOADED;
-    }
     PendingMessage pending;
     try {
-      pending = encoder.pending(message, route(message));
+      Route route = route(message);
+      if (!admits.test(route.destination().table().name())) {
+        metrics.overloaded.increment();
+        metrics.throttled.increment();
+        return PushOutcome.OVERLOADED;
+      }
+      pending = encoder.pending(message, route);
     } catch (UnavailableException e) {
       logUnavailable(message, e);
       return PushOutcome.UNAVAILABLE;

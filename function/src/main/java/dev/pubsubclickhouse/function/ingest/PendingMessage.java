@@ -1,5 +1,6 @@
 package dev.pubsubclickhouse.function.ingest;
 
+import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.core.write.DeadLetter;
 import dev.pubsubclickhouse.core.write.EncodedRows;
 import dev.pubsubclickhouse.core.write.TargetTable;
@@ -69,6 +70,11 @@ public final class PendingMessage implements WriteRecord {
   /** The table whose writer takes the message (the default table's for a dead letter). */
   Destination destination() {
     return route.destination();
+  }
+
+  /** The name of {@link #destination()}'s table: whose flow control the message is under. */
+  public TableName table() {
+    return route.destination().table().name();
   }
 
   /** The encoded rows (RowBinaryWithDefaults), for the schema the message was last encoded for. */

@@ -1,7 +1,14 @@
 package dev.pubsubclickhouse.function.ingest;
 
+import dev.pubsubclickhouse.core.schema.ColumnDefinition;
+import dev.pubsubclickhouse.core.schema.TableName;
+import dev.pubsubclickhouse.core.schema.TableSchema;
 import dev.pubsubclickhouse.core.write.EncodedRows;
+import dev.pubsubclickhouse.core.write.TargetTable;
 import dev.pubsubclickhouse.function.envelope.PushMessage;
+import dev.pubsubclickhouse.function.tables.Destination;
+import dev.pubsubclickhouse.function.tables.Route;
+import java.util.List;
 import java.util.Map;
 
 /** Messages for tests of what handles batches, already encoded as one one-byte row. */
@@ -13,5 +20,21 @@ public final class PendingMessages {
         new PushMessage(new byte[0], Map.of(), messageId, null, null, null, null),
         EncodedRows.of(new byte[] {1}, 0, 1, 1),
         enqueuedNanos);
+  }
+
+  /** A message for {@code table}, for tests of what handles batches by table. */
+  public static PendingMessage to(TableName table, String messageId) {
+    Destination destination =
+        new Destination(
+            new TargetTable(
+                table, name -> new TableSchema(name, List.of(ColumnDefinition.of("b", "UInt8")))),
+            null);
+    return new PendingMessage(
+        new PushMessage(new byte[0], Map.of(), messageId, null, null, null, null),
+        null,
+        Route.to(destination),
+        null,
+        null,
+        EncodedRows.of(new byte[] {1}, 0, 1, 1));
   }
 }

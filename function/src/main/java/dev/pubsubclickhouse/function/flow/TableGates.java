@@ -1,0 +1,157 @@
+package dev.pubsubclickhouse.function.flow;
+
+import dev.pubsubclickhouse.core.schema.TableName;
+import dev.pubsubclickhouse.function.ingest.PendingMessage;
+import dev.pubsubclickhouse.function.ingest.PushOutcome;
+import dev.pubsubclickhouse.function.observability.Metrics;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * Flow control for every table the service writes, between the batcher and ClickHouse: one {@link
+ * FlowGate} per table, the default table's read before the first message, another table's from the
+ * first message that names it. A message is refused (429) only while its own table is near its
+ * limit; a batch's messages for such a table are answered 429 and the rest are written. The batcher
+ * keeps the pace of the slowest table, so a table under pressure makes every table's batches larger
+ * rather than let its own parts grow.
+ */
+public final class TableGates implements Consumer<List<PendingMessage>> {
+  private final Function<TableName, FlowGate> newGate;
+  private final ScheduledExecutorService watch;
+  private final Consumer<List<PendingMessage>> writer;
+  private final Map<TableName, FlowGate> gates = new ConcurrentHashMap<>();
+  private volatile Runnable paceFell = () -> {};
+
+  /**
+   * Starts watching {@code defaultTable}: its first reading is taken before this returns.
+   *
+   * @param newGate a gate for a table, not yet started
+   * @param watch the thread every table's readings run on
+   * @param writer writes the messages a batch may send
+   */
+  public TableGates(
+      TableName defaultTable,
+      Function<TableName, FlowGate> newGate,
+      ScheduledExecutorService watch,
+      Consumer<List<PendingMessage>> writer,
+      Metrics metrics) {
+    this.newGate = newGate;
+    this.watch = watch;
+    this.writer = writer;
+    FlowGate first = newGate.apply(defaultTable);
+    first.whenPaceFalls(() -> paceFell.run());
+    gates.put(defaultTable, first);
+    first.start(watch);
+    metrics.gauge(
+        "part-pressure-percent",
+        "Active parts in the fullest partition of the watched table nearest its limit, as a"
+            + " percentage of the count at which ClickHouse slows INSERTs.",
+        () -> fullest().map(gate -> Math.round(100 * gate.state().pressure())).orElse(0L));
+    metrics.gauge(
+        "table-partition-parts",
+        "Active parts in the fullest partition of the watched table nearest its limit, as last"
+            + " read (-1: not read).",
+        () ->
+            fullest()
+                .map(FlowGate::lastLoad)
+                .map(load -> (long) load.partitionParts())
+                .orElse(-1L));
+    metrics.gauge(
+        "table-inserts-per-second",
+        "New parts per second in the watched tables from every writer, as last measured.",
+        () ->
+            Math.round(
+                gates.values().stream()
+                    .mapToDouble(gate -> Math.max(0, gate.state().tableInsertsPerSecond()))
+                    .sum()));
+    metrics.gauge(
+        "insert-pace-us",
+        "The least time between two INSERTs from this instance now, microseconds.",
+        () -> paceNanos() / 1000);
+    metrics.gauge(
+        "tables-refusing",
+        "Watched tables near their part limit, whose messages are answered 429.",
+        () -> gates.values().stream().filter(gate -> gate.state().refusing()).count());
+  }
+
+  /** The batcher to wake when a table's pace falls, so that a paced batch need not wait it out. */
+  public void whenPaceFalls(Runnable wake) {
+    this.paceFell = wake;
+  }
+
+  /** False while messages for {@code table} must be refused (429). */
+  public boolean admits(TableName table) {
+    return gate(table).admits();
+  }
+
+  /** The least time between the starts of two INSERTs now: the slowest table's. */
+  public long paceNanos() {
+    long pace = 0;
+    for (FlowGate gate : gates.values()) {
+      pace = Math.max(pace, gate.paceNanos());
+    }
+    return pace;
+  }
+
+  /**
+   * Empty while every table is watched; else what stopped a watch: flow control is off for that
+   * table for good, and the liveness probe should say so.
+   */
+  public Optional<Throwable> watchDeath() {
+    return gates.values().stream().flatMap(gate -> gate.watchDeath().stream()).findFirst();
+  }
+
+  @Override
+  public void accept(List<PendingMessage> batch) {
+    try {
+      List<PendingMessage> admitted = new ArrayList<>(batch.size());
+      for (Map.Entry<TableName, List<PendingMessage>> table : byTable(batch).entrySet()) {
+        if (gate(table.getKey()).letThrough(table.getValue())) {
+          admitted.addAll(table.getValue());
+        }
+      }
+      if (!admitted.isEmpty()) {
+        writer.accept(admitted);
+      }
+    } finally {
+      // A no-op for answered messages; 503 for any the gates or the writer left unanswered.
+      batch.forEach(message -> message.answer().complete(PushOutcome.UNAVAILABLE));
+    }
+  }
+
+  private FlowGate gate(TableName table) {
+    FlowGate gate = gates.get(table);
+    if (gate != null) {
+      return gate;
+    }
+    FlowGate created = newGate.apply(table);
+    FlowGate raced = gates.putIfAbsent(table, created);
+    if (raced != null) {
+      return raced;
+    }
+    created.whenPaceFalls(() -> paceFell.run());
+    created.startLater(watch);
+    return created;
+  }
+
+  private Optional<FlowGate> fullest() {
+    return gates.values().stream().max(Comparator.comparingDouble(gate -> gate.state().pressure()));
+  }
+
+  /** The batch's messages by the table they go to, each table's in the batch's order. */
+  private static Map<TableName, List<PendingMessage>> byTable(List<PendingMessage> batch) {
+    Map<TableName, List<PendingMessage>> tables = new LinkedHashMap<>(4);
+    for (PendingMessage message : batch) {
+      tables.computeIfAbsent(message.table(), table -> new ArrayList<>()).add(message);
+    }
+    return tables;
+  }
+}

@@ -1,0 +1,136 @@
+package dev.pubsubclickhouse.function.flow;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pubsubclickhouse.core.schema.TableName;
+import dev.pubsubclickhouse.function.ingest.PendingMessage;
+import dev.pubsubclickhouse.function.ingest.PendingMessages;
+import dev.pubsubclickhouse.function.ingest.PushOutcome;
+import dev.pubsubclickhouse.function.observability.Metrics;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Flow control per table: each table's readings, handed in by the test, refuse its own messages.
+ */
+class TableGatesTest {
+  private static final TableName EVENTS = new TableName("db", "events");
+  private static final TableName CLICKS = new TableName("db", "clicks");
+
+  private final Metrics metrics = new Metrics();
+  private final Map<TableName, Long> parts =
+      new ConcurrentHashMap<>(Map.of(EVENTS, 1L, CLICKS, 1L));
+  private final List<List<String>> written = new ArrayList<>();
+  private final ScheduledExecutorService watch = Executors.newSingleThreadScheduledExecutor();
+  private final TableGates gates =
+      new TableGates(
+          EVENTS,
+          table ->
+              new FlowGate(
+                  table,
+                  new FlowControl(500, 0, 10_000_000_000L),
+                  () ->
+                      new TableLoad(
+                          parts.get(table), parts.get(table), 10, 20, 100_000, 0, 0, 0, 0),
+                  metrics,
+                  new FlowPolicy(0, Duration.ofMillis(10))),
+          watch,
+          batch -> {
+            written.add(batch.stream().map(m -> m.message().messageId()).toList());
+            batch.forEach(m -> m.answer().complete(PushOutcome.STORED));
+          },
+          metrics);
+
+  @AfterEach
+  void stopWatching() {
+    watch.shutdownNow();
+  }
+
+  private static void awaitTrue(BooleanSupplier condition, String what)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime()).as(what).isLessThan(deadline);
+      Thread.sleep(5);
+    }
+  }
+
+  @Test
+  void aTableNearItsLimitRefusesItsOwnMessagesOnlyAndTheOthersAreWritten() throws Exception {
+    parts.put(CLICKS, 9L);
+    assertThat(gates.admits(EVENTS)).isTrue();
+    gates.admits(CLICKS); // its first message: the table is watched from now on
+    awaitTrue(() -> !gates.admits(CLICKS), "the clicks table read near its limit");
+    assertThat(gates.admits(EVENTS)).isTrue();
+
+    List<PendingMessage> batch =
+        List.of(
+            PendingMessages.to(EVENTS, "e1"),
+            PendingMessages.to(CLICKS, "c1"),
+            PendingMessages.to(EVENTS, "e2"),
+            PendingMessages.to(CLICKS, "c2"));
+    gates.accept(batch);
+
+    assertThat(written).containsExactly(List.of("e1", "e2"));
+    assertThat(batch.get(0).answer()).isCompletedWithValue(PushOutcome.STORED);
+    assertThat(batch.get(1).answer()).isCompletedWithValue(PushOutcome.OVERLOADED);
+    assertThat(batch.get(3).answer()).isCompletedWithValue(PushOutcome.OVERLOADED);
+    assertThat(metrics.throttled.value()).isEqualTo(2);
+    assertThat(metrics.snapshot()).containsEntry("tables-refusing", 1L);
+    assertThat(metrics.snapshot()).containsEntry("part-pressure-percent", 90L);
+
+    // merges bring it down: its messages are taken again
+    parts.put(CLICKS, 2L);
+    awaitTrue(() -> gates.admits(CLICKS), "the clicks table read below its limit");
+  }
+
+  @Test
+  void theBatchesGoAtTheSlowestTablesPaceAndTheBatcherIsWokenWhenItFalls() throws Exception {
+    AtomicInteger wakes = new AtomicInteger();
+    gates.whenPaceFalls(wakes::incrementAndGet);
+    long quiet = gates.paceNanos(); // 500 INSERTs a second
+    assertThat(quiet).isEqualTo(2_000_000L);
+    parts.put(CLICKS, 7L);
+    gates.admits(CLICKS);
+    awaitTrue(() -> gates.paceNanos() > quiet, "the clicks table's pressure slows the batches");
+    assertThat(gates.admits(CLICKS)).as("under pressure, not yet refusing").isTrue();
+    parts.put(CLICKS, 1L);
+    awaitTrue(() -> gates.paceNanos() == quiet, "the pace back");
+    assertThat(wakes.get()).isPositive();
+  }
+
+  @Test
+  void aMessageTheGatesOrTheWriterLeaveUnansweredIsAnswered503() {
+    TableGates failing =
+        new TableGates(
+            EVENTS,
+            table ->
+                new FlowGate(
+                    table,
+                    new FlowControl(500, 0, 10_000_000_000L),
+                    () -> new TableLoad(1, 1, 10, 20, 100_000, 0, 0, 0, 0),
+                    metrics,
+                    new FlowPolicy(0, Duration.ofSeconds(10))),
+            watch,
+            batch -> {
+              throw new IllegalStateException("the writer broke");
+            },
+            new Metrics());
+    List<PendingMessage> batch = List.of(PendingMessages.to(EVENTS, "e1"));
+    try {
+      failing.accept(batch);
+    } catch (IllegalStateException expected) {
+      // the batcher's flusher logs it; the request must still get an answer
+    }
+    assertThat(batch.get(0).answer()).isCompletedWithValue(PushOutcome.UNAVAILABLE);
+  }
+}
