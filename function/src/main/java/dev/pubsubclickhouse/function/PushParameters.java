@@ -46,15 +46,15 @@ public final class PushParameters {
       Parameter.of(
           "TABLE_MAX_INSERTS_PER_SECOND",
           "500",
-          "Ceiling on INSERTs (new parts) per second into the target table from every instance"
+          "Ceiling on INSERTs (new parts) per second into each table from every instance"
               + " together, as ClickHouse counts them; each instance takes its share. 0: none.");
   public static final Parameter TABLE_WATCH_INTERVAL_MS =
       Parameter.of(
           "TABLE_WATCH_INTERVAL_MS",
           "2000",
-          "How often each instance reads the target table's parts, merges and new parts per"
-              + " second from ClickHouse (4 times as often under part pressure) for flow control;"
-              + " 0 turns flow control off.");
+          "How often each instance reads the parts, merges and new parts per second of each"
+              + " table it writes from ClickHouse (4 times as often under part pressure) for flow"
+              + " control; 0 turns flow control off.");
   public static final Parameter MAX_PENDING_BYTES =
       Parameter.of(
           "MAX_PENDING_BYTES",

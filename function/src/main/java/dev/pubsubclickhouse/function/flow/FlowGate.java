@@ -33,6 +33,7 @@ public final class FlowGate {
   private volatile Runnable paceFell = () -> {};
   private volatile TableLoad lastLoad;
   private volatile Throwable watchDeath;
+  private volatile boolean readOnce;
   private boolean readable = true;
 
   /**
@@ -143,12 +144,13 @@ public final class FlowGate {
 
   /**
    * Lets a batch's messages for this table go to ClickHouse (counted as one INSERT), or answers
-   * them 429 when the table is near its limit; under pressure the table is read again first.
+   * them 429 when the table is near its limit. The table is read first when it is under pressure,
+   * or when it has not been read yet (a table the service has just started writing).
    *
    * @return true when they may be written
    */
   public boolean letThrough(List<PendingMessage> messages) {
-    if (control.state().pressure() >= FlowControl.GATHER_FROM) {
+    if (!readOnce || control.state().pressure() >= FlowControl.GATHER_FROM) {
       watch();
     }
     if (control.state().refusing()) {
@@ -163,6 +165,7 @@ public final class FlowGate {
 
   /** One reading of the table; a failed one is logged once and counts as no pressure. */
   synchronized void watch() {
+    readOnce = true;
     FlowControl.State before = control.state();
     FlowControl.State after;
     try {

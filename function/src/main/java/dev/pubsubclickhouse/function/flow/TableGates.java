@@ -10,8 +10,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -19,14 +21,15 @@ import java.util.function.Function;
  * Flow control for every table the service writes, between the batcher and ClickHouse: one {@link
  * FlowGate} per table, the default table's read before the first message, another table's from the
  * first message that names it. A message is refused (429) only while its own table is near its
- * limit; a batch's messages for such a table are answered 429 and the rest are written. The batcher
- * keeps the pace of the slowest table, so a table under pressure makes every table's batches larger
- * rather than let its own parts grow.
+ * limit; a batch's messages for such a table are answered 429 and the rest are written. A batch
+ * goes at the pace of the slowest table among those it has messages for (a refusing table's pace
+ * holds up nothing: its messages are not sent), never faster than the instance's own ceiling.
  */
 public final class TableGates implements Consumer<List<PendingMessage>> {
   private final Function<TableName, FlowGate> newGate;
   private final ScheduledExecutorService watch;
   private final Consumer<List<PendingMessage>> writer;
+  private final long ceilingPaceNanos;
   private final Map<TableName, FlowGate> gates = new ConcurrentHashMap<>();
   private volatile Runnable paceFell = () -> {};
 
@@ -36,16 +39,19 @@ public final class TableGates implements Consumer<List<PendingMessage>> {
    * @param newGate a gate for a table, not yet started
    * @param watch the thread every table's readings run on
    * @param writer writes the messages a batch may send
+   * @param instanceMaxInsertsPerSecond the instance's own ceiling, whatever the tables
    */
   public TableGates(
       TableName defaultTable,
       Function<TableName, FlowGate> newGate,
       ScheduledExecutorService watch,
       Consumer<List<PendingMessage>> writer,
+      int instanceMaxInsertsPerSecond,
       Metrics metrics) {
     this.newGate = newGate;
     this.watch = watch;
     this.writer = writer;
+    this.ceilingPaceNanos = TimeUnit.SECONDS.toNanos(1) / Math.max(1, instanceMaxInsertsPerSecond);
     FlowGate first = newGate.apply(defaultTable);
     first.whenPaceFalls(() -> paceFell.run());
     gates.put(defaultTable, first);
@@ -74,8 +80,9 @@ public final class TableGates implements Consumer<List<PendingMessage>> {
                     .sum()));
     metrics.gauge(
         "insert-pace-us",
-        "The least time between two INSERTs from this instance now, microseconds.",
-        () -> paceNanos() / 1000);
+        "The least time between two INSERTs from this instance now for a batch with messages for"
+            + " every watched table, microseconds.",
+        () -> paceNanos(gates.keySet()) / 1000);
     metrics.gauge(
         "tables-refusing",
         "Watched tables near their part limit, whose messages are answered 429.",
@@ -92,11 +99,17 @@ public final class TableGates implements Consumer<List<PendingMessage>> {
     return gate(table).admits();
   }
 
-  /** The least time between the starts of two INSERTs now: the slowest table's. */
-  public long paceNanos() {
-    long pace = 0;
-    for (FlowGate gate : gates.values()) {
-      pace = Math.max(pace, gate.paceNanos());
+  /**
+   * The least time between the starts of two INSERTs now, for a batch with messages for {@code
+   * tables}: the slowest of those tables that is not refusing, or the instance's ceiling.
+   */
+  public long paceNanos(Set<TableName> tables) {
+    long pace = ceilingPaceNanos;
+    for (TableName table : tables) {
+      FlowGate gate = table == null ? null : gates.get(table);
+      if (gate != null && !gate.state().refusing()) {
+        pace = Math.max(pace, gate.paceNanos());
+      }
     }
     return pace;
   }

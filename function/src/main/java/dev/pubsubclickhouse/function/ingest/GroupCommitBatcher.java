@@ -1,16 +1,20 @@
 package dev.pubsubclickhouse.function.ingest;
 
+import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.function.observability.JsonLog;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.function.ToLongFunction;
 
 /**
  * Gathers concurrent messages into batches, one INSERT each (group commit), by {@link
@@ -32,9 +36,13 @@ public final class GroupCommitBatcher implements AutoCloseable {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
   private final ArrayDeque<PendingMessage> queue = new ArrayDeque<>();
+
+  /** How many queued messages go to each table (null: a test's message for no table). */
+  private final Map<TableName, Integer> queuedTables = new HashMap<>();
+
   private final List<Thread> flushers = new ArrayList<>();
   private final GroupCommitRule rule;
-  private final LongSupplier pace;
+  private final ToLongFunction<Set<TableName>> pace;
   private final LongSupplier clock;
   private final ReturnTime returnTime;
   private long queuedRows;
@@ -55,12 +63,14 @@ public final class GroupCommitBatcher implements AutoCloseable {
   }
 
   /**
-   * @param pace the least time between the starts of two INSERTs, in nanoseconds, asked before
-   *     every INSERT
+   * @param pace the least time between the starts of two INSERTs, in nanoseconds, for a batch with
+   *     messages for these tables; asked before every INSERT
    * @param writer writes a batch and completes every message's answer; it must not throw
    */
   public GroupCommitBatcher(
-      BatchPolicy policy, LongSupplier pace, Consumer<List<PendingMessage>> writer) {
+      BatchPolicy policy,
+      ToLongFunction<Set<TableName>> pace,
+      Consumer<List<PendingMessage>> writer) {
     this(policy, pace, System::nanoTime, writer);
   }
 
@@ -69,7 +79,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
    */
   GroupCommitBatcher(
       BatchPolicy policy,
-      LongSupplier pace,
+      ToLongFunction<Set<TableName>> pace,
       LongSupplier clock,
       Consumer<List<PendingMessage>> writer) {
     this.policy = policy;
@@ -87,9 +97,9 @@ public final class GroupCommitBatcher implements AutoCloseable {
   }
 
   /** The interval {@code policy.maxInsertsPerSecond()} sets. */
-  private static LongSupplier fixedPace(BatchPolicy policy) {
+  private static ToLongFunction<Set<TableName>> fixedPace(BatchPolicy policy) {
     long interval = TimeUnit.SECONDS.toNanos(1) / Math.max(1, policy.maxInsertsPerSecond());
-    return () -> interval;
+    return tables -> interval;
   }
 
   /** Why a message was not admitted. */
@@ -117,6 +127,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
         return Refusal.FULL;
       }
       queue.addLast(message);
+      queuedTables.merge(message.table(), 1, Integer::sum);
       queuedRows += Math.max(1, message.rowCount());
       queuedBytes += message.rows().length;
       heldBytes += footprint;
@@ -329,7 +340,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
             returnTime.patience(lastInsertNanos),
             closing),
         now,
-        queue.isEmpty() ? 0 : pace.getAsLong());
+        queue.isEmpty() ? 0 : pace.applyAsLong(queuedTables.keySet()));
   }
 
   private List<PendingMessage> takeBatch() {
@@ -345,6 +356,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
         break;
       }
       batch.add(queue.pollFirst());
+      queuedTables.computeIfPresent(next.table(), (table, count) -> count == 1 ? null : count - 1);
       rows += nextRows;
       bytes += next.rows().length;
     }

@@ -72,9 +72,12 @@ public final class PendingMessage implements WriteRecord {
     return route.destination();
   }
 
-  /** The name of {@link #destination()}'s table: whose flow control the message is under. */
+  /**
+   * The name of {@link #destination()}'s table: whose flow control the message is under (null for a
+   * batcher test's message, which has no route).
+   */
   public TableName table() {
-    return route.destination().table().name();
+    return route == null ? null : route.destination().table().name();
   }
 
   /** The encoded rows (RowBinaryWithDefaults), for the schema the message was last encoded for. */

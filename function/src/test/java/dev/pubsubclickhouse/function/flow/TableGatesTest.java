@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -48,6 +49,7 @@ class TableGatesTest {
             written.add(batch.stream().map(m -> m.message().messageId()).toList());
             batch.forEach(m -> m.answer().complete(PushOutcome.STORED));
           },
+          500,
           metrics);
 
   @AfterEach
@@ -82,6 +84,7 @@ class TableGatesTest {
 
     assertThat(written).containsExactly(List.of("e1", "e2"));
     assertThat(batch.get(0).answer()).isCompletedWithValue(PushOutcome.STORED);
+    assertThat(batch.get(2).answer()).isCompletedWithValue(PushOutcome.STORED);
     assertThat(batch.get(1).answer()).isCompletedWithValue(PushOutcome.OVERLOADED);
     assertThat(batch.get(3).answer()).isCompletedWithValue(PushOutcome.OVERLOADED);
     assertThat(metrics.throttled.value()).isEqualTo(2);
@@ -94,18 +97,41 @@ class TableGatesTest {
   }
 
   @Test
-  void theBatchesGoAtTheSlowestTablesPaceAndTheBatcherIsWokenWhenItFalls() throws Exception {
+  void aBatchGoesAtThePaceOfTheSlowestTableItHoldsAndTheBatcherIsWokenWhenItFalls()
+      throws Exception {
     AtomicInteger wakes = new AtomicInteger();
     gates.whenPaceFalls(wakes::incrementAndGet);
-    long quiet = gates.paceNanos(); // 500 INSERTs a second
-    assertThat(quiet).isEqualTo(2_000_000L);
+    Set<TableName> both = Set.of(EVENTS, CLICKS);
+    long ceiling = 2_000_000L; // 500 INSERTs a second
+    assertThat(gates.paceNanos(both)).isEqualTo(ceiling);
+    assertThat(gates.paceNanos(Set.of()))
+        .as("the instance's ceiling, whatever the tables")
+        .isEqualTo(ceiling);
     parts.put(CLICKS, 7L);
     gates.admits(CLICKS);
-    awaitTrue(() -> gates.paceNanos() > quiet, "the clicks table's pressure slows the batches");
+    awaitTrue(
+        () -> gates.paceNanos(both) > ceiling, "the clicks table's pressure slows its batches");
     assertThat(gates.admits(CLICKS)).as("under pressure, not yet refusing").isTrue();
+    assertThat(gates.paceNanos(Set.of(EVENTS))).as("a batch without clicks").isEqualTo(ceiling);
+    parts.put(CLICKS, 9L);
+    awaitTrue(() -> !gates.admits(CLICKS), "the clicks table refusing");
+    assertThat(gates.paceNanos(both))
+        .as("a refusing table's messages are not sent: its pace holds up nothing")
+        .isEqualTo(ceiling);
     parts.put(CLICKS, 1L);
-    awaitTrue(() -> gates.paceNanos() == quiet, "the pace back");
+    awaitTrue(() -> gates.admits(CLICKS), "the clicks table below its limit");
+    assertThat(gates.paceNanos(both)).isEqualTo(ceiling);
     assertThat(wakes.get()).isPositive();
+  }
+
+  @Test
+  void aTableTheBatchIsTheFirstToNameIsReadBeforeItsMessagesAreSent() {
+    parts.put(CLICKS, 9L);
+    List<PendingMessage> batch =
+        List.of(PendingMessages.to(EVENTS, "e1"), PendingMessages.to(CLICKS, "c1"));
+    gates.accept(batch); // no admits(CLICKS) before: its gate is made here
+    assertThat(batch.get(1).answer()).isCompletedWithValue(PushOutcome.OVERLOADED);
+    assertThat(written).containsExactly(List.of("e1"));
   }
 
   @Test
@@ -124,6 +150,7 @@ class TableGatesTest {
             batch -> {
               throw new IllegalStateException("the writer broke");
             },
+            500,
             new Metrics());
     List<PendingMessage> batch = List.of(PendingMessages.to(EVENTS, "e1"));
     try {

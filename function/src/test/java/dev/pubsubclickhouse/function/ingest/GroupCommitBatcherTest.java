@@ -2,9 +2,11 @@ package dev.pubsubclickhouse.function.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pubsubclickhouse.core.schema.TableName;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -43,7 +45,7 @@ class GroupCommitBatcherTest {
 
   /** A batcher on this test's clock, which moves only when the test moves it. */
   private GroupCommitBatcher batcher(BatchPolicy policy, Consumer<List<PendingMessage>> writer) {
-    return new GroupCommitBatcher(policy, () -> 0, now::get, writer);
+    return new GroupCommitBatcher(policy, tables -> 0, now::get, writer);
   }
 
   private void record(List<PendingMessage> batch) {
@@ -83,6 +85,33 @@ class GroupCommitBatcherTest {
       assertThat(lone.answer()).isCompletedWithValue(PushOutcome.STORED);
       assertThat(writers).containsExactly(Thread.currentThread());
     }
+  }
+
+  @Test
+  void thePaceIsAskedForTheTablesTheQueueHolds() throws Exception {
+    TableName events = new TableName("db", "events");
+    TableName clicks = new TableName("db", "clicks");
+    List<Set<TableName>> asked = new CopyOnWriteArrayList<>();
+    PendingMessage e1 = PendingMessages.to(events, "e1");
+    PendingMessage c1 = PendingMessages.to(clicks, "c1");
+    now.set(System.nanoTime()); // the clock of PendingMessages.to's messages: each goes at once
+    try (GroupCommitBatcher batcher =
+        new GroupCommitBatcher(
+            policy(1000, 0, 600_000, 100),
+            tables -> {
+              asked.add(Set.copyOf(tables));
+              return 0;
+            },
+            now::get,
+            this::record)) {
+      batcher.offer(e1);
+      assertThat(e1.answer()).as("written by its caller").isCompletedWithValue(PushOutcome.STORED);
+      batcher.offer(c1);
+      assertThat(c1.answer()).isCompletedWithValue(PushOutcome.STORED);
+    }
+    // e1 was taken before c1 came: the pace for c1's batch is asked for its table alone
+    assertThat(asked).contains(Set.of(events)).endsWith(Set.of(clicks));
+    assertThat(asked).doesNotContain(Set.of(events, clicks));
   }
 
   @Test
