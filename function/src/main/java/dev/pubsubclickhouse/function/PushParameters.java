@@ -41,7 +41,11 @@ public final class PushParameters {
           "2",
           "INSERTs in flight at once; a second one starts only for a full or overdue batch.");
   public static final Parameter MAX_INSERTS_PER_SECOND =
-      Parameter.of("MAX_INSERTS_PER_SECOND", "500", "Ceiling on INSERTs per second per instance.");
+      Parameter.of(
+          "MAX_INSERTS_PER_SECOND",
+          "500",
+          "Ceiling on batches per second per instance (a batch makes one INSERT per table it"
+              + " holds).");
   public static final Parameter TABLE_MAX_INSERTS_PER_SECOND =
       Parameter.of(
           "TABLE_MAX_INSERTS_PER_SECOND",

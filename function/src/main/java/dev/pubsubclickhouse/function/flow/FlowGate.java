@@ -63,7 +63,10 @@ public final class FlowGate {
     return lastLoad;
   }
 
-  /** The batcher to wake when the pace falls, so that a paced batch need not wait out the old. */
+  /**
+   * The batcher to wake when the pace falls or the table starts or stops refusing, so that a paced
+   * batch need not wait out the old pace.
+   */
   public void whenPaceFalls(Runnable wake) {
     this.paceFell = wake;
   }
@@ -91,11 +94,11 @@ public final class FlowGate {
    * chain would freeze flow control where it was, possibly refusing every message (429) for good.
    */
   private void watchAndSchedule(ScheduledExecutorService scheduler) {
-    long paceBefore = control.state().paceNanos();
+    FlowControl.State before = control.state();
     try {
       watch();
     } catch (Throwable e) {
-      if (unreadable(e).paceNanos() < paceBefore) {
+      if (loosened(before, unreadable(e))) {
         paceFell.run();
       }
       JsonLog.error("reading the target table's load failed", Map.of("table", table.toString()), e);
@@ -150,7 +153,10 @@ public final class FlowGate {
    * @return true when they may be written
    */
   public boolean letThrough(List<PendingMessage> messages) {
-    if (!readOnce || control.state().pressure() >= FlowControl.GATHER_FROM) {
+    if (!readOnce) {
+      readFirst();
+    }
+    if (control.state().pressure() >= FlowControl.GATHER_FROM) {
       watch();
     }
     if (control.state().refusing()) {
@@ -164,8 +170,14 @@ public final class FlowGate {
   }
 
   /** One reading of the table; a failed one is logged once and counts as no pressure. */
+  /** The first reading, or waits for the one under way: a new table's first batch needs it. */
+  private synchronized void readFirst() {
+    if (!readOnce) {
+      watch();
+    }
+  }
+
   synchronized void watch() {
-    readOnce = true;
     FlowControl.State before = control.state();
     FlowControl.State after;
     try {
@@ -179,10 +191,20 @@ public final class FlowGate {
       logChange(before, after, load);
     } catch (RuntimeException e) {
       after = unreadable(e);
+    } finally {
+      readOnce = true;
     }
-    if (after.paceNanos() < before.paceNanos()) {
+    if (loosened(before, after)) {
       paceFell.run();
     }
+  }
+
+  /**
+   * The batcher may go sooner: the pace fell, or the table's refusing changed (a refusing table's
+   * pace holds up no batch).
+   */
+  private static boolean loosened(FlowControl.State before, FlowControl.State after) {
+    return after.paceNanos() < before.paceNanos() || after.refusing() != before.refusing();
   }
 
   /** A reading that failed counts as no pressure; logged once until a reading succeeds. */

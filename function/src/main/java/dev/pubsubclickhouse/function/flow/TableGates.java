@@ -107,8 +107,9 @@ public final class TableGates implements Consumer<List<PendingMessage>> {
     long pace = ceilingPaceNanos;
     for (TableName table : tables) {
       FlowGate gate = table == null ? null : gates.get(table);
-      if (gate != null && !gate.state().refusing()) {
-        pace = Math.max(pace, gate.paceNanos());
+      FlowControl.State state = gate == null ? null : gate.state();
+      if (state != null && !state.refusing()) {
+        pace = Math.max(pace, state.paceNanos());
       }
     }
     return pace;
@@ -146,11 +147,11 @@ public final class TableGates implements Consumer<List<PendingMessage>> {
       return gate;
     }
     FlowGate created = newGate.apply(table);
+    created.whenPaceFalls(() -> paceFell.run());
     FlowGate raced = gates.putIfAbsent(table, created);
     if (raced != null) {
       return raced;
     }
-    created.whenPaceFalls(() -> paceFell.run());
     created.startLater(watch);
     return created;
   }

@@ -13,8 +13,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
@@ -121,7 +123,7 @@ class TableGatesTest {
     parts.put(CLICKS, 1L);
     awaitTrue(() -> gates.admits(CLICKS), "the clicks table below its limit");
     assertThat(gates.paceNanos(both)).isEqualTo(ceiling);
-    assertThat(wakes.get()).isPositive();
+    awaitTrue(() -> wakes.get() > 0, "the batcher woken");
   }
 
   @Test
@@ -132,6 +134,50 @@ class TableGatesTest {
     gates.accept(batch); // no admits(CLICKS) before: its gate is made here
     assertThat(batch.get(1).answer()).isCompletedWithValue(PushOutcome.OVERLOADED);
     assertThat(written).containsExactly(List.of("e1"));
+  }
+
+  @Test
+  void aFirstBatchWaitsForTheFirstReadingUnderWay() throws Exception {
+    CountDownLatch readingStarted = new CountDownLatch(1);
+    CountDownLatch readingMayEnd = new CountDownLatch(1);
+    AtomicInteger clicksReadings = new AtomicInteger();
+    TableGates slowReads =
+        new TableGates(
+            EVENTS,
+            table ->
+                new FlowGate(
+                    table,
+                    new FlowControl(500, 0, 10_000_000_000L),
+                    () -> {
+                      if (table.equals(CLICKS) && clicksReadings.incrementAndGet() == 1) {
+                        readingStarted.countDown();
+                        try {
+                          readingMayEnd.await();
+                        } catch (InterruptedException e) {
+                          Thread.currentThread().interrupt();
+                        }
+                      }
+                      long count = table.equals(CLICKS) ? 9 : 1;
+                      return new TableLoad(count, count, 10, 20, 100_000, 0, 0, 0, 0);
+                    },
+                    metrics,
+                    new FlowPolicy(0, Duration.ofSeconds(10))),
+            watch,
+            batch -> written.add(batch.stream().map(m -> m.message().messageId()).toList()),
+            500,
+            metrics);
+    // as in the service: the first message makes the gate, whose first reading starts at once
+    assertThat(slowReads.admits(CLICKS)).isTrue();
+    assertThat(readingStarted.await(10, TimeUnit.SECONDS)).isTrue();
+    PendingMessage c1 = PendingMessages.to(CLICKS, "c1");
+    Thread flusher = new Thread(() -> slowReads.accept(List.of(c1)));
+    flusher.start();
+    flusher.join(200);
+    assertThat(c1.answer()).as("not sent before the reading ends").isNotDone();
+    readingMayEnd.countDown();
+    flusher.join(10_000);
+    assertThat(c1.answer()).isCompletedWithValue(PushOutcome.OVERLOADED);
+    assertThat(written).isEmpty();
   }
 
   @Test
