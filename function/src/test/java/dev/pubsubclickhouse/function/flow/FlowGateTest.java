@@ -1,5 +1,6 @@
 package dev.pubsubclickhouse.function.flow;
 
+import static dev.pubsubclickhouse.function.flow.Eventually.awaitTrue;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pubsubclickhouse.core.schema.TableName;
@@ -14,7 +15,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
@@ -127,15 +127,6 @@ class FlowGateTest {
         reader,
         metrics,
         new FlowPolicy(0, Duration.ofMillis(10)));
-  }
-
-  private static void awaitTrue(BooleanSupplier condition, String what)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime()).as(what).isLessThan(deadline);
-      Thread.sleep(5);
-    }
   }
 
   @Test

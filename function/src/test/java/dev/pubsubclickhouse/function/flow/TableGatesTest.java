@@ -1,5 +1,6 @@
 package dev.pubsubclickhouse.function.flow;
 
+import static dev.pubsubclickhouse.function.flow.Eventually.awaitTrue;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pubsubclickhouse.core.schema.TableName;
@@ -18,7 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -37,15 +38,7 @@ class TableGatesTest {
   private final TableGates gates =
       new TableGates(
           EVENTS,
-          table ->
-              new FlowGate(
-                  table,
-                  new FlowControl(500, 0, 10_000_000_000L),
-                  () ->
-                      new TableLoad(
-                          parts.get(table), parts.get(table), 10, 20, 100_000, 0, 0, 0, 0),
-                  metrics,
-                  new FlowPolicy(0, Duration.ofMillis(10))),
+          table -> gate(table, () -> parts(parts.get(table))),
           watch,
           batch -> {
             written.add(batch.stream().map(m -> m.message().messageId()).toList());
@@ -54,18 +47,23 @@ class TableGatesTest {
           500,
           metrics);
 
+  /** A gate whose table is read every 10 ms, for 500 INSERTs a second at most. */
+  private FlowGate gate(TableName table, Supplier<TableLoad> reader) {
+    return new FlowGate(
+        table,
+        new FlowControl(500, 0, 10_000_000_000L),
+        reader,
+        metrics,
+        new FlowPolicy(0, Duration.ofMillis(10)));
+  }
+
+  private static TableLoad parts(long count) {
+    return new TableLoad(count, count, 10, 20, 100_000, 0, 0, 0, 0);
+  }
+
   @AfterEach
   void stopWatching() {
     watch.shutdownNow();
-  }
-
-  private static void awaitTrue(BooleanSupplier condition, String what)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime()).as(what).isLessThan(deadline);
-      Thread.sleep(5);
-    }
   }
 
   @Test
@@ -145,9 +143,8 @@ class TableGatesTest {
         new TableGates(
             EVENTS,
             table ->
-                new FlowGate(
+                gate(
                     table,
-                    new FlowControl(500, 0, 10_000_000_000L),
                     () -> {
                       if (table.equals(CLICKS) && clicksReadings.incrementAndGet() == 1) {
                         readingStarted.countDown();
@@ -157,11 +154,8 @@ class TableGatesTest {
                           Thread.currentThread().interrupt();
                         }
                       }
-                      long count = table.equals(CLICKS) ? 9 : 1;
-                      return new TableLoad(count, count, 10, 20, 100_000, 0, 0, 0, 0);
-                    },
-                    metrics,
-                    new FlowPolicy(0, Duration.ofSeconds(10))),
+                      return parts(table.equals(CLICKS) ? 9 : 1);
+                    }),
             watch,
             batch -> written.add(batch.stream().map(m -> m.message().messageId()).toList()),
             500,
@@ -185,13 +179,7 @@ class TableGatesTest {
     TableGates failing =
         new TableGates(
             EVENTS,
-            table ->
-                new FlowGate(
-                    table,
-                    new FlowControl(500, 0, 10_000_000_000L),
-                    () -> new TableLoad(1, 1, 10, 20, 100_000, 0, 0, 0, 0),
-                    metrics,
-                    new FlowPolicy(0, Duration.ofSeconds(10))),
+            table -> gate(table, () -> parts(1)),
             watch,
             batch -> {
               throw new IllegalStateException("the writer broke");
