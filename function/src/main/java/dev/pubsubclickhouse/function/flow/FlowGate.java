@@ -140,11 +140,6 @@ public final class FlowGate {
     return !control.state().refusing();
   }
 
-  /** The least time between the starts of two INSERTs now, for the batcher. */
-  public long paceNanos() {
-    return control.state().paceNanos();
-  }
-
   /**
    * Lets a batch's messages for this table go to ClickHouse (counted as one INSERT), or answers
    * them 429 when the table is near its limit. The table is read first when it is under pressure,

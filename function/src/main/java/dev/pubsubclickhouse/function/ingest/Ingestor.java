@@ -52,7 +52,7 @@ public final class Ingestor {
     PendingMessage pending;
     try {
       Route route = route(message);
-      if (!admits.test(route.destination().table().name())) {
+      if (!admits.test(route.tableName())) {
         metrics.overloaded.increment();
         metrics.throttled.increment();
         return PushOutcome.OVERLOADED;

@@ -77,7 +77,7 @@ public final class PendingMessage implements WriteRecord {
    * batcher test's message, which has no route).
    */
   public TableName table() {
-    return route == null ? null : route.destination().table().name();
+    return route == null ? null : route.tableName();
   }
 
   /** The encoded rows (RowBinaryWithDefaults), for the schema the message was last encoded for. */

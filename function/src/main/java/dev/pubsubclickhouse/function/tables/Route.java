@@ -1,5 +1,6 @@
 package dev.pubsubclickhouse.function.tables;
 
+import dev.pubsubclickhouse.core.schema.TableName;
 import java.util.Objects;
 
 /**
@@ -31,5 +32,10 @@ public record Route(Destination destination, String rejection, String unavailabl
 
   public boolean isUnavailable() {
     return unavailable != null;
+  }
+
+  /** The name of the destination's table: the table whose flow control the message is under. */
+  public TableName tableName() {
+    return destination.table().name();
   }
 }
