@@ -13,7 +13,8 @@ package dev.pubsubclickhouse.function.ingest;
  *       sends everything at once. With one request in flight the one expected back is the one that
  *       arrives: a lone request waits for nothing but its own INSERT.
  *   <li>An INSERT in flight: the next batch gathers until that INSERT ends; a second one starts
- *       beside it only for a batch that is full or overdue ({@code maxWait}).
+ *       beside it only for a batch that is full or overdue ({@code maxWait}), and never more than
+ *       {@code maxConcurrentInserts} at once, whoever writes them (a flusher or a caller).
  *   <li>INSERTs from this instance start at least {@code minIntervalNanos} apart: the INSERT-rate
  *       ceiling, and the lever flow control pulls to make batches larger.
  *   <li>{@code linger} (0 by default) makes every batch wait at least that long from its first
@@ -72,8 +73,8 @@ final class GroupCommitRule {
    * @param minIntervalNanos the least time between the starts of two INSERTs
    */
   Decision decide(Queue queue, long now, long minIntervalNanos) {
-    if (queue.messages() == 0) {
-      return Decision.waitFor(WAIT_FOR_SIGNAL);
+    if (queue.messages() == 0 || queue.insertsInFlight() >= policy.maxConcurrentInserts()) {
+      return Decision.waitFor(WAIT_FOR_SIGNAL); // an INSERT that ends signals
     }
     if (queue.closing()) {
       return Decision.SEND;

@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
@@ -151,6 +152,44 @@ class GroupCommitBatcherTest {
     assertThat(batches.get(1))
         .extracting(m -> m.message().messageId())
         .containsExactly("next-0", "next-1", "next-2", "next-3", "next-4", "back");
+  }
+
+  @Test
+  void aFullBatchWaitsWhileTheCallersOwnInsertTakesTheOnlySlot() throws Exception {
+    // maxConcurrentInserts 1: the caller writing its own batch holds it, so the full batch behind
+    // it must not go beside it from a flusher
+    CountDownLatch writing = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    CountDownLatch secondWriter = new CountDownLatch(1);
+    AtomicInteger inWriter = new AtomicInteger();
+    AtomicInteger mostAtOnce = new AtomicInteger();
+    try (GroupCommitBatcher batcher =
+        batcher(
+            policy(3, 0, 600_000, 100),
+            batch -> {
+              mostAtOnce.accumulateAndGet(inWriter.incrementAndGet(), Math::max);
+              if (batches.isEmpty()) {
+                writing.countDown();
+                await(release);
+              } else {
+                secondWriter.countDown();
+              }
+              record(batch);
+              inWriter.decrementAndGet();
+            })) {
+      offerFromAnotherThread(batcher, message("lead"));
+      await(writing);
+      List.of("f1", "f2", "f3").forEach(id -> batcher.offer(message(id)));
+      // a flusher that may go would be in the writer within microseconds
+      assertThat(secondWriter.await(300, TimeUnit.MILLISECONDS)).isFalse();
+      release.countDown();
+      assertThat(batcher.drain(PATIENT, TimeUnit.SECONDS)).isTrue();
+    }
+    assertThat(mostAtOnce).hasValue(1);
+    assertThat(batches).hasSize(2);
+    assertThat(batches.get(1))
+        .extracting(m -> m.message().messageId())
+        .containsExactly("f1", "f2", "f3");
   }
 
   @Test

@@ -91,6 +91,17 @@ class GroupCommitRuleTest {
   }
 
   @Test
+  void noBatchGoesWhileMaxConcurrentInsertsAreInFlightFullOverdueOrClosing() {
+    // policy: at most 2 INSERTs at once
+    GroupCommitRule.Decision untilOneEnds = waitFor(GroupCommitRule.WAIT_FOR_SIGNAL);
+    assertThat(rule.decide(queue(100, 0, 2), 1 * MS, 0)).isEqualTo(untilOneEnds);
+    assertThat(rule.decide(queue(5, 0, 2), 5000 * MS, 0)).isEqualTo(untilOneEnds);
+    GroupCommitRule.Queue closing =
+        new GroupCommitRule.Queue(3, 3, 30, 10 * MS, 2, 10 * MS, 0, 10 * MS, MS, true);
+    assertThat(rule.decide(closing, 11 * MS, 0)).isEqualTo(untilOneEnds);
+  }
+
+  @Test
   void requestsExpectedBackAreWaitedForUntilThePatienceRunsOut() {
     // the last INSERT ended at 100 ms; 40 of its requests have not come back; patience 6 ms
     GroupCommitRule.Queue waiting = expecting(50, 99 * MS, 40, 100 * MS, 6 * MS);
