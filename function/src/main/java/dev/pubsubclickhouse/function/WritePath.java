@@ -150,7 +150,6 @@ record WritePath(
                     config.flow()),
             tableWatch,
             batchWriter,
-            config.batch().maxInsertsPerSecond(),
             metrics);
     GroupCommitBatcher batcher = new GroupCommitBatcher(config.batch(), gates::paceNanos, gates);
     gates.whenPaceFalls(batcher::wake);

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -141,6 +142,61 @@ class PartPressureIT {
           .as("stored in " + table)
           .containsExactlyElementsOf(acknowledged.get(table));
     }
+  }
+
+  @Test
+  void aTablePacedByItsPartsHoldsUpOnlyItsOwnMessages() throws Exception {
+    database.execute("CREATE TABLE quiet (id String) ENGINE = MergeTree ORDER BY id");
+    database.execute(
+        "CREATE TABLE paced (id String) ENGINE = MergeTree ORDER BY id"
+            + " SETTINGS parts_to_delay_insert = 100, parts_to_throw_insert = 200");
+    database.execute("SYSTEM STOP MERGES paced");
+    for (int i = 0; i < 70; i++) {
+      database.execute("INSERT INTO paced VALUES ('old-" + i + "')");
+    }
+    // 70 of 100 parts: 16 times the instance's 50 ms between INSERTs into it, not yet refusing
+    long pacedMillis = 800;
+    try (RunningService service =
+        RunningService.start(
+            database,
+            "quiet",
+            Map.of(
+                "TABLE_WATCH_INTERVAL_MS", "100",
+                "MAX_INSERTS_PER_SECOND", "20",
+                "CLICKHOUSE_TABLE_ATTRIBUTE", "table",
+                "CLICKHOUSE_TABLES", "paced"))) {
+      Map<String, String> toPaced = Map.of("table", "paced");
+      assertThat(service.push("p1", "{\"id\":\"p1\"}".getBytes(StandardCharsets.UTF_8), toPaced))
+          .isEqualTo(204);
+      long p2Sent = System.nanoTime();
+      CompletableFuture<Integer> p2 =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return service.push(
+                      "p2", "{\"id\":\"p2\"}".getBytes(StandardCharsets.UTF_8), toPaced);
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+      for (int i = 0; i < 5; i++) {
+        long sent = System.nanoTime();
+        assertThat(service.push("r" + i, "{\"id\":\"r" + i + "\"}")).isEqualTo(204);
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sent))
+            .as("a message for the quiet table does not wait out the paced table's pace")
+            .isLessThan(pacedMillis / 2);
+      }
+      assertThat(p2.get(30, TimeUnit.SECONDS)).isEqualTo(204);
+      assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - p2Sent))
+          .as("the paced table's second message waited for its pace")
+          .isGreaterThanOrEqualTo(pacedMillis / 2);
+    }
+    assertNoInsertRefusedForTooManyParts();
+    assertThat(database.query("SELECT id FROM quiet ORDER BY id").lines().toList())
+        .containsExactly("r0", "r1", "r2", "r3", "r4");
+    assertThat(
+            database.query("SELECT id FROM paced WHERE id LIKE 'p%' ORDER BY id").lines().toList())
+        .containsExactly("p1", "p2");
   }
 
   private void assertNoInsertRefusedForTooManyParts() {

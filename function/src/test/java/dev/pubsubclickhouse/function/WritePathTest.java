@@ -48,7 +48,6 @@ class WritePathTest {
                       new FlowPolicy(0, Duration.ofMillis(10))),
               scheduler,
               batch -> {},
-              500,
               new Metrics());
       WritePath path =
           new WritePath(

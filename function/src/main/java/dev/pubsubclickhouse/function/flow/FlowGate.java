@@ -164,7 +164,6 @@ public final class FlowGate {
     return true;
   }
 
-  /** One reading of the table; a failed one is logged once and counts as no pressure. */
   /** The first reading, or waits for the one under way: a new table's first batch needs it. */
   private synchronized void readFirst() {
     if (!readOnce) {
@@ -172,6 +171,7 @@ public final class FlowGate {
     }
   }
 
+  /** One reading of the table; a failed one is logged once and counts as no pressure. */
   synchronized void watch() {
     FlowControl.State before = control.state();
     FlowControl.State after;

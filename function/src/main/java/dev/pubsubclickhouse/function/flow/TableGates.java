@@ -10,10 +10,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -21,15 +19,14 @@ import java.util.function.Function;
  * Flow control for every table the service writes, between the batcher and ClickHouse: one {@link
  * FlowGate} per table, the default table's read before the first message, another table's from the
  * first message that names it. A message is refused (429) only while its own table is near its
- * limit; a batch's messages for such a table are answered 429 and the rest are written. A batch
- * goes at the pace of the slowest table among those it has messages for (a refusing table's pace
- * holds up nothing: its messages are not sent), never faster than the instance's own ceiling.
+ * limit; a batch's messages for such a table are answered 429 and the rest are written. Each
+ * table's messages go at that table's pace (the batcher keeps a queue per table); a refusing
+ * table's messages are not held back, since they are not sent.
  */
 public final class TableGates implements Consumer<List<PendingMessage>> {
   private final Function<TableName, FlowGate> newGate;
   private final ScheduledExecutorService watch;
   private final Consumer<List<PendingMessage>> writer;
-  private final long ceilingPaceNanos;
   private final Map<TableName, FlowGate> gates = new ConcurrentHashMap<>();
   private volatile Runnable paceFell = () -> {};
 
@@ -39,19 +36,16 @@ public final class TableGates implements Consumer<List<PendingMessage>> {
    * @param newGate a gate for a table, not yet started
    * @param watch the thread every table's readings run on
    * @param writer writes the messages a batch may send
-   * @param instanceMaxInsertsPerSecond the instance's own ceiling, whatever the tables
    */
   public TableGates(
       TableName defaultTable,
       Function<TableName, FlowGate> newGate,
       ScheduledExecutorService watch,
       Consumer<List<PendingMessage>> writer,
-      int instanceMaxInsertsPerSecond,
       Metrics metrics) {
     this.newGate = newGate;
     this.watch = watch;
     this.writer = writer;
-    this.ceilingPaceNanos = TimeUnit.SECONDS.toNanos(1) / Math.max(1, instanceMaxInsertsPerSecond);
     FlowGate first = newGate.apply(defaultTable);
     first.whenPaceFalls(() -> paceFell.run());
     gates.put(defaultTable, first);
@@ -80,9 +74,9 @@ public final class TableGates implements Consumer<List<PendingMessage>> {
                     .sum()));
     metrics.gauge(
         "insert-pace-us",
-        "The least time between two INSERTs from this instance now for a batch with messages for"
-            + " every watched table, microseconds.",
-        () -> paceNanos(gates.keySet()) / 1000);
+        "The least time between two INSERTs from this instance into the slowest watched table"
+            + " that is not refusing, microseconds.",
+        () -> gates.keySet().stream().mapToLong(this::paceNanos).max().orElse(0) / 1000);
     metrics.gauge(
         "tables-refusing",
         "Watched tables near their part limit, whose messages are answered 429.",
@@ -100,19 +94,13 @@ public final class TableGates implements Consumer<List<PendingMessage>> {
   }
 
   /**
-   * The least time between the starts of two INSERTs now, for a batch with messages for {@code
-   * tables}: the slowest of those tables that is not refusing, or the instance's ceiling.
+   * The least time between the starts of two INSERTs with messages for {@code table} now: 0 for a
+   * refusing table (its messages are answered 429, not sent) or one not watched yet.
    */
-  public long paceNanos(Set<TableName> tables) {
-    long pace = ceilingPaceNanos;
-    for (TableName table : tables) {
-      FlowGate gate = table == null ? null : gates.get(table);
-      FlowControl.State state = gate == null ? null : gate.state();
-      if (state != null && !state.refusing()) {
-        pace = Math.max(pace, state.paceNanos());
-      }
-    }
-    return pace;
+  public long paceNanos(TableName table) {
+    FlowGate gate = table == null ? null : gates.get(table);
+    FlowControl.State state = gate == null ? null : gate.state();
+    return state == null || state.refusing() ? 0 : state.paceNanos();
   }
 
   /**

@@ -8,7 +8,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -24,8 +23,10 @@ import java.util.function.ToLongFunction;
  * quiet, hundreds when it is busy, with no timer in between.
  *
  * <p>Admission is bounded by memory and count: beyond them {@link #offer} refuses at once and the
- * caller answers 429. INSERTs start at least {@code pace} apart (the per-instance INSERT-rate
- * ceiling, stretched by flow control when ClickHouse is under pressure).
+ * caller answers 429. INSERTs start at least {@code 1 / maxInsertsPerSecond} apart (the instance's
+ * ceiling). Each table has its own queue and its own pace (flow control stretches a table's pace
+ * when ClickHouse is under pressure): a batch takes the messages of every table whose pace allows
+ * an INSERT now, oldest first, so a table held back holds up only its own messages.
  */
 public final class GroupCommitBatcher implements AutoCloseable {
   /** One request in this many of an answered batch may come back late without being waited for. */
@@ -35,18 +36,20 @@ public final class GroupCommitBatcher implements AutoCloseable {
   private final Consumer<List<PendingMessage>> writer;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
-  private final ArrayDeque<PendingMessage> queue = new ArrayDeque<>();
 
-  /** How many queued messages go to each table (null: a test's message for no table). */
-  private final Map<TableName, Integer> queuedTables = new HashMap<>();
+  /** Each table's queue, by table (null: a test's message for no table); none is ever removed. */
+  private final Map<TableName, TableQueue> tables = new HashMap<>();
+
+  /** The same queues, to go through without an iterator. */
+  private final List<TableQueue> tableQueues = new ArrayList<>();
 
   private final List<Thread> flushers = new ArrayList<>();
   private final GroupCommitRule rule;
-  private final ToLongFunction<Set<TableName>> pace;
+  private final ToLongFunction<TableName> pace;
+  private final long ceilingPaceNanos;
   private final LongSupplier clock;
   private final ReturnTime returnTime;
-  private long queuedRows;
-  private long queuedBytes;
+  private int queuedMessages;
   private long heldBytes;
   private int heldMessages;
   private int insertsInFlight;
@@ -59,18 +62,16 @@ public final class GroupCommitBatcher implements AutoCloseable {
 
   /** Paced by {@code policy.maxInsertsPerSecond()} alone. */
   public GroupCommitBatcher(BatchPolicy policy, Consumer<List<PendingMessage>> writer) {
-    this(policy, fixedPace(policy), writer);
+    this(policy, table -> 0, writer);
   }
 
   /**
-   * @param pace the least time between the starts of two INSERTs, in nanoseconds, for a batch with
-   *     messages for these tables; asked before every INSERT
+   * @param pace the least time between the starts of two INSERTs with messages for a table, in
+   *     nanoseconds; asked whenever that table has messages queued
    * @param writer writes a batch and completes every message's answer; it must not throw
    */
   public GroupCommitBatcher(
-      BatchPolicy policy,
-      ToLongFunction<Set<TableName>> pace,
-      Consumer<List<PendingMessage>> writer) {
+      BatchPolicy policy, ToLongFunction<TableName> pace, Consumer<List<PendingMessage>> writer) {
     this(policy, pace, System::nanoTime, writer);
   }
 
@@ -79,13 +80,14 @@ public final class GroupCommitBatcher implements AutoCloseable {
    */
   GroupCommitBatcher(
       BatchPolicy policy,
-      ToLongFunction<Set<TableName>> pace,
+      ToLongFunction<TableName> pace,
       LongSupplier clock,
       Consumer<List<PendingMessage>> writer) {
     this.policy = policy;
     this.writer = writer;
     this.rule = new GroupCommitRule(policy);
     this.pace = pace;
+    this.ceilingPaceNanos = TimeUnit.SECONDS.toNanos(1) / Math.max(1, policy.maxInsertsPerSecond());
     this.clock = clock;
     this.returnTime = new ReturnTime(policy.maxWait().toNanos());
     for (int i = 0; i < policy.maxConcurrentInserts(); i++) {
@@ -94,12 +96,6 @@ public final class GroupCommitBatcher implements AutoCloseable {
       flushers.add(flusher);
       flusher.start();
     }
-  }
-
-  /** The interval {@code policy.maxInsertsPerSecond()} sets. */
-  private static ToLongFunction<Set<TableName>> fixedPace(BatchPolicy policy) {
-    long interval = TimeUnit.SECONDS.toNanos(1) / Math.max(1, policy.maxInsertsPerSecond());
-    return tables -> interval;
   }
 
   /** Why a message was not admitted. */
@@ -126,10 +122,9 @@ public final class GroupCommitBatcher implements AutoCloseable {
           || (heldMessages > 0 && heldBytes + footprint > policy.maxPendingBytes())) {
         return Refusal.FULL;
       }
-      queue.addLast(message);
-      queuedTables.merge(message.table(), 1, Integer::sum);
-      queuedRows += Math.max(1, message.rowCount());
-      queuedBytes += message.rows().length;
+      TableQueue tableQueue = queueOf(message.table());
+      tableQueue.add(message);
+      queuedMessages++;
       heldBytes += footprint;
       heldMessages++;
       boolean lastExpected = expectedBack == 1;
@@ -140,15 +135,19 @@ public final class GroupCommitBatcher implements AutoCloseable {
         }
       }
       if (insertsInFlight == 0) {
-        lead = takeIfDue(clock.getAsLong());
+        long now = clock.getAsLong();
+        if (decide(now).send()) {
+          lead = take(now);
+        }
       }
-      // Only the first message, the last one expected back or a full batch can change what a
-      // waiting flusher decides; the others would wake it for nothing (a context switch each).
+      // Only its table's first message, the last one expected back or a full batch can change
+      // what a waiting flusher decides; the others would wake it for nothing (a context switch
+      // each).
       if (lead == null
-          && (queue.size() == 1
+          && (tableQueue.messages.size() == 1
               || lastExpected
-              || queuedRows >= policy.maxRows()
-              || queuedBytes >= policy.maxBytes())) {
+              || tableQueue.rows >= policy.maxRows()
+              || tableQueue.bytes >= policy.maxBytes())) {
         changed.signal();
       }
     } finally {
@@ -160,7 +159,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
     return Refusal.NONE;
   }
 
-  /** Looks at the queue again: the pace may have changed. */
+  /** Looks at the queues again: a table's pace may have changed. */
   public void wake() {
     lock.lock();
     try {
@@ -295,11 +294,11 @@ public final class GroupCommitBatcher implements AutoCloseable {
     try {
       while (true) {
         long now = clock.getAsLong();
-        List<PendingMessage> batch = takeIfDue(now);
-        if (batch != null) {
-          return batch;
+        GroupCommitRule.Decision decision = decide(now);
+        if (decision.send()) {
+          return take(now);
         }
-        long wait = decide(now).waitNanos();
+        long wait = decision.waitNanos();
         if (wait == GroupCommitRule.WAIT_FOR_SIGNAL) {
           changed.await();
         } else {
@@ -311,58 +310,121 @@ public final class GroupCommitBatcher implements AutoCloseable {
     }
   }
 
-  /** Under the lock: the batch, taken for an INSERT, when the rule says it goes now; else null. */
-  private List<PendingMessage> takeIfDue(long now) {
-    long patience = returnTime.patience(lastInsertNanos);
-    if (!decide(now).send()) {
-      return null;
+  /**
+   * Under the lock: whether a batch goes now, by the rule applied to the messages of the tables
+   * whose pace allows an INSERT now (each marked {@link TableQueue#due}); when none goes, looks
+   * again no later than the next table held back by its pace may go.
+   */
+  private GroupCommitRule.Decision decide(long now) {
+    int messages = 0;
+    long rows = 0;
+    long bytes = 0;
+    long oldest = now;
+    boolean heldBack = false;
+    long nextDueAt = 0;
+    for (int i = 0; i < tableQueues.size(); i++) {
+      TableQueue table = tableQueues.get(i);
+      table.due = false;
+      if (table.messages.isEmpty()) {
+        continue;
+      }
+      long dueAt = closing ? now : table.dueAt(pace, now);
+      if (dueAt - now > 0) {
+        if (!heldBack || dueAt - nextDueAt < 0) {
+          nextDueAt = dueAt;
+        }
+        heldBack = true;
+        continue;
+      }
+      table.due = true;
+      long first = table.messages.peekFirst().enqueuedNanos();
+      if (messages == 0 || first - oldest < 0) {
+        oldest = first;
+      }
+      messages += table.messages.size();
+      rows += table.rows;
+      bytes += table.bytes;
     }
-    if (expectedBack > 0 && insertsInFlight == 0 && now - lastInsertEndNanos >= patience) {
+    GroupCommitRule.Decision decision =
+        rule.decide(
+            new GroupCommitRule.Queue(
+                messages,
+                rows,
+                bytes,
+                oldest,
+                insertsInFlight,
+                lastInsertStartNanos,
+                expectedBack,
+                lastInsertEndNanos,
+                returnTime.patience(lastInsertNanos),
+                closing),
+            now,
+            ceilingPaceNanos);
+    if (heldBack && !decision.send() && nextDueAt - now < decision.waitNanos()) {
+      return GroupCommitRule.Decision.waitFor(nextDueAt - now);
+    }
+    return decision;
+  }
+
+  /** Under the lock, right after {@link #decide} said send: the batch, taken for an INSERT. */
+  private List<PendingMessage> take(long now) {
+    if (expectedBack > 0
+        && insertsInFlight == 0
+        && now - lastInsertEndNanos >= returnTime.patience(lastInsertNanos)) {
       returnTime.gaveUp(now - lastInsertEndNanos);
     }
     insertsInFlight++;
     lastInsertStartNanos = now;
     expectedBack = 0; // who has not come back by now is not waited for again
-    return takeBatch();
-  }
-
-  private GroupCommitRule.Decision decide(long now) {
-    return rule.decide(
-        new GroupCommitRule.Queue(
-            queue.size(),
-            queuedRows,
-            queuedBytes,
-            queue.isEmpty() ? now : queue.peekFirst().enqueuedNanos(),
-            insertsInFlight,
-            lastInsertStartNanos,
-            expectedBack,
-            lastInsertEndNanos,
-            returnTime.patience(lastInsertNanos),
-            closing),
-        now,
-        queue.isEmpty() ? 0 : pace.applyAsLong(queuedTables.keySet()));
-  }
-
-  private List<PendingMessage> takeBatch() {
     List<PendingMessage> batch = new ArrayList<>();
     long rows = 0;
     long bytes = 0;
-    while (!queue.isEmpty()) {
-      PendingMessage next = queue.peekFirst();
+    while (true) {
+      TableQueue from = oldestDue();
+      if (from == null) {
+        break;
+      }
+      PendingMessage next = from.messages.peekFirst();
       long nextRows = Math.max(1, next.rowCount());
       if (!batch.isEmpty()
           && (rows + nextRows > policy.maxRows()
               || bytes + next.rows().length > policy.maxBytes())) {
         break;
       }
-      batch.add(queue.pollFirst());
-      queuedTables.computeIfPresent(next.table(), (table, count) -> count == 1 ? null : count - 1);
+      batch.add(from.poll());
+      from.lastInsertStartNanos = now;
       rows += nextRows;
       bytes += next.rows().length;
     }
-    queuedRows -= rows;
-    queuedBytes -= bytes;
+    queuedMessages -= batch.size();
     return batch;
+  }
+
+  /** The due table whose first queued message is the oldest, or null when none has any. */
+  private TableQueue oldestDue() {
+    TableQueue oldest = null;
+    for (int i = 0; i < tableQueues.size(); i++) {
+      TableQueue table = tableQueues.get(i);
+      if (table.due
+          && !table.messages.isEmpty()
+          && (oldest == null
+              || table.messages.peekFirst().enqueuedNanos()
+                      - oldest.messages.peekFirst().enqueuedNanos()
+                  < 0)) {
+        oldest = table;
+      }
+    }
+    return oldest;
+  }
+
+  private TableQueue queueOf(TableName table) {
+    TableQueue queue = tables.get(table);
+    if (queue == null) {
+      queue = new TableQueue(table);
+      tables.put(table, queue);
+      tableQueues.add(queue);
+    }
+    return queue;
   }
 
   private void finished(List<PendingMessage> batch, long start) {
@@ -379,11 +441,48 @@ public final class GroupCommitBatcher implements AutoCloseable {
       }
       // Who waits for an INSERT to end: a flusher holding a queued batch, and drain(). A flusher
       // with nothing queued would wake for nothing (at one request in flight, every INSERT).
-      if (!queue.isEmpty() || closing) {
+      if (queuedMessages > 0 || closing) {
         changed.signalAll();
       }
     } finally {
       lock.unlock();
+    }
+  }
+
+  /** One table's queued messages, and when the last INSERT with messages for it started. */
+  private static final class TableQueue {
+    final TableName table;
+    final ArrayDeque<PendingMessage> messages = new ArrayDeque<>();
+    long rows;
+    long bytes;
+    long lastInsertStartNanos = Long.MIN_VALUE;
+
+    /** Set by {@link #decide}: its pace allows an INSERT now. */
+    boolean due;
+
+    TableQueue(TableName table) {
+      this.table = table;
+    }
+
+    void add(PendingMessage message) {
+      messages.addLast(message);
+      rows += Math.max(1, message.rowCount());
+      bytes += message.rows().length;
+    }
+
+    PendingMessage poll() {
+      PendingMessage message = messages.pollFirst();
+      rows -= Math.max(1, message.rowCount());
+      bytes -= message.rows().length;
+      return message;
+    }
+
+    /** When the next INSERT with messages for this table may start by its pace: now or later. */
+    long dueAt(ToLongFunction<TableName> pace, long now) {
+      if (lastInsertStartNanos == Long.MIN_VALUE) {
+        return now;
+      }
+      return lastInsertStartNanos + pace.applyAsLong(table);
     }
   }
 }

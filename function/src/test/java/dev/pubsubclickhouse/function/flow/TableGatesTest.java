@@ -12,7 +12,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
@@ -44,7 +43,6 @@ class TableGatesTest {
             written.add(batch.stream().map(m -> m.message().messageId()).toList());
             batch.forEach(m -> m.answer().complete(PushOutcome.STORED));
           },
-          500,
           metrics);
 
   /** A gate whose table is read every 10 ms, for 500 INSERTs a second at most. */
@@ -97,30 +95,27 @@ class TableGatesTest {
   }
 
   @Test
-  void aBatchGoesAtThePaceOfTheSlowestTableItHoldsAndTheBatcherIsWokenWhenItFalls()
-      throws Exception {
+  void eachTableHasItsOwnPaceARefusingTableNoneAndTheBatcherIsWokenWhenOneFalls() throws Exception {
     AtomicInteger wakes = new AtomicInteger();
     gates.whenPaceFalls(wakes::incrementAndGet);
-    Set<TableName> both = Set.of(EVENTS, CLICKS);
     long ceiling = 2_000_000L; // 500 INSERTs a second
-    assertThat(gates.paceNanos(both)).isEqualTo(ceiling);
-    assertThat(gates.paceNanos(Set.of()))
-        .as("the instance's ceiling, whatever the tables")
-        .isEqualTo(ceiling);
+    assertThat(gates.paceNanos(EVENTS)).isEqualTo(ceiling);
+    assertThat(gates.paceNanos(CLICKS)).as("not watched yet").isZero();
     parts.put(CLICKS, 7L);
     gates.admits(CLICKS);
     awaitTrue(
-        () -> gates.paceNanos(both) > ceiling, "the clicks table's pressure slows its batches");
+        () -> gates.paceNanos(CLICKS) > ceiling, "the clicks table's pressure slows its INSERTs");
     assertThat(gates.admits(CLICKS)).as("under pressure, not yet refusing").isTrue();
-    assertThat(gates.paceNanos(Set.of(EVENTS))).as("a batch without clicks").isEqualTo(ceiling);
+    assertThat(gates.paceNanos(EVENTS)).as("the events table's own pace").isEqualTo(ceiling);
+    assertThat(metrics.snapshot()).containsEntry("insert-pace-us", gates.paceNanos(CLICKS) / 1000);
     parts.put(CLICKS, 9L);
     awaitTrue(() -> !gates.admits(CLICKS), "the clicks table refusing");
-    assertThat(gates.paceNanos(both))
-        .as("a refusing table's messages are not sent: its pace holds up nothing")
-        .isEqualTo(ceiling);
+    assertThat(gates.paceNanos(CLICKS))
+        .as("a refusing table's messages are not sent: nothing to hold back")
+        .isZero();
     parts.put(CLICKS, 1L);
     awaitTrue(() -> gates.admits(CLICKS), "the clicks table below its limit");
-    assertThat(gates.paceNanos(both)).isEqualTo(ceiling);
+    assertThat(gates.paceNanos(CLICKS)).isEqualTo(ceiling);
     awaitTrue(() -> wakes.get() > 0, "the batcher woken");
   }
 
@@ -158,7 +153,6 @@ class TableGatesTest {
                     }),
             watch,
             batch -> written.add(batch.stream().map(m -> m.message().messageId()).toList()),
-            500,
             metrics);
     // as in the service: the first message makes the gate, whose first reading starts at once
     assertThat(slowReads.admits(CLICKS)).isTrue();
@@ -184,7 +178,6 @@ class TableGatesTest {
             batch -> {
               throw new IllegalStateException("the writer broke");
             },
-            500,
             new Metrics());
     List<PendingMessage> batch = List.of(PendingMessages.to(EVENTS, "e1"));
     try {

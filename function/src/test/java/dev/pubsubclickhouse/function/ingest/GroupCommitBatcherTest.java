@@ -6,7 +6,6 @@ import dev.pubsubclickhouse.core.schema.TableName;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -89,30 +88,74 @@ class GroupCommitBatcherTest {
   }
 
   @Test
-  void thePaceIsAskedForTheTablesTheQueueHolds() throws Exception {
+  void aTableHeldBackByItsPaceHoldsUpOnlyItsOwnMessages() throws Exception {
     TableName events = new TableName("db", "events");
     TableName clicks = new TableName("db", "clicks");
-    List<Set<TableName>> asked = new CopyOnWriteArrayList<>();
-    PendingMessage e1 = PendingMessages.to(events, "e1");
+    long clicksPace = 1_000_000_000L; // one INSERT a second into clicks; events unpaced
     PendingMessage c1 = PendingMessages.to(clicks, "c1");
-    now.set(System.nanoTime()); // the clock of PendingMessages.to's messages: each goes at once
+    PendingMessage c2 = PendingMessages.to(clicks, "c2");
+    PendingMessage e1 = PendingMessages.to(events, "e1");
+    PendingMessage e2 = PendingMessages.to(events, "e2");
+    now.set(System.nanoTime()); // the clock of PendingMessages.to's messages, after them
     try (GroupCommitBatcher batcher =
         new GroupCommitBatcher(
             policy(1000, 0, 600_000, 100),
-            tables -> {
-              asked.add(Set.copyOf(tables));
-              return 0;
-            },
+            table -> table.equals(clicks) ? clicksPace : 0,
             now::get,
             this::record)) {
-      batcher.offer(e1);
-      assertThat(e1.answer()).as("written by its caller").isCompletedWithValue(PushOutcome.STORED);
       batcher.offer(c1);
-      assertThat(c1.answer()).isCompletedWithValue(PushOutcome.STORED);
+      assertThat(c1.answer()).as("written by its caller").isCompletedWithValue(PushOutcome.STORED);
+      batcher.offer(c2);
+      now.addAndGet(1_000_000); // past the instance's ceiling (10,000 INSERTs a second)
+      batcher.offer(e1);
+      assertThat(e1.answer())
+          .as("events goes while clicks waits out its pace")
+          .isCompletedWithValue(PushOutcome.STORED);
+      now.addAndGet(1_000_000);
+      batcher.offer(e2);
+      assertThat(e2.answer()).isCompletedWithValue(PushOutcome.STORED);
+      assertThat(c2.answer()).isNotDone();
+      now.addAndGet(clicksPace);
+      batcher.wake();
+      assertThat(c2.answer().get(PATIENT, TimeUnit.SECONDS)).isEqualTo(PushOutcome.STORED);
     }
-    // e1 was taken before c1 came: the pace for c1's batch is asked for its table alone
-    assertThat(asked).contains(Set.of(events)).endsWith(Set.of(clicks));
-    assertThat(asked).doesNotContain(Set.of(events, clicks));
+    assertThat(batches)
+        .extracting(batch -> batch.stream().map(m -> m.message().messageId()).toList())
+        .containsExactly(List.of("c1"), List.of("e1"), List.of("e2"), List.of("c2"));
+  }
+
+  @Test
+  void aBatchTakesEveryTableWhosePaceAllowsOldestFirst() throws Exception {
+    TableName events = new TableName("db", "events");
+    TableName clicks = new TableName("db", "clicks");
+    CountDownLatch writing = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    List<PendingMessage> next =
+        List.of(
+            PendingMessages.to(clicks, "c1"),
+            PendingMessages.to(events, "e1"),
+            PendingMessages.to(clicks, "c2"),
+            PendingMessages.to(events, "e2"));
+    now.set(System.nanoTime()); // the clock of PendingMessages.to's messages, after them
+    try (GroupCommitBatcher batcher =
+        batcher(
+            policy(1000, 0, 600_000, 100),
+            batch -> {
+              if (batches.isEmpty()) {
+                writing.countDown();
+                await(release);
+              }
+              record(batch);
+            })) {
+      offerFromAnotherThread(batcher, message("first"));
+      await(writing);
+      next.forEach(batcher::offer);
+      release.countDown();
+      assertThat(batcher.drain(PATIENT, TimeUnit.SECONDS)).isTrue();
+    }
+    assertThat(batches.get(1))
+        .extracting(m -> m.message().messageId())
+        .containsExactly("c1", "e1", "c2", "e2");
   }
 
   @Test
