@@ -53,6 +53,21 @@ class GroupCommitBatcherTest {
     batch.forEach(m -> m.answer().complete(PushOutcome.STORED));
   }
 
+  private final CountDownLatch firstWriting = new CountDownLatch(1);
+  private final CountDownLatch releaseFirst = new CountDownLatch(1);
+
+  /**
+   * Records every batch, holding the first one in the writer from {@link #firstWriting} until
+   * {@link #releaseFirst}: an INSERT in flight while the test offers more.
+   */
+  private void recordHoldingTheFirst(List<PendingMessage> batch) {
+    if (batches.isEmpty()) {
+      firstWriting.countDown();
+      await(releaseFirst);
+    }
+    record(batch);
+  }
+
   @Test
   void aFullBatchGoesAtOnceAndTheRestFollows() throws Exception {
     try (GroupCommitBatcher batcher = batcher(policy(3, 10_000, 600_000, 100), this::record)) {
@@ -128,8 +143,6 @@ class GroupCommitBatcherTest {
   void aBatchTakesEveryTableWhosePaceAllowsOldestFirst() throws Exception {
     TableName events = new TableName("db", "events");
     TableName clicks = new TableName("db", "clicks");
-    CountDownLatch writing = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
     List<PendingMessage> next =
         List.of(
             PendingMessages.to(clicks, "c1"),
@@ -138,19 +151,11 @@ class GroupCommitBatcherTest {
             PendingMessages.to(events, "e2"));
     now.set(System.nanoTime()); // the clock of PendingMessages.to's messages, after them
     try (GroupCommitBatcher batcher =
-        batcher(
-            policy(1000, 0, 600_000, 100),
-            batch -> {
-              if (batches.isEmpty()) {
-                writing.countDown();
-                await(release);
-              }
-              record(batch);
-            })) {
+        batcher(policy(1000, 0, 600_000, 100), this::recordHoldingTheFirst)) {
       offerFromAnotherThread(batcher, message("first"));
-      await(writing);
+      await(firstWriting);
       next.forEach(batcher::offer);
-      release.countDown();
+      releaseFirst.countDown();
       assertThat(batcher.drain(PATIENT, TimeUnit.SECONDS)).isTrue();
     }
     assertThat(batches.get(1))
@@ -160,28 +165,24 @@ class GroupCommitBatcherTest {
 
   @Test
   void whileAnInsertIsInFlightNewMessagesGatherForTheNext() throws Exception {
-    CountDownLatch writing = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
     try (GroupCommitBatcher batcher =
         batcher(
             policy(1000, 0, 600_000, 100),
             batch -> {
               if (batches.isEmpty()) {
-                writing.countDown();
-                await(release);
-                now.addAndGet(3_000_000); // this INSERT took 3 ms
+                now.addAndGet(3_000_000); // the first INSERT takes 3 ms
               }
-              record(batch);
+              recordHoldingTheFirst(batch);
             })) {
       PendingMessage first = message("first");
       offerFromAnotherThread(batcher, first);
-      await(writing); // the first batch is now held inside the writer
+      await(firstWriting); // the first batch is now held inside the writer
       List<PendingMessage> next = new ArrayList<>();
       for (int i = 0; i < 5; i++) {
         next.add(message("next-" + i));
         batcher.offer(next.get(i));
       }
-      release.countDown();
+      releaseFirst.countDown();
       awaitWaiting(batcher, 5);
       // The first message's sender is expected back, and the clock stands still: nothing can go
       // until it is back, and then everything goes as one batch.
@@ -201,8 +202,6 @@ class GroupCommitBatcherTest {
   void aFullBatchWaitsWhileTheCallersOwnInsertTakesTheOnlySlot() throws Exception {
     // maxConcurrentInserts 1: the caller writing its own batch holds it, so the full batch behind
     // it must not go beside it from a flusher
-    CountDownLatch writing = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
     CountDownLatch secondWriter = new CountDownLatch(1);
     AtomicInteger inWriter = new AtomicInteger();
     AtomicInteger mostAtOnce = new AtomicInteger();
@@ -211,21 +210,18 @@ class GroupCommitBatcherTest {
             policy(3, 0, 600_000, 100),
             batch -> {
               mostAtOnce.accumulateAndGet(inWriter.incrementAndGet(), Math::max);
-              if (batches.isEmpty()) {
-                writing.countDown();
-                await(release);
-              } else {
+              if (!batches.isEmpty()) {
                 secondWriter.countDown();
               }
-              record(batch);
+              recordHoldingTheFirst(batch);
               inWriter.decrementAndGet();
             })) {
       offerFromAnotherThread(batcher, message("lead"));
-      await(writing);
+      await(firstWriting);
       List.of("f1", "f2", "f3").forEach(id -> batcher.offer(message(id)));
       // a flusher that may go would be in the writer within microseconds
       assertThat(secondWriter.await(300, TimeUnit.MILLISECONDS)).isFalse();
-      release.countDown();
+      releaseFirst.countDown();
       assertThat(batcher.drain(PATIENT, TimeUnit.SECONDS)).isTrue();
     }
     assertThat(mostAtOnce).hasValue(1);
@@ -238,24 +234,20 @@ class GroupCommitBatcherTest {
   @Test
   void theBatchGoesWithoutTheRequestsThatDoNotComeBackOnceTwiceTheInsertHasPassed()
       throws Exception {
-    CountDownLatch writing = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
     try (GroupCommitBatcher batcher =
         batcher(
             policy(1000, 0, 600_000, 100),
             batch -> {
               if (batches.isEmpty()) {
-                writing.countDown();
-                await(release);
-                now.addAndGet(3_000_000); // this INSERT took 3 ms
+                now.addAndGet(3_000_000); // the first INSERT takes 3 ms
               }
-              record(batch);
+              recordHoldingTheFirst(batch);
             })) {
       offerFromAnotherThread(batcher, message("a"));
-      await(writing);
+      await(firstWriting);
       PendingMessage waiting = message("waiting");
       batcher.offer(waiting);
-      release.countDown();
+      releaseFirst.countDown();
       awaitWaiting(batcher, 1);
       // "a" is answered and never comes back; "waiting" waits 6 ms, twice the INSERT
       batcher.wake();
@@ -268,25 +260,19 @@ class GroupCommitBatcherTest {
 
   @Test
   void aLargeBatchDoesNotWaitForItsLastFewStragglers() throws Exception {
-    CountDownLatch writing = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
     try (GroupCommitBatcher batcher =
         batcher(
             policy(1000, 0, 600_000, 1000),
             batch -> {
-              if (batches.isEmpty()) {
-                writing.countDown();
-                await(release);
-              }
               now.addAndGet(3_000_000); // every INSERT takes 3 ms
-              record(batch);
+              recordHoldingTheFirst(batch);
             })) {
       offerFromAnotherThread(batcher, message("blocker"));
-      await(writing);
+      await(firstWriting);
       for (int i = 0; i < 39; i++) {
         batcher.offer(message("a" + i));
       }
-      release.countDown();
+      releaseFirst.countDown();
       awaitWaiting(batcher, 39);
       batcher.offer(message("blocker-back")); // the 40 go together, written by this caller
       assertThat(batches).hasSize(2);
@@ -305,19 +291,13 @@ class GroupCommitBatcherTest {
 
   @Test
   void beyondTheWaitingBoundOffersAreRefusedAtOnce() throws Exception {
-    CountDownLatch release = new CountDownLatch(1);
     try (GroupCommitBatcher batcher =
-        batcher(
-            policy(1000, 0, 600_000, 2),
-            batch -> {
-              await(release);
-              record(batch);
-            })) {
+        batcher(policy(1000, 0, 600_000, 2), this::recordHoldingTheFirst)) {
       offerFromAnotherThread(batcher, message("1")); // held in the writer by its own caller
       awaitWaiting(batcher, 1);
       assertThat(batcher.offer(message("2"))).isEqualTo(GroupCommitBatcher.Refusal.NONE);
       assertThat(batcher.offer(message("3"))).isEqualTo(GroupCommitBatcher.Refusal.FULL);
-      release.countDown();
+      releaseFirst.countDown();
       assertThat(batcher.drain(PATIENT, TimeUnit.SECONDS)).isTrue();
       assertThat(batcher.offer(message("4"))).isEqualTo(GroupCommitBatcher.Refusal.CLOSING);
     }
