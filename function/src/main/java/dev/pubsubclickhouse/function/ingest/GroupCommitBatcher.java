@@ -50,6 +50,13 @@ public final class GroupCommitBatcher implements AutoCloseable {
   private final LongSupplier clock;
   private final ReturnTime returnTime;
   private int queuedMessages;
+  private long queuedRows;
+  private long queuedBytes;
+
+  /** Set by {@link #decide}: how many tables may go now, and the first of them. */
+  private int dueTables;
+
+  private TableQueue firstDue;
   private long heldBytes;
   private int heldMessages;
   private int insertsInFlight;
@@ -123,15 +130,22 @@ public final class GroupCommitBatcher implements AutoCloseable {
         return Refusal.FULL;
       }
       TableQueue tableQueue = queueOf(message.table());
+      if (tableQueue.holdsItsShare(footprint) && tableQueue.heldBack(pace, clock.getAsLong())) {
+        return Refusal.FULL;
+      }
       tableQueue.add(message);
+      long rows = Math.max(1, message.rowCount());
+      long bytes = message.rows().length;
       queuedMessages++;
+      queuedRows += rows;
+      queuedBytes += bytes;
       heldBytes += footprint;
       heldMessages++;
       boolean lastExpected = expectedBack == 1;
       if (expectedBack > 0) {
         expectedBack--;
         if (lastExpected) {
-          returnTime.allBack(clock.getAsLong() - lastInsertEndNanos);
+          returnTime.allBack(clock.getAsLong() - lastInsertEndNanos, lastInsertNanos);
         }
       }
       if (insertsInFlight == 0) {
@@ -140,14 +154,12 @@ public final class GroupCommitBatcher implements AutoCloseable {
           lead = take(now);
         }
       }
-      // Only its table's first message, the last one expected back or a full batch can change
-      // what a waiting flusher decides; the others would wake it for nothing (a context switch
-      // each).
+      // Only its table's first message, the last one expected back or the message that fills a
+      // batch can change what a waiting flusher decides, and only while another INSERT may start;
+      // the others would wake it for nothing (a context switch each).
       if (lead == null
-          && (tableQueue.messages.size() == 1
-              || lastExpected
-              || tableQueue.rows >= policy.maxRows()
-              || tableQueue.bytes >= policy.maxBytes())) {
+          && insertsInFlight < policy.maxConcurrentInserts()
+          && (tableQueue.messages.size() == 1 || lastExpected || filled(tableQueue, rows, bytes))) {
         changed.signal();
       }
     } finally {
@@ -157,6 +169,21 @@ public final class GroupCommitBatcher implements AutoCloseable {
       write(lead);
     }
     return Refusal.NONE;
+  }
+
+  /**
+   * True when a message of {@code rows} and {@code bytes}, just queued, made its table's queue or
+   * all the queues together a full batch.
+   */
+  private boolean filled(TableQueue table, long rows, long bytes) {
+    return crossed(table.rows, rows, policy.maxRows())
+        || crossed(table.bytes, bytes, policy.maxBytes())
+        || crossed(queuedRows, rows, policy.maxRows())
+        || crossed(queuedBytes, bytes, policy.maxBytes());
+  }
+
+  private static boolean crossed(long total, long added, long threshold) {
+    return total >= threshold && total - added < threshold;
   }
 
   /** Looks at the queues again: a table's pace may have changed. */
@@ -322,6 +349,8 @@ public final class GroupCommitBatcher implements AutoCloseable {
     long oldest = now;
     boolean heldBack = false;
     long nextDueAt = 0;
+    dueTables = 0;
+    firstDue = null;
     for (int i = 0; i < tableQueues.size(); i++) {
       TableQueue table = tableQueues.get(i);
       table.due = false;
@@ -337,6 +366,9 @@ public final class GroupCommitBatcher implements AutoCloseable {
         continue;
       }
       table.due = true;
+      if (dueTables++ == 0) {
+        firstDue = table;
+      }
       long first = table.messages.peekFirst().enqueuedNanos();
       if (messages == 0 || first - oldest < 0) {
         oldest = first;
@@ -371,7 +403,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
     if (expectedBack > 0
         && insertsInFlight == 0
         && now - lastInsertEndNanos >= returnTime.patience(lastInsertNanos)) {
-      returnTime.gaveUp(now - lastInsertEndNanos);
+      returnTime.gaveUp(now - lastInsertEndNanos, lastInsertNanos);
     }
     insertsInFlight++;
     lastInsertStartNanos = now;
@@ -380,8 +412,8 @@ public final class GroupCommitBatcher implements AutoCloseable {
     long rows = 0;
     long bytes = 0;
     while (true) {
-      TableQueue from = oldestDue();
-      if (from == null) {
+      TableQueue from = dueTables == 1 ? firstDue : oldestDue();
+      if (from == null || from.messages.isEmpty()) {
         break;
       }
       PendingMessage next = from.messages.peekFirst();
@@ -397,6 +429,8 @@ public final class GroupCommitBatcher implements AutoCloseable {
       bytes += next.rows().length;
     }
     queuedMessages -= batch.size();
+    queuedRows -= rows;
+    queuedBytes -= bytes;
     return batch;
   }
 
@@ -420,7 +454,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
   private TableQueue queueOf(TableName table) {
     TableQueue queue = tables.get(table);
     if (queue == null) {
-      queue = new TableQueue(table);
+      queue = new TableQueue(table, policy);
       tables.put(table, queue);
       tableQueues.add(queue);
     }
@@ -449,32 +483,53 @@ public final class GroupCommitBatcher implements AutoCloseable {
     }
   }
 
-  /** One table's queued messages, and when the last INSERT with messages for it started. */
+  /**
+   * One table's queued messages, and when the last INSERT with messages for it started. While its
+   * pace holds it back it may hold at most half of what may wait ({@code maxPendingMessages},
+   * {@code maxPendingBytes}), so that a paced table cannot take the others' room.
+   */
   private static final class TableQueue {
     final TableName table;
     final ArrayDeque<PendingMessage> messages = new ArrayDeque<>();
+    private final int shareOfMessages;
+    private final long shareOfBytes;
     long rows;
     long bytes;
+    long footprints;
     long lastInsertStartNanos = Long.MIN_VALUE;
 
     /** Set by {@link #decide}: its pace allows an INSERT now. */
     boolean due;
 
-    TableQueue(TableName table) {
+    TableQueue(TableName table, BatchPolicy policy) {
       this.table = table;
+      this.shareOfMessages = Math.max(1, policy.maxPendingMessages() / 2);
+      this.shareOfBytes = policy.maxPendingBytes() / 2;
     }
 
     void add(PendingMessage message) {
       messages.addLast(message);
       rows += Math.max(1, message.rowCount());
       bytes += message.rows().length;
+      footprints += message.footprintBytes();
     }
 
     PendingMessage poll() {
       PendingMessage message = messages.pollFirst();
       rows -= Math.max(1, message.rowCount());
       bytes -= message.rows().length;
+      footprints -= message.footprintBytes();
       return message;
+    }
+
+    /** True when it already holds its share, or would with a message of {@code footprint}. */
+    boolean holdsItsShare(long footprint) {
+      return messages.size() >= shareOfMessages
+          || (!messages.isEmpty() && footprints + footprint > shareOfBytes);
+    }
+
+    boolean heldBack(ToLongFunction<TableName> pace, long now) {
+      return dueAt(pace, now) - now > 0;
     }
 
     /** When the next INSERT with messages for this table may start by its pace: now or later. */

@@ -17,14 +17,26 @@ final class ReturnTime {
     this.maxNanos = maxNanos;
   }
 
-  /** Every request expected back came back, {@code nanos} after the INSERT ended. */
-  void allBack(long nanos) {
-    estimateNanos = estimateNanos == 0 ? nanos : (estimateNanos + nanos) / 2;
+  /**
+   * Every request expected back came back, {@code nanos} after an INSERT of {@code insertNanos}
+   * ended. Later than twice the patience is a pause in the traffic, not a return time, and is not
+   * learnt: requests that really take longer are learnt by {@link #gaveUp}, doubling each time.
+   */
+  void allBack(long nanos, long insertNanos) {
+    if (nanos <= 2 * patience(insertNanos)) {
+      estimateNanos = estimateNanos == 0 ? nanos : (estimateNanos + nanos) / 2;
+    }
   }
 
-  /** A batch went without some of them after waiting {@code nanos}: they take longer than that. */
-  void gaveUp(long nanos) {
-    estimateNanos = Math.min(maxNanos, Math.max(estimateNanos, nanos));
+  /**
+   * A batch went without some of them after waiting {@code nanos} from the end of an INSERT of
+   * {@code insertNanos}: they take longer than that. A batch held longer than twice the patience
+   * was held by something else (a pause in the traffic, its table's pace) and teaches nothing.
+   */
+  void gaveUp(long nanos, long insertNanos) {
+    if (nanos <= 2 * patience(insertNanos)) {
+      estimateNanos = Math.min(maxNanos, Math.max(estimateNanos, nanos));
+    }
   }
 
   /**

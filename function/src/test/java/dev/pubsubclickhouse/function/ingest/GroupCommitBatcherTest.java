@@ -61,7 +61,7 @@ class GroupCommitBatcherTest {
    * {@link #releaseFirst}: an INSERT in flight while the test offers more.
    */
   private void recordHoldingTheFirst(List<PendingMessage> batch) {
-    if (batches.isEmpty()) {
+    if (firstWriting.getCount() == 1) { // one writer at a time until the first is held
       firstWriting.countDown();
       await(releaseFirst);
     }
@@ -140,6 +140,77 @@ class GroupCommitBatcherTest {
   }
 
   @Test
+  void aTableHeldBackByItsPaceMayHoldOnlyHalfOfWhatMayWait() throws Exception {
+    TableName events = new TableName("db", "events");
+    TableName clicks = new TableName("db", "clicks");
+    List<PendingMessage> c = new ArrayList<>();
+    for (int i = 1; i <= 4; i++) {
+      c.add(PendingMessages.to(clicks, "c" + i));
+    }
+    PendingMessage e1 = PendingMessages.to(events, "e1");
+    now.set(System.nanoTime()); // the clock of PendingMessages.to's messages, after them
+    try (GroupCommitBatcher batcher =
+        new GroupCommitBatcher(
+            policy(1000, 0, 600_000, 4), // 4 may wait: a held-back table may hold 2
+            table -> table.equals(clicks) ? 1_000_000_000L : 0,
+            now::get,
+            this::record)) {
+      assertThat(c.stream().map(batcher::offer))
+          .as("c1 written by its caller, c2 and c3 held back by the pace, c4 beyond its share")
+          .containsExactly(
+              GroupCommitBatcher.Refusal.NONE,
+              GroupCommitBatcher.Refusal.NONE,
+              GroupCommitBatcher.Refusal.NONE,
+              GroupCommitBatcher.Refusal.FULL);
+      now.addAndGet(1_000_000); // past the instance's ceiling
+      assertThat(batcher.offer(e1)).isEqualTo(GroupCommitBatcher.Refusal.NONE);
+      assertThat(e1.answer()).isCompletedWithValue(PushOutcome.STORED);
+      assertThat(batcher.drain(PATIENT, TimeUnit.SECONDS)).isTrue();
+    }
+    assertThat(c.get(2).answer()).isCompletedWithValue(PushOutcome.STORED);
+  }
+
+  @Test
+  void aBatchFullOnlyAcrossTablesStartsBesideTheInsertInFlight() throws Exception {
+    TableName events = new TableName("db", "events");
+    TableName clicks = new TableName("db", "clicks");
+    List<PendingMessage> next =
+        List.of(
+            PendingMessages.to(events, "e1"),
+            PendingMessages.to(clicks, "c1"),
+            PendingMessages.to(events, "e2"),
+            PendingMessages.to(clicks, "c2"));
+    now.set(System.nanoTime());
+    BatchPolicy twoAtOnce =
+        new BatchPolicy(
+            4,
+            1 << 20,
+            Duration.ofMinutes(10),
+            Duration.ZERO,
+            2,
+            10_000,
+            1 << 30,
+            100,
+            Duration.ofSeconds(5));
+    try (GroupCommitBatcher batcher = batcher(twoAtOnce, this::recordHoldingTheFirst)) {
+      offerFromAnotherThread(batcher, message("first"));
+      await(firstWriting);
+      now.addAndGet(1_000_000); // past the instance's ceiling
+      for (PendingMessage message : next) {
+        batcher.offer(message);
+        awaitFlushersParked(); // each offer is seen alone: only a signal can wake them now
+      }
+      assertThat(next.get(3).answer().get(10, TimeUnit.SECONDS))
+          .as("written while the first INSERT is still in flight")
+          .isEqualTo(PushOutcome.STORED);
+      assertThat(batches)
+          .extracting(batch -> batch.stream().map(m -> m.message().messageId()).toList())
+          .containsExactly(List.of("e1", "c1", "e2", "c2"));
+      releaseFirst.countDown();
+    }
+  }
+
+  @Test
   void aBatchTakesEveryTableWhosePaceAllowsOldestFirst() throws Exception {
     TableName events = new TableName("db", "events");
     TableName clicks = new TableName("db", "clicks");
@@ -209,8 +280,8 @@ class GroupCommitBatcherTest {
         batcher(
             policy(3, 0, 600_000, 100),
             batch -> {
-              mostAtOnce.accumulateAndGet(inWriter.incrementAndGet(), Math::max);
-              if (!batches.isEmpty()) {
+              if (mostAtOnce.accumulateAndGet(inWriter.incrementAndGet(), Math::max) > 1
+                  || !batches.isEmpty()) {
                 secondWriter.countDown();
               }
               recordHoldingTheFirst(batch);
@@ -323,6 +394,20 @@ class GroupCommitBatcherTest {
     Thread caller = new Thread(() -> batcher.offer(message));
     caller.setDaemon(true);
     caller.start();
+  }
+
+  /**
+   * Until every batch flusher waits for a signal or its timer (in this JVM: the open batcher's).
+   */
+  private static void awaitFlushersParked() {
+    while (Thread.getAllStackTraces().keySet().stream()
+        .filter(thread -> thread.getName().startsWith("batch-flusher-"))
+        .anyMatch(
+            thread ->
+                thread.getState() != Thread.State.WAITING
+                    && thread.getState() != Thread.State.TIMED_WAITING)) {
+      Thread.yield();
+    }
   }
 
   /** Until exactly {@code count} messages are held (the batch before them has been answered). */
