@@ -23,7 +23,7 @@ import java.util.function.ToLongFunction;
  * quiet, hundreds when it is busy, with no timer in between.
  *
  * <p>Admission is bounded by memory and count: beyond them {@link #offer} refuses at once and the
- * caller answers 429. INSERTs start at least {@code 1 / maxInsertsPerSecond} apart (the instance's
+ * caller answers 429. Batches start at least {@code 1 / maxInsertsPerSecond} apart (the instance's
  * ceiling). Each table has its own queue and its own pace (flow control stretches a table's pace
  * when ClickHouse is under pressure): a batch takes the messages of every table whose pace allows
  * an INSERT now, oldest first, so a table held back holds up only its own messages.
@@ -130,7 +130,9 @@ public final class GroupCommitBatcher implements AutoCloseable {
         return Refusal.FULL;
       }
       TableQueue tableQueue = queueOf(message.table());
-      if (tableQueue.holdsItsShare(footprint) && tableQueue.heldBack(pace, clock.getAsLong())) {
+      if (tableQueues.size() > 1
+          && tableQueue.holdsItsShare(footprint)
+          && tableQueue.heldBack(pace, clock.getAsLong())) {
         return Refusal.FULL;
       }
       tableQueue.add(message);
@@ -159,7 +161,10 @@ public final class GroupCommitBatcher implements AutoCloseable {
       // the others would wake it for nothing (a context switch each).
       if (lead == null
           && insertsInFlight < policy.maxConcurrentInserts()
-          && (tableQueue.messages.size() == 1 || lastExpected || filled(tableQueue, rows, bytes))) {
+          && (tableQueue.messages.size() == 1
+              || lastExpected
+              || filled(tableQueue, rows, bytes)
+              || (overFull() && decide(clock.getAsLong()).send()))) {
         changed.signal();
       }
     } finally {
@@ -172,14 +177,19 @@ public final class GroupCommitBatcher implements AutoCloseable {
   }
 
   /**
-   * True when a message of {@code rows} and {@code bytes}, just queued, made its table's queue or
-   * all the queues together a full batch.
+   * True when a message of {@code rows} and {@code bytes}, just queued, filled its table's queue.
    */
   private boolean filled(TableQueue table, long rows, long bytes) {
     return crossed(table.rows, rows, policy.maxRows())
-        || crossed(table.bytes, bytes, policy.maxBytes())
-        || crossed(queuedRows, rows, policy.maxRows())
-        || crossed(queuedBytes, bytes, policy.maxBytes());
+        || crossed(table.bytes, bytes, policy.maxBytes());
+  }
+
+  /**
+   * All the queues together hold a full batch or more: whether the tables whose pace allows an
+   * INSERT make one may change with any message, so {@link #decide} is asked.
+   */
+  private boolean overFull() {
+    return queuedRows >= policy.maxRows() || queuedBytes >= policy.maxBytes();
   }
 
   private static boolean crossed(long total, long added, long threshold) {
@@ -202,6 +212,16 @@ public final class GroupCommitBatcher implements AutoCloseable {
    */
   public Optional<Throwable> flusherDeath() {
     return Optional.ofNullable(flusherDeath);
+  }
+
+  /** Flushers waiting for a batch to be due: all of them when the batcher is idle (for tests). */
+  int flushersWaiting() {
+    lock.lock();
+    try {
+      return lock.getWaitQueueLength(changed);
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Messages accepted and not yet answered. */
@@ -484,9 +504,10 @@ public final class GroupCommitBatcher implements AutoCloseable {
   }
 
   /**
-   * One table's queued messages, and when the last INSERT with messages for it started. While its
-   * pace holds it back it may hold at most half of what may wait ({@code maxPendingMessages},
-   * {@code maxPendingBytes}), so that a paced table cannot take the others' room.
+   * One table's queued messages, and when the last batch with messages for it was taken. While its
+   * pace holds it back, and the batcher has seen another table, it may hold at most half of what
+   * may wait ({@code maxPendingMessages}, {@code maxPendingBytes}), so that a paced table cannot
+   * take the others' room.
    */
   private static final class TableQueue {
     final TableName table;

@@ -140,21 +140,19 @@ class GroupCommitBatcherTest {
   }
 
   @Test
-  void aTableHeldBackByItsPaceMayHoldOnlyHalfOfWhatMayWait() throws Exception {
+  void besideAnotherTableATableHeldBackByItsPaceMayHoldOnlyHalfOfWhatMayWait() throws Exception {
     TableName events = new TableName("db", "events");
     TableName clicks = new TableName("db", "clicks");
+    PendingMessage e0 = PendingMessages.to(events, "e0");
     List<PendingMessage> c = new ArrayList<>();
     for (int i = 1; i <= 4; i++) {
       c.add(PendingMessages.to(clicks, "c" + i));
     }
     PendingMessage e1 = PendingMessages.to(events, "e1");
     now.set(System.nanoTime()); // the clock of PendingMessages.to's messages, after them
-    try (GroupCommitBatcher batcher =
-        new GroupCommitBatcher(
-            policy(1000, 0, 600_000, 4), // 4 may wait: a held-back table may hold 2
-            table -> table.equals(clicks) ? 1_000_000_000L : 0,
-            now::get,
-            this::record)) {
+    try (GroupCommitBatcher batcher = pacedClicks(clicks, 4)) { // a held-back table may hold 2
+      batcher.offer(e0);
+      now.addAndGet(1_000_000); // past the instance's ceiling
       assertThat(c.stream().map(batcher::offer))
           .as("c1 written by its caller, c2 and c3 held back by the pace, c4 beyond its share")
           .containsExactly(
@@ -162,12 +160,43 @@ class GroupCommitBatcherTest {
               GroupCommitBatcher.Refusal.NONE,
               GroupCommitBatcher.Refusal.NONE,
               GroupCommitBatcher.Refusal.FULL);
-      now.addAndGet(1_000_000); // past the instance's ceiling
+      now.addAndGet(1_000_000);
       assertThat(batcher.offer(e1)).isEqualTo(GroupCommitBatcher.Refusal.NONE);
       assertThat(e1.answer()).isCompletedWithValue(PushOutcome.STORED);
       assertThat(batcher.drain(PATIENT, TimeUnit.SECONDS)).isTrue();
     }
     assertThat(c.get(2).answer()).isCompletedWithValue(PushOutcome.STORED);
+  }
+
+  @Test
+  void aTableAloneMayHoldAllThatMayWaitWhateverItsPace() throws Exception {
+    TableName clicks = new TableName("db", "clicks");
+    List<PendingMessage> c = new ArrayList<>();
+    for (int i = 1; i <= 6; i++) {
+      c.add(PendingMessages.to(clicks, "c" + i));
+    }
+    now.set(System.nanoTime());
+    try (GroupCommitBatcher batcher = pacedClicks(clicks, 4)) {
+      assertThat(c.stream().map(batcher::offer))
+          .as("c1 written by its caller, c2 to c5 wait, c6 beyond what may wait")
+          .containsExactly(
+              GroupCommitBatcher.Refusal.NONE,
+              GroupCommitBatcher.Refusal.NONE,
+              GroupCommitBatcher.Refusal.NONE,
+              GroupCommitBatcher.Refusal.NONE,
+              GroupCommitBatcher.Refusal.NONE,
+              GroupCommitBatcher.Refusal.FULL);
+      assertThat(batcher.drain(PATIENT, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+
+  /** Up to {@code maxPending} may wait; the clicks table is paced to one INSERT a second. */
+  private GroupCommitBatcher pacedClicks(TableName clicks, int maxPending) {
+    return new GroupCommitBatcher(
+        policy(1000, 0, 600_000, maxPending),
+        table -> table.equals(clicks) ? 1_000_000_000L : 0,
+        now::get,
+        this::record);
   }
 
   @Test
@@ -198,7 +227,7 @@ class GroupCommitBatcherTest {
       now.addAndGet(1_000_000); // past the instance's ceiling
       for (PendingMessage message : next) {
         batcher.offer(message);
-        awaitFlushersParked(); // each offer is seen alone: only a signal can wake them now
+        awaitFlushersWaiting(batcher, 2); // each offer seen alone: only a signal wakes them now
       }
       assertThat(next.get(3).answer().get(10, TimeUnit.SECONDS))
           .as("written while the first INSERT is still in flight")
@@ -396,16 +425,11 @@ class GroupCommitBatcherTest {
     caller.start();
   }
 
-  /**
-   * Until every batch flusher waits for a signal or its timer (in this JVM: the open batcher's).
-   */
-  private static void awaitFlushersParked() {
-    while (Thread.getAllStackTraces().keySet().stream()
-        .filter(thread -> thread.getName().startsWith("batch-flusher-"))
-        .anyMatch(
-            thread ->
-                thread.getState() != Thread.State.WAITING
-                    && thread.getState() != Thread.State.TIMED_WAITING)) {
+  /** Until {@code count} flushers wait on the batcher: any woken has looked at the queue again. */
+  private static void awaitFlushersWaiting(GroupCommitBatcher batcher, int count) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(PATIENT);
+    while (batcher.flushersWaiting() != count) {
+      assertThat(System.nanoTime()).as("flushers waiting").isLessThan(deadline);
       Thread.yield();
     }
   }
