@@ -3,6 +3,7 @@ package dev.pubsubclickhouse.function.flow;
 import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.function.ingest.PendingMessage;
 import dev.pubsubclickhouse.function.ingest.PushOutcome;
+import dev.pubsubclickhouse.function.observability.JsonLog;
 import dev.pubsubclickhouse.function.observability.Metrics;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -114,7 +115,8 @@ public final class TableGates implements Consumer<List<PendingMessage>> {
   /**
    * Writes what the batch's tables let through. The tables a gate reads before letting them through
    * (under pressure, or not read yet) come last, so that their readings, and their INSERTs that
-   * ClickHouse may slow, hold up no other table's messages.
+   * ClickHouse may slow, hold up no other table's messages. A message already answered (503, its
+   * deadline passed while it waited) is neither counted nor written.
    */
   @Override
   public void accept(List<PendingMessage> batch) {
@@ -129,18 +131,34 @@ public final class TableGates implements Consumer<List<PendingMessage>> {
           admitted.addAll(table.getValue());
         }
       }
-      if (!admitted.isEmpty()) {
-        writer.accept(admitted);
-      }
+      write(admitted);
       for (Map.Entry<TableName, List<PendingMessage>> table : readFirst) {
-        if (gate(table.getKey()).letThrough(table.getValue())) {
-          writer.accept(table.getValue());
+        List<PendingMessage> waiting = unanswered(table.getValue());
+        if (!waiting.isEmpty() && gate(table.getKey()).letThrough(waiting)) {
+          write(waiting);
         }
       }
     } finally {
       // A no-op for answered messages; 503 for any the gates or the writer left unanswered.
       batch.forEach(message -> message.answer().complete(PushOutcome.UNAVAILABLE));
     }
+  }
+
+  /** Writes the messages, if any; a writer that throws leaves them 503, not the batch's others. */
+  private void write(List<PendingMessage> messages) {
+    if (messages.isEmpty()) {
+      return;
+    }
+    try {
+      writer.accept(messages);
+    } catch (RuntimeException e) {
+      JsonLog.error("batch writer failed", Map.of("messages", messages.size()), e);
+      messages.forEach(message -> message.answer().complete(PushOutcome.UNAVAILABLE));
+    }
+  }
+
+  private static List<PendingMessage> unanswered(List<PendingMessage> messages) {
+    return messages.stream().filter(message -> !message.answer().isDone()).toList();
   }
 
   private FlowGate gate(TableName table) {
@@ -162,11 +180,16 @@ public final class TableGates implements Consumer<List<PendingMessage>> {
     return gates.values().stream().max(Comparator.comparingDouble(gate -> gate.state().pressure()));
   }
 
-  /** The batch's messages by the table they go to, each table's in the batch's order. */
+  /**
+   * The batch's messages not answered yet by the table they go to, each table's in the batch's
+   * order.
+   */
   private static Map<TableName, List<PendingMessage>> byTable(List<PendingMessage> batch) {
     Map<TableName, List<PendingMessage>> tables = new LinkedHashMap<>(4);
     for (PendingMessage message : batch) {
-      tables.computeIfAbsent(message.table(), table -> new ArrayList<>()).add(message);
+      if (!message.answer().isDone()) {
+        tables.computeIfAbsent(message.table(), table -> new ArrayList<>()).add(message);
+      }
     }
     return tables;
   }

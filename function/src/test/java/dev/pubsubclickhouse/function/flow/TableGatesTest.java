@@ -182,22 +182,44 @@ class TableGatesTest {
   }
 
   @Test
-  void aMessageTheGatesOrTheWriterLeaveUnansweredIsAnswered503() {
-    TableGates failing =
+  void aTableTheWriterFailsForIsAnswered503AndTheBatchsOtherTablesAreStillWritten()
+      throws Exception {
+    List<List<String>> stored = new ArrayList<>();
+    TableGates failingForEvents =
         new TableGates(
             EVENTS,
-            table -> gate(table, () -> parts(1)),
+            table -> gate(table, () -> parts(table.equals(CLICKS) ? 7 : 1)),
             watch,
             batch -> {
-              throw new IllegalStateException("the writer broke");
+              if (batch.stream().anyMatch(m -> m.table().equals(EVENTS))) {
+                throw new IllegalStateException("the writer broke");
+              }
+              stored.add(batch.stream().map(m -> m.message().messageId()).toList());
+              batch.forEach(m -> m.answer().complete(PushOutcome.STORED));
             },
             new Metrics());
-    List<PendingMessage> batch = List.of(PendingMessages.to(EVENTS, "e1"));
-    try {
-      failing.accept(batch);
-    } catch (IllegalStateException expected) {
-      // the batcher's flusher logs it; the request must still get an answer
-    }
+    failingForEvents.admits(CLICKS);
+    awaitTrue(
+        () -> failingForEvents.paceNanos(CLICKS) > 2_000_000L, "the clicks table under pressure");
+    List<PendingMessage> batch =
+        List.of(PendingMessages.to(EVENTS, "e1"), PendingMessages.to(CLICKS, "c1"));
+    failingForEvents.accept(batch);
     assertThat(batch.get(0).answer()).isCompletedWithValue(PushOutcome.UNAVAILABLE);
+    assertThat(batch.get(1).answer()).isCompletedWithValue(PushOutcome.STORED);
+    assertThat(stored).containsExactly(List.of("c1"));
+  }
+
+  @Test
+  void aMessageAnsweredBeforeItsBatchIsNeitherCountedNorWritten() throws Exception {
+    parts.put(CLICKS, 9L);
+    gates.admits(CLICKS);
+    awaitTrue(() -> !gates.admits(CLICKS), "the clicks table refusing");
+    PendingMessage e1 = PendingMessages.to(EVENTS, "e1");
+    PendingMessage c1 = PendingMessages.to(CLICKS, "c1");
+    e1.answer().complete(PushOutcome.UNAVAILABLE); // its answer deadline passed
+    c1.answer().complete(PushOutcome.UNAVAILABLE);
+    gates.accept(List.of(e1, c1));
+    assertThat(written).isEmpty();
+    assertThat(metrics.throttled.value()).isZero();
   }
 }
