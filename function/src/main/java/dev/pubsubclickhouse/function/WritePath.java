@@ -151,7 +151,9 @@ record WritePath(
             tableWatch,
             batchWriter,
             metrics);
-    GroupCommitBatcher batcher = new GroupCommitBatcher(config.batch(), gates::paceNanos, gates);
+    GroupCommitBatcher batcher =
+        new GroupCommitBatcher(
+            config.batch(), gates::paceNanos, !config.tables().allowedTables().isEmpty(), gates);
     gates.whenPaceFalls(batcher::wake);
     Ingestor ingestor =
         new Ingestor(destinations, encoder, batcher, deadlines, metrics, gates::admits);

@@ -1,6 +1,7 @@
 package dev.pubsubclickhouse.function.ingest;
 
 import dev.pubsubclickhouse.core.write.WriteOutcome;
+import dev.pubsubclickhouse.function.observability.JsonLog;
 import dev.pubsubclickhouse.function.tables.Destination;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -22,17 +23,33 @@ public final class BatchWriter implements Consumer<List<PendingMessage>> {
         // deadline) is not written, or Pub/Sub's redelivery would write it a second time.
         List<PendingMessage> messages =
             table.getValue().stream().filter(m -> !m.answer().isDone()).toList();
-        if (messages.isEmpty()) {
-          continue;
-        }
-        List<WriteOutcome> outcomes = table.getKey().writer().write(messages).outcomes();
-        for (int i = 0; i < messages.size(); i++) {
-          messages.get(i).answer().complete(answer(outcomes.get(i)));
+        if (!messages.isEmpty()) {
+          write(table.getKey(), messages);
         }
       }
     } finally {
       // A no-op for answered requests; 503 for the rest if the writer failed unexpectedly.
       batch.forEach(message -> message.answer().complete(PushOutcome.UNAVAILABLE));
+    }
+  }
+
+  /**
+   * One table's INSERT, each message answered with what became of it. A writer that fails
+   * unexpectedly (a bug: it reports failures as outcomes) leaves this table's messages to Pub/Sub
+   * (503), not the batch's other tables'.
+   */
+  private static void write(Destination table, List<PendingMessage> messages) {
+    try {
+      List<WriteOutcome> outcomes = table.writer().write(messages).outcomes();
+      for (int i = 0; i < messages.size(); i++) {
+        messages.get(i).answer().complete(answer(outcomes.get(i)));
+      }
+    } catch (RuntimeException e) {
+      JsonLog.error(
+          "writing a table's messages failed",
+          Map.of("table", table.table().name().toString(), "messages", messages.size()),
+          e);
+      messages.forEach(message -> message.answer().complete(PushOutcome.UNAVAILABLE));
     }
   }
 

@@ -46,6 +46,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
   private final List<Thread> flushers = new ArrayList<>();
   private final GroupCommitRule rule;
   private final ToLongFunction<TableName> pace;
+  private final boolean severalTables;
   private final long ceilingPaceNanos;
   private final LongSupplier clock;
   private final ReturnTime returnTime;
@@ -69,17 +70,22 @@ public final class GroupCommitBatcher implements AutoCloseable {
 
   /** Paced by {@code policy.maxInsertsPerSecond()} alone. */
   public GroupCommitBatcher(BatchPolicy policy, Consumer<List<PendingMessage>> writer) {
-    this(policy, table -> 0, writer);
+    this(policy, table -> 0, false, writer);
   }
 
   /**
    * @param pace the least time between the starts of two INSERTs with messages for a table, in
    *     nanoseconds; asked whenever that table has messages queued
+   * @param severalTables messages may go to more than one table: a table held back by its pace may
+   *     then hold only half of what may wait
    * @param writer writes a batch and completes every message's answer; it must not throw
    */
   public GroupCommitBatcher(
-      BatchPolicy policy, ToLongFunction<TableName> pace, Consumer<List<PendingMessage>> writer) {
-    this(policy, pace, System::nanoTime, writer);
+      BatchPolicy policy,
+      ToLongFunction<TableName> pace,
+      boolean severalTables,
+      Consumer<List<PendingMessage>> writer) {
+    this(policy, pace, severalTables, System::nanoTime, writer);
   }
 
   /**
@@ -88,9 +94,11 @@ public final class GroupCommitBatcher implements AutoCloseable {
   GroupCommitBatcher(
       BatchPolicy policy,
       ToLongFunction<TableName> pace,
+      boolean severalTables,
       LongSupplier clock,
       Consumer<List<PendingMessage>> writer) {
     this.policy = policy;
+    this.severalTables = severalTables;
     this.writer = writer;
     this.rule = new GroupCommitRule(policy);
     this.pace = pace;
@@ -130,7 +138,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
         return Refusal.FULL;
       }
       TableQueue tableQueue = queueOf(message.table());
-      if (tableQueues.size() > 1
+      if (severalTables
           && tableQueue.holdsItsShare(footprint)
           && tableQueue.heldBack(pace, clock.getAsLong())) {
         return Refusal.FULL;
@@ -505,9 +513,9 @@ public final class GroupCommitBatcher implements AutoCloseable {
 
   /**
    * One table's queued messages, and when the last batch with messages for it was taken. While its
-   * pace holds it back, and the batcher has seen another table, it may hold at most half of what
-   * may wait ({@code maxPendingMessages}, {@code maxPendingBytes}), so that a paced table cannot
-   * take the others' room.
+   * pace holds it back, and messages may go to several tables, it may hold at most half of what may
+   * wait ({@code maxPendingMessages}, {@code maxPendingBytes}), so that a paced table cannot take
+   * the others' room.
    */
   private static final class TableQueue {
     final TableName table;

@@ -80,7 +80,27 @@ class BatchWriterTest {
     assertThat(insert.getRequestUrl().queryParameter("query")).contains("`a`");
   }
 
+  @Test
+  void aTableWhoseWriterFailsUnexpectedlyIsAnswered503AndTheNextTableIsStillWritten()
+      throws Exception {
+    Destination broken = destination("a", null); // a bug: its writer throws
+    Destination b = destination("b");
+    PendingMessage first = pending("m-1", broken);
+    PendingMessage second = pending("m-2", b);
+    server.enqueue(written(1));
+
+    new BatchWriter().accept(List.of(first, second));
+
+    assertThat(first.answer()).isCompletedWithValue(PushOutcome.UNAVAILABLE);
+    assertThat(second.answer()).isCompletedWithValue(PushOutcome.STORED);
+    assertThat(server.takeRequest().getRequestUrl().queryParameter("query")).contains("`b`");
+  }
+
   private Destination destination(String table) {
+    return destination(table, inserter);
+  }
+
+  private static Destination destination(String table, ClickHouseInserter inserter) {
     TableName name = new TableName("db", table);
     TargetTable target =
         new TargetTable(name, t -> new TableSchema(t, List.of(ColumnDefinition.of("id", "UInt8"))));
