@@ -144,7 +144,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
         return Refusal.FULL;
       }
       tableQueue.add(message);
-      long rows = Math.max(1, message.rowCount());
+      long rows = rowsOf(message);
       long bytes = message.rows().length;
       queuedMessages++;
       queuedRows += rows;
@@ -445,7 +445,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
         break;
       }
       PendingMessage next = from.messages.peekFirst();
-      long nextRows = Math.max(1, next.rowCount());
+      long nextRows = rowsOf(next);
       if (!batch.isEmpty()
           && (rows + nextRows > policy.maxRows()
               || bytes + next.rows().length > policy.maxBytes())) {
@@ -477,6 +477,11 @@ public final class GroupCommitBatcher implements AutoCloseable {
       }
     }
     return oldest;
+  }
+
+  /** The rows a message counts for toward a full batch: at least one, whatever it carries. */
+  private static long rowsOf(PendingMessage message) {
+    return Math.max(1, message.rowCount());
   }
 
   private TableQueue queueOf(TableName table) {
@@ -538,14 +543,14 @@ public final class GroupCommitBatcher implements AutoCloseable {
 
     void add(PendingMessage message) {
       messages.addLast(message);
-      rows += Math.max(1, message.rowCount());
+      rows += rowsOf(message);
       bytes += message.rows().length;
       footprints += message.footprintBytes();
     }
 
     PendingMessage poll() {
       PendingMessage message = messages.pollFirst();
-      rows -= Math.max(1, message.rowCount());
+      rows -= rowsOf(message);
       bytes -= message.rows().length;
       footprints -= message.footprintBytes();
       return message;
