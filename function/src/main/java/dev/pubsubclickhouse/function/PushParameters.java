@@ -34,12 +34,13 @@ public final class PushParameters {
           "BATCH_LINGER_MS",
           "0",
           "A batch waits at least this long from its first message (fewer, larger INSERTs for"
-              + " more latency); 0: it goes as soon as no INSERT is in flight.");
+              + " more latency); 0: it goes as soon as no INSERT into its table is in flight.");
   public static final Parameter MAX_CONCURRENT_INSERTS =
       Parameter.of(
           "MAX_CONCURRENT_INSERTS",
           "2",
-          "INSERTs in flight at once; a second one starts only for a full or overdue batch.");
+          "INSERTs in flight at once, whatever their tables; a second one into the same table"
+              + " starts only for a full or overdue batch.");
   public static final Parameter MAX_INSERTS_PER_SECOND =
       Parameter.of(
           "MAX_INSERTS_PER_SECOND",

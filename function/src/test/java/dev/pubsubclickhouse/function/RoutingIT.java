@@ -13,6 +13,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -123,6 +125,54 @@ class RoutingIT {
                 + ".routed_dead',1),('"
                 + db
                 + ".views',1)]");
+  }
+
+  @Test
+  void aTableSlowToWriteHoldsUpOnlyItsOwnMessages() throws Exception {
+    database.execute("CREATE TABLE quick (id String) ENGINE = MergeTree ORDER BY id");
+    database.execute("CREATE TABLE slow (id String) ENGINE = MergeTree ORDER BY id");
+    database.execute(
+        "CREATE TABLE slow_copy (id String, slept UInt8) ENGINE = MergeTree ORDER BY id");
+    long slowMillis = 2000; // each INSERT into slow waits for its view
+    database.execute(
+        "CREATE MATERIALIZED VIEW slow_view TO slow_copy AS SELECT id, sleepEachRow("
+            + slowMillis / 1000.0
+            + ") AS slept FROM slow");
+    try (RunningService service =
+        RunningService.start(
+            database,
+            "quick",
+            Map.of(
+                "CLICKHOUSE_TABLE_ATTRIBUTE", "table",
+                "CLICKHOUSE_TABLES", "slow",
+                "BATCH_MAX_WAIT_MS", "5000"))) {
+      CompletableFuture<Integer> toSlow =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return service.push("s1", bytes("{\"id\":\"s1\"}"), Map.of("table", "slow"));
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+      while (!service.get("/metrics").body().contains("pubsub_clickhouse_waiting_requests 1.0\n")) {
+        TimeUnit.MILLISECONDS.sleep(5);
+      }
+      for (int i = 0; i < 3; i++) {
+        long sent = System.nanoTime();
+        assertThat(service.push("q" + i, bytes("{\"id\":\"q" + i + "\"}"), Map.of()))
+            .isEqualTo(204);
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sent))
+            .as("a message for the quick table does not wait for the INSERT into slow")
+            .isLessThan(slowMillis / 2);
+      }
+      assertThat(toSlow).as("the INSERT into slow is still in flight").isNotDone();
+      assertThat(toSlow.get(30, TimeUnit.SECONDS)).isEqualTo(204);
+    }
+    assertThat(database.query("SELECT id FROM quick ORDER BY id").lines().toList())
+        .containsExactly("q0", "q1", "q2");
+    assertThat(database.query("SELECT id FROM slow")).isEqualTo("s1");
+    assertThat(database.query("SELECT id FROM slow_copy")).isEqualTo("s1");
   }
 
   @Test

@@ -16,17 +16,18 @@ import java.util.function.LongSupplier;
 import java.util.function.ToLongFunction;
 
 /**
- * Gathers concurrent messages into batches, one INSERT each (group commit), by {@link
- * GroupCommitRule}: when no INSERT is in flight a batch goes at once; while one is in flight, new
- * messages gather for the next. Pub/Sub push is a closed loop (a window of requests, each waiting
- * for its answer), so a batch holds what arrived during the previous INSERT: one message when it is
- * quiet, hundreds when it is busy, with no timer in between.
+ * Gathers concurrent messages into batches, one INSERT per table each (group commit), by {@link
+ * GroupCommitRule}: when no INSERT for a table is in flight its messages go at once; while one is
+ * in flight, new messages for it gather for the next. Pub/Sub push is a closed loop (a window of
+ * requests, each waiting for its answer), so a batch holds what arrived during the previous INSERT:
+ * one message when it is quiet, hundreds when it is busy, with no timer in between.
  *
  * <p>Admission is bounded by memory and count: beyond them {@link #offer} refuses at once and the
  * caller answers 429. Batches start at least {@code 1 / maxInsertsPerSecond} apart (the instance's
- * ceiling). Each table has its own queue and its own pace (flow control stretches a table's pace
- * when ClickHouse is under pressure): a batch takes the messages of every table whose pace allows
- * an INSERT now, oldest first, so a table held back holds up only its own messages.
+ * ceiling), and at most {@code maxConcurrentInserts} are in flight. Each table has its own queue,
+ * its own INSERTs in flight and its own pace (flow control stretches a table's pace when ClickHouse
+ * is under pressure): a batch takes, oldest first, the messages of every table the rule lets go
+ * now, so a table held back or slow to write holds up only its own messages.
  */
 public final class GroupCommitBatcher implements AutoCloseable {
   /** One request in this many of an answered batch may come back late without being waited for. */
@@ -43,6 +44,9 @@ public final class GroupCommitBatcher implements AutoCloseable {
   /** The same queues, to go through without an iterator. */
   private final List<TableQueue> tableQueues = new ArrayList<>();
 
+  /** Under the lock, while a batch is taken or finished: the tables it has messages for. */
+  private final List<TableQueue> batchTables = new ArrayList<>();
+
   private final List<Thread> flushers = new ArrayList<>();
   private final GroupCommitRule rule;
   private final ToLongFunction<TableName> pace;
@@ -51,10 +55,8 @@ public final class GroupCommitBatcher implements AutoCloseable {
   private final LongSupplier clock;
   private final ReturnTime returnTime;
   private int queuedMessages;
-  private long queuedRows;
-  private long queuedBytes;
 
-  /** Set by {@link #decide}: how many tables may go now, and the first of them. */
+  /** Set by {@link #decide}: how many tables go now, and the first of them. */
   private int dueTables;
 
   private TableQueue firstDue;
@@ -121,9 +123,9 @@ public final class GroupCommitBatcher implements AutoCloseable {
   }
 
   /**
-   * Queues the message, or says why not. When no INSERT is in flight and the batch may go at once,
-   * the caller writes it itself before this returns (its own message among it): at low load that
-   * spares two thread hand-offs per message, the flusher's wake-up and the caller's.
+   * Queues the message, or says why not. When no INSERT for its table is in flight and a batch may
+   * go at once, the caller writes it itself before this returns (its own message among it): at low
+   * load that spares two thread hand-offs per message, the flusher's wake-up and the caller's.
    */
   public Refusal offer(PendingMessage message) {
     long footprint = message.footprintBytes();
@@ -147,8 +149,6 @@ public final class GroupCommitBatcher implements AutoCloseable {
       long rows = rowsOf(message);
       long bytes = message.rows().length;
       queuedMessages++;
-      queuedRows += rows;
-      queuedBytes += bytes;
       heldBytes += footprint;
       heldMessages++;
       boolean lastExpected = expectedBack == 1;
@@ -158,21 +158,19 @@ public final class GroupCommitBatcher implements AutoCloseable {
           returnTime.allBack(clock.getAsLong() - lastInsertEndNanos, lastInsertNanos);
         }
       }
-      if (insertsInFlight == 0) {
+      boolean mayStart = insertsInFlight < policy.maxConcurrentInserts();
+      if (mayStart && tableQueue.insertsInFlight == 0) {
         long now = clock.getAsLong();
         if (decide(now).send()) {
           lead = take(now);
         }
       }
-      // Only its table's first message, the last one expected back or the message that fills a
-      // batch can change what a waiting flusher decides, and only while another INSERT may start;
-      // the others would wake it for nothing (a context switch each).
+      // Only its table's first message, the last one expected back or the message that fills its
+      // table's batch can change what a waiting flusher decides, and only while another INSERT may
+      // start; the others would wake it for nothing (a context switch each).
       if (lead == null
-          && insertsInFlight < policy.maxConcurrentInserts()
-          && (tableQueue.messages.size() == 1
-              || lastExpected
-              || filled(tableQueue, rows, bytes)
-              || (overFull() && decide(clock.getAsLong()).send()))) {
+          && mayStart
+          && (tableQueue.messages.size() == 1 || lastExpected || filled(tableQueue, rows, bytes))) {
         changed.signal();
       }
     } finally {
@@ -190,14 +188,6 @@ public final class GroupCommitBatcher implements AutoCloseable {
   private boolean filled(TableQueue table, long rows, long bytes) {
     return crossed(table.rows, rows, policy.maxRows())
         || crossed(table.bytes, bytes, policy.maxBytes());
-  }
-
-  /**
-   * All the queues together hold a full batch or more: whether the tables whose pace allows an
-   * INSERT make one may change with any message, so {@link #decide} is asked.
-   */
-  private boolean overFull() {
-    return queuedRows >= policy.maxRows() || queuedBytes >= policy.maxBytes();
   }
 
   private static boolean crossed(long total, long added, long threshold) {
@@ -366,17 +356,12 @@ public final class GroupCommitBatcher implements AutoCloseable {
   }
 
   /**
-   * Under the lock: whether a batch goes now, by the rule applied to the messages of the tables
-   * whose pace allows an INSERT now (each marked {@link TableQueue#due}); when none goes, looks
-   * again no later than the next table held back by its pace may go.
+   * Under the lock: whether a batch goes now, by the rule applied to each table whose pace allows
+   * an INSERT now (each that may go marked {@link TableQueue#due}); when none goes, looks again no
+   * later than the rule or the next table held back by its pace says.
    */
   private GroupCommitRule.Decision decide(long now) {
-    int messages = 0;
-    long rows = 0;
-    long bytes = 0;
-    long oldest = now;
-    boolean heldBack = false;
-    long nextDueAt = 0;
+    long wait = GroupCommitRule.WAIT_FOR_SIGNAL;
     dueTables = 0;
     firstDue = null;
     for (int i = 0; i < tableQueues.size(); i++) {
@@ -387,43 +372,35 @@ public final class GroupCommitBatcher implements AutoCloseable {
       }
       long dueAt = closing ? now : table.dueAt(pace, now);
       if (dueAt - now > 0) {
-        if (!heldBack || dueAt - nextDueAt < 0) {
-          nextDueAt = dueAt;
-        }
-        heldBack = true;
+        wait = Math.min(wait, dueAt - now);
         continue;
       }
-      table.due = true;
-      if (dueTables++ == 0) {
-        firstDue = table;
+      GroupCommitRule.Decision decision =
+          rule.decide(
+              new GroupCommitRule.Queue(
+                  table.messages.size(),
+                  table.rows,
+                  table.bytes,
+                  table.messages.peekFirst().enqueuedNanos(),
+                  insertsInFlight,
+                  table.insertsInFlight,
+                  lastInsertStartNanos,
+                  expectedBack,
+                  lastInsertEndNanos,
+                  returnTime.patience(lastInsertNanos),
+                  closing),
+              now,
+              ceilingPaceNanos);
+      if (decision.send()) {
+        table.due = true;
+        if (dueTables++ == 0) {
+          firstDue = table;
+        }
+      } else {
+        wait = Math.min(wait, decision.waitNanos());
       }
-      long first = table.messages.peekFirst().enqueuedNanos();
-      if (messages == 0 || first - oldest < 0) {
-        oldest = first;
-      }
-      messages += table.messages.size();
-      rows += table.rows;
-      bytes += table.bytes;
     }
-    GroupCommitRule.Decision decision =
-        rule.decide(
-            new GroupCommitRule.Queue(
-                messages,
-                rows,
-                bytes,
-                oldest,
-                insertsInFlight,
-                lastInsertStartNanos,
-                expectedBack,
-                lastInsertEndNanos,
-                returnTime.patience(lastInsertNanos),
-                closing),
-            now,
-            ceilingPaceNanos);
-    if (heldBack && !decision.send() && nextDueAt - now < decision.waitNanos()) {
-      return GroupCommitRule.Decision.waitFor(nextDueAt - now);
-    }
-    return decision;
+    return dueTables > 0 ? GroupCommitRule.Decision.SEND : GroupCommitRule.Decision.waitFor(wait);
   }
 
   /** Under the lock, right after {@link #decide} said send: the batch, taken for an INSERT. */
@@ -451,14 +428,18 @@ public final class GroupCommitBatcher implements AutoCloseable {
               || bytes + next.rows().length > policy.maxBytes())) {
         break;
       }
+      if (from.inBatch++ == 0) {
+        from.insertsInFlight++;
+        batchTables.add(from);
+      }
       batch.add(from.poll());
       from.lastInsertStartNanos = now;
       rows += nextRows;
       bytes += next.rows().length;
     }
+    batchTables.forEach(table -> table.inBatch = 0);
+    batchTables.clear();
     queuedMessages -= batch.size();
-    queuedRows -= rows;
-    queuedBytes -= bytes;
     return batch;
   }
 
@@ -505,7 +486,14 @@ public final class GroupCommitBatcher implements AutoCloseable {
       for (PendingMessage message : batch) {
         heldBytes -= message.footprintBytes();
         heldMessages--;
+        TableQueue table = tables.get(message.table());
+        if (table.inBatch++ == 0) {
+          table.insertsInFlight--;
+          batchTables.add(table);
+        }
       }
+      batchTables.forEach(table -> table.inBatch = 0);
+      batchTables.clear();
       // Who waits for an INSERT to end: a flusher holding a queued batch, and drain(). A flusher
       // with nothing queued would wake for nothing (at one request in flight, every INSERT).
       if (queuedMessages > 0 || closing) {
@@ -517,10 +505,10 @@ public final class GroupCommitBatcher implements AutoCloseable {
   }
 
   /**
-   * One table's queued messages, and when the last batch with messages for it was taken. While its
-   * pace holds it back, and messages may go to several tables, it may hold at most half of what may
-   * wait ({@code maxPendingMessages}, {@code maxPendingBytes}), so that a paced table cannot take
-   * the others' room.
+   * One table's queued messages, its INSERTs in flight, and when the last batch with messages for
+   * it was taken. While its pace holds it back, and messages may go to several tables, it may hold
+   * at most half of what may wait ({@code maxPendingMessages}, {@code maxPendingBytes}), so that a
+   * paced table cannot take the others' room.
    */
   private static final class TableQueue {
     final TableName table;
@@ -532,8 +520,14 @@ public final class GroupCommitBatcher implements AutoCloseable {
     long footprints;
     long lastInsertStartNanos = Long.MIN_VALUE;
 
-    /** Set by {@link #decide}: its pace allows an INSERT now. */
+    /** Batches with messages for it that are taken and not yet written. */
+    int insertsInFlight;
+
+    /** Set by {@link #decide}: the rule lets it go now. */
     boolean due;
+
+    /** Under the lock, while a batch is taken or finished: its messages in that batch so far. */
+    int inBatch;
 
     TableQueue(TableName table, BatchPolicy policy) {
       this.table = table;

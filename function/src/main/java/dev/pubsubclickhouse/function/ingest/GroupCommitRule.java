@@ -1,20 +1,22 @@
 package dev.pubsubclickhouse.function.ingest;
 
 /**
- * When the next batch goes: the batcher's rule on its own, a pure function of the queue and the
- * clock, so that it can be tested without threads or sleeps.
+ * When a table's next batch goes: the batcher's rule on its own, a pure function of one table's
+ * queue, the instance's INSERTs and the clock, so that it can be tested without threads or sleeps.
  *
  * <ul>
- *   <li>No INSERT in flight: the batch goes at once, unless requests are expected back. Pub/Sub
- *       push is a closed loop: it sends the next message of its window when it gets an answer. So
- *       when a batch of N requests has been answered, N requests are expected back (95% of them
- *       when N is large, so that a few stragglers do not hold up the rest); while the batcher is
- *       idle it waits for them, but no longer than they have been taking ({@link ReturnTime}), then
- *       sends everything at once. With one request in flight the one expected back is the one that
- *       arrives: a lone request waits for nothing but its own INSERT.
- *   <li>An INSERT in flight: the next batch gathers until that INSERT ends; a second one starts
- *       beside it only for a batch that is full or overdue ({@code maxWait}), and never more than
- *       {@code maxConcurrentInserts} at once, whoever writes them (a flusher or a caller).
+ *   <li>No INSERT for the table in flight: the batch goes at once, unless requests are expected
+ *       back. Pub/Sub push is a closed loop: it sends the next message of its window when it gets
+ *       an answer. So when a batch of N requests has been answered, N requests are expected back
+ *       (95% of them when N is large, so that a few stragglers do not hold up the rest), to any
+ *       table (one subscription may feed several); the batch waits for them, but no longer than
+ *       they have been taking ({@link ReturnTime}), then sends everything at once. With one request
+ *       in flight the one expected back is the one that arrives: a lone request waits for nothing
+ *       but its own INSERT.
+ *   <li>An INSERT for the table in flight: the next batch gathers until that INSERT ends; a second
+ *       one starts beside it only for a batch that is full or overdue ({@code maxWait}). Another
+ *       table's INSERT holds up nothing but a slot: never more than {@code maxConcurrentInserts}
+ *       are in flight at once, whoever writes them (a flusher or a caller).
  *   <li>INSERTs from this instance start at least {@code minIntervalNanos} apart: the INSERT-rate
  *       ceiling, and the lever flow control pulls to make batches larger.
  *   <li>{@code linger} (0 by default) makes every batch wait at least that long from its first
@@ -35,14 +37,16 @@ final class GroupCommitRule {
   }
 
   /**
-   * The queue as the rule sees it.
+   * A table's queue as the rule sees it.
    *
    * @param oldestEnqueuedNanos when the first queued message arrived (meaningless when empty)
-   * @param insertsInFlight INSERTs that have started and not ended
-   * @param lastInsertStartNanos when the last INSERT started, or {@link Long#MIN_VALUE} for never
-   * @param expectedBack requests still expected back from the batches answered since the last
-   *     INSERT started
-   * @param lastInsertEndNanos when the last INSERT ended
+   * @param insertsInFlight the instance's INSERTs that have started and not ended
+   * @param tableInsertsInFlight those of them with messages for this table
+   * @param lastInsertStartNanos when the instance's last INSERT started, or {@link Long#MIN_VALUE}
+   *     for never
+   * @param expectedBack requests still expected back from the batches answered since the instance's
+   *     last INSERT started
+   * @param lastInsertEndNanos when the instance's last INSERT ended
    * @param patienceNanos how long after that to wait for the requests expected back
    */
   record Queue(
@@ -51,6 +55,7 @@ final class GroupCommitRule {
       long bytes,
       long oldestEnqueuedNanos,
       int insertsInFlight,
+      int tableInsertsInFlight,
       long lastInsertStartNanos,
       int expectedBack,
       long lastInsertEndNanos,
@@ -84,7 +89,7 @@ final class GroupCommitRule {
     long readyAt; // when this batch may go, before pacing
     if (full || overdueAt - now <= 0) {
       readyAt = now;
-    } else if (queue.insertsInFlight() == 0) {
+    } else if (queue.tableInsertsInFlight() == 0) {
       readyAt = queue.oldestEnqueuedNanos() + policy.linger().toNanos();
       if (queue.expectedBack() > 0) {
         long backBy = queue.lastInsertEndNanos() + queue.patienceNanos();
@@ -96,7 +101,7 @@ final class GroupCommitRule {
         readyAt = overdueAt;
       }
     } else {
-      // gathers until the INSERT in flight ends (a signal), or until it is overdue
+      // gathers until the table's INSERT in flight ends (a signal), or until it is overdue
       return Decision.waitFor(overdueAt - now);
     }
     long pacedAt = readyAt;

@@ -196,17 +196,15 @@ class GroupCommitBatcherTest {
   }
 
   @Test
-  void aBatchFullOnlyAcrossTablesStartsBesideTheInsertInFlight() throws Exception {
-    List<PendingMessage> next =
-        List.of(
-            PendingMessages.to(EVENTS, "e1"),
-            PendingMessages.to(CLICKS, "c1"),
-            PendingMessages.to(EVENTS, "e2"),
-            PendingMessages.to(CLICKS, "c2"));
-    now.set(System.nanoTime());
+  void aTableWithNoInsertInFlightGoesBesideAnotherTablesWhileItsOwnGatherBehindItsOwn()
+      throws Exception {
+    PendingMessage e0 = PendingMessages.to(EVENTS, "e0");
+    PendingMessage c1 = PendingMessages.to(CLICKS, "c1");
+    PendingMessage e1 = PendingMessages.to(EVENTS, "e1");
+    now.set(System.nanoTime()); // the clock of PendingMessages.to's messages, after them
     BatchPolicy twoAtOnce =
         new BatchPolicy(
-            4,
+            1000,
             1 << 20,
             Duration.ofMinutes(10),
             Duration.ZERO,
@@ -215,23 +213,28 @@ class GroupCommitBatcherTest {
             1 << 30,
             100,
             Duration.ofSeconds(5));
-    try (GroupCommitBatcher batcher = batcher(twoAtOnce, this::recordHoldingTheFirst)) {
-      offerFromAnotherThread(batcher, message("first"));
-      await(firstWriting);
+    try (GroupCommitBatcher batcher =
+        new GroupCommitBatcher(
+            twoAtOnce, table -> 0, true, now::get, this::recordHoldingTheFirst)) {
+      offerFromAnotherThread(batcher, e0);
+      await(firstWriting); // an INSERT into events in flight
       now.addAndGet(1_000_000); // past the instance's ceiling
-      for (PendingMessage message : next.subList(0, 3)) {
-        batcher.offer(message);
-        awaitFlushersWaiting(batcher, 2); // each offer seen alone: only a signal wakes them now
-      }
-      batcher.offer(next.get(3));
-      assertThat(next.get(3).answer().get(10, TimeUnit.SECONDS))
-          .as("written while the first INSERT is still in flight")
-          .isEqualTo(PushOutcome.STORED);
-      assertThat(batches)
-          .extracting(batch -> batch.stream().map(m -> m.message().messageId()).toList())
-          .containsExactly(List.of("e1", "c1", "e2", "c2"));
+      batcher.offer(c1);
+      assertThat(c1.answer())
+          .as("clicks written by its caller beside the INSERT into events")
+          .isCompletedWithValue(PushOutcome.STORED);
+      batcher.offer(e1);
+      awaitFlushersWaiting(batcher, 2); // the flusher woken by e1 has decided, and waits again
+      assertThat(e1.answer()).as("gathers behind the INSERT into events").isNotDone();
       releaseFirst.countDown();
+      e0.answer().get(PATIENT, TimeUnit.SECONDS);
+      now.addAndGet(1_000_000_000L); // past the wait for e0's sender to come back
+      batcher.wake();
+      assertThat(e1.answer().get(PATIENT, TimeUnit.SECONDS)).isEqualTo(PushOutcome.STORED);
     }
+    assertThat(batches)
+        .extracting(batch -> batch.stream().map(m -> m.message().messageId()).toList())
+        .containsExactly(List.of("c1"), List.of("e0"), List.of("e1"));
   }
 
   @Test
