@@ -45,8 +45,8 @@ public final class PushParameters {
       Parameter.of(
           "MAX_INSERTS_PER_SECOND",
           "500",
-          "Ceiling on batches per second per instance (a batch makes one INSERT per table it"
-              + " holds).");
+          "Ceiling on batches (INSERTs) per second per instance; a batch holds one table's"
+              + " messages.");
   public static final Parameter TABLE_MAX_INSERTS_PER_SECOND =
       Parameter.of(
           "TABLE_MAX_INSERTS_PER_SECOND",

@@ -140,11 +140,6 @@ public final class FlowGate {
     return !control.state().refusing();
   }
 
-  /** True when {@link #letThrough} reads the table first: under pressure, or not read yet. */
-  public boolean readsBeforeLettingThrough() {
-    return !readOnce || control.state().pressure() >= FlowControl.GATHER_FROM;
-  }
-
   /**
    * Lets a batch's messages for this table go to ClickHouse (counted as one INSERT), or answers
    * them 429 when the table is near its limit. The table is read first when it is under pressure,

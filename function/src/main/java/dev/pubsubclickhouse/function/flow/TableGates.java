@@ -113,29 +113,16 @@ public final class TableGates implements Consumer<List<PendingMessage>> {
   }
 
   /**
-   * Writes what the batch's tables let through. The tables a gate reads before letting them through
-   * (under pressure, or not read yet) come last, so that their readings, and their INSERTs that
-   * ClickHouse may slow, hold up no other table's messages. A message already answered (503, its
-   * deadline passed while it waited) is neither counted nor written.
+   * Writes what the batch's table lets through (the batcher's batches hold one table's messages
+   * each; the gate reads the table first when it is under pressure or not read yet). A message
+   * already answered (503, its deadline passed while it waited) is neither counted nor written.
    */
   @Override
   public void accept(List<PendingMessage> batch) {
     try {
-      List<PendingMessage> admitted = new ArrayList<>(batch.size());
-      List<Map.Entry<TableName, List<PendingMessage>>> readFirst = new ArrayList<>(0);
       for (Map.Entry<TableName, List<PendingMessage>> table : byTable(batch).entrySet()) {
-        FlowGate gate = gate(table.getKey());
-        if (gate.readsBeforeLettingThrough()) {
-          readFirst.add(table);
-        } else if (gate.letThrough(table.getValue())) {
-          admitted.addAll(table.getValue());
-        }
-      }
-      write(admitted);
-      for (Map.Entry<TableName, List<PendingMessage>> table : readFirst) {
-        List<PendingMessage> waiting = unanswered(table.getValue());
-        if (!waiting.isEmpty() && gate(table.getKey()).letThrough(waiting)) {
-          write(waiting);
+        if (gate(table.getKey()).letThrough(table.getValue())) {
+          write(table.getValue());
         }
       }
     } finally {
@@ -155,10 +142,6 @@ public final class TableGates implements Consumer<List<PendingMessage>> {
       JsonLog.error("batch writer failed", Map.of("messages", messages.size()), e);
       messages.forEach(message -> message.answer().complete(PushOutcome.UNAVAILABLE));
     }
-  }
-
-  private static List<PendingMessage> unanswered(List<PendingMessage> messages) {
-    return messages.stream().filter(message -> !message.answer().isDone()).toList();
   }
 
   private FlowGate gate(TableName table) {

@@ -16,18 +16,19 @@ import java.util.function.LongSupplier;
 import java.util.function.ToLongFunction;
 
 /**
- * Gathers concurrent messages into batches, one INSERT per table each (group commit), by {@link
- * GroupCommitRule}: when no INSERT for a table is in flight its messages go at once; while one is
- * in flight, new messages for it gather for the next. Pub/Sub push is a closed loop (a window of
- * requests, each waiting for its answer), so a batch holds what arrived during the previous INSERT:
- * one message when it is quiet, hundreds when it is busy, with no timer in between.
+ * Gathers concurrent messages into batches, one table's messages and one INSERT each (group
+ * commit), by {@link GroupCommitRule}: when no INSERT into a table is in flight its messages go at
+ * once; while one is in flight, new messages for it gather for the next. Pub/Sub push is a closed
+ * loop (a window of requests, each waiting for its answer), so a batch holds what arrived during
+ * the previous INSERT: one message when it is quiet, hundreds when it is busy, with no timer in
+ * between.
  *
  * <p>Admission is bounded by memory and count: beyond them {@link #offer} refuses at once and the
  * caller answers 429. Batches start at least {@code 1 / maxInsertsPerSecond} apart (the instance's
  * ceiling), and at most {@code maxConcurrentInserts} are in flight. Each table has its own queue,
  * its own INSERTs in flight and its own pace (flow control stretches a table's pace when ClickHouse
- * is under pressure): a batch takes, oldest first, the messages of every table the rule lets go
- * now, so a table held back or slow to write holds up only its own messages.
+ * is under pressure), so a table held back or slow to write holds up only its own messages; when
+ * several tables may go, the one whose oldest message has waited longest goes first.
  */
 public final class GroupCommitBatcher implements AutoCloseable {
   /** One request in this many of an answered batch may come back late without being waited for. */
@@ -43,9 +44,6 @@ public final class GroupCommitBatcher implements AutoCloseable {
 
   /** The same queues, to go through without an iterator. */
   private final List<TableQueue> tableQueues = new ArrayList<>();
-
-  /** Under the lock, while a batch is taken or finished: the tables it has messages for. */
-  private final List<TableQueue> batchTables = new ArrayList<>();
 
   private final List<Thread> flushers = new ArrayList<>();
   private final GroupCommitRule rule;
@@ -65,7 +63,10 @@ public final class GroupCommitBatcher implements AutoCloseable {
   private int insertsInFlight;
   private long lastInsertStartNanos = Long.MIN_VALUE;
   private long lastInsertEndNanos;
+
+  /** How long the INSERT that ended last took. */
   private long lastInsertNanos;
+
   private int expectedBack;
   private boolean closing;
   private volatile Throwable flusherDeath;
@@ -123,9 +124,9 @@ public final class GroupCommitBatcher implements AutoCloseable {
   }
 
   /**
-   * Queues the message, or says why not. When no INSERT for its table is in flight and a batch may
-   * go at once, the caller writes it itself before this returns (its own message among it): at low
-   * load that spares two thread hand-offs per message, the flusher's wake-up and the caller's.
+   * Queues the message, or says why not. When its table's batch may go at once, the caller writes
+   * it itself before this returns (its own message among it): at low load that spares two thread
+   * hand-offs per message, the flusher's wake-up and the caller's.
    */
   public Refusal offer(PendingMessage message) {
     long footprint = message.footprintBytes();
@@ -158,19 +159,20 @@ public final class GroupCommitBatcher implements AutoCloseable {
           returnTime.allBack(clock.getAsLong() - lastInsertEndNanos, lastInsertNanos);
         }
       }
-      boolean mayStart = insertsInFlight < policy.maxConcurrentInserts();
-      if (mayStart && tableQueue.insertsInFlight == 0) {
+      if (insertsInFlight < policy.maxConcurrentInserts() && tableQueue.insertsInFlight == 0) {
         long now = clock.getAsLong();
-        if (decide(now).send()) {
-          lead = take(now);
+        if (decide(now).send() && tableQueue.due) {
+          lead = take(tableQueue, now);
         }
       }
       // Only its table's first message, the last one expected back or the message that fills its
-      // table's batch can change what a waiting flusher decides, and only while another INSERT may
-      // start; the others would wake it for nothing (a context switch each).
-      if (lead == null
-          && mayStart
-          && (tableQueue.messages.size() == 1 || lastExpected || filled(tableQueue, rows, bytes))) {
+      // table's batch can change what a waiting flusher decides (after a batch is taken, another
+      // table may go too), and only while another INSERT may start; the others would wake it for
+      // nothing (a context switch each).
+      if (insertsInFlight < policy.maxConcurrentInserts()
+          && (lead == null
+              ? tableQueue.messages.size() == 1 || lastExpected || filled(tableQueue, rows, bytes)
+              : queuedMessages > 0)) {
         changed.signal();
       }
     } finally {
@@ -341,7 +343,11 @@ public final class GroupCommitBatcher implements AutoCloseable {
         long now = clock.getAsLong();
         GroupCommitRule.Decision decision = decide(now);
         if (decision.send()) {
-          return take(now);
+          List<PendingMessage> batch = take(dueTables == 1 ? firstDue : oldestDue(), now);
+          if (dueTables > 1 && insertsInFlight < policy.maxConcurrentInserts()) {
+            changed.signal(); // another table may go beside it
+          }
+          return batch;
         }
         long wait = decision.waitNanos();
         if (wait == GroupCommitRule.WAIT_FOR_SIGNAL) {
@@ -384,10 +390,11 @@ public final class GroupCommitBatcher implements AutoCloseable {
                   table.messages.peekFirst().enqueuedNanos(),
                   insertsInFlight,
                   table.insertsInFlight,
+                  severalTables,
                   lastInsertStartNanos,
                   expectedBack,
                   lastInsertEndNanos,
-                  returnTime.patience(lastInsertNanos),
+                  returnTime.patience(table.lastInsertNanos),
                   closing),
               now,
               ceilingPaceNanos);
@@ -403,24 +410,25 @@ public final class GroupCommitBatcher implements AutoCloseable {
     return dueTables > 0 ? GroupCommitRule.Decision.SEND : GroupCommitRule.Decision.waitFor(wait);
   }
 
-  /** Under the lock, right after {@link #decide} said send: the batch, taken for an INSERT. */
-  private List<PendingMessage> take(long now) {
+  /**
+   * Under the lock, right after {@link #decide} marked {@code from} due: its batch, taken for an
+   * INSERT.
+   */
+  private List<PendingMessage> take(TableQueue from, long now) {
     if (expectedBack > 0
-        && insertsInFlight == 0
-        && now - lastInsertEndNanos >= returnTime.patience(lastInsertNanos)) {
-      returnTime.gaveUp(now - lastInsertEndNanos, lastInsertNanos);
+        && from.insertsInFlight == 0
+        && now - lastInsertEndNanos >= returnTime.patience(from.lastInsertNanos)) {
+      returnTime.gaveUp(now - lastInsertEndNanos, from.lastInsertNanos);
     }
     insertsInFlight++;
+    from.insertsInFlight++;
     lastInsertStartNanos = now;
+    from.lastInsertStartNanos = now;
     expectedBack = 0; // who has not come back by now is not waited for again
-    List<PendingMessage> batch = new ArrayList<>();
+    List<PendingMessage> batch = new ArrayList<>(from.messages.size());
     long rows = 0;
     long bytes = 0;
-    while (true) {
-      TableQueue from = dueTables == 1 ? firstDue : oldestDue();
-      if (from == null || from.messages.isEmpty()) {
-        break;
-      }
+    while (!from.messages.isEmpty()) {
       PendingMessage next = from.messages.peekFirst();
       long nextRows = rowsOf(next);
       if (!batch.isEmpty()
@@ -428,17 +436,10 @@ public final class GroupCommitBatcher implements AutoCloseable {
               || bytes + next.rows().length > policy.maxBytes())) {
         break;
       }
-      if (from.inBatch++ == 0) {
-        from.insertsInFlight++;
-        batchTables.add(from);
-      }
       batch.add(from.poll());
-      from.lastInsertStartNanos = now;
       rows += nextRows;
       bytes += next.rows().length;
     }
-    batchTables.forEach(table -> table.inBatch = 0);
-    batchTables.clear();
     queuedMessages -= batch.size();
     return batch;
   }
@@ -478,22 +479,18 @@ public final class GroupCommitBatcher implements AutoCloseable {
   private void finished(List<PendingMessage> batch, long start) {
     lock.lock();
     try {
+      TableQueue table = tables.get(batch.get(0).table());
       insertsInFlight--;
+      table.insertsInFlight--;
       lastInsertEndNanos = clock.getAsLong();
       lastInsertNanos = lastInsertEndNanos - start;
+      table.lastInsertNanos = lastInsertNanos;
       // All of a small batch, 95% of a large one: a few stragglers do not hold up the rest.
       expectedBack += batch.size() - batch.size() / STRAGGLERS_PER;
       for (PendingMessage message : batch) {
         heldBytes -= message.footprintBytes();
         heldMessages--;
-        TableQueue table = tables.get(message.table());
-        if (table.inBatch++ == 0) {
-          table.insertsInFlight--;
-          batchTables.add(table);
-        }
       }
-      batchTables.forEach(table -> table.inBatch = 0);
-      batchTables.clear();
       // Who waits for an INSERT to end: a flusher holding a queued batch, and drain(). A flusher
       // with nothing queued would wake for nothing (at one request in flight, every INSERT).
       if (queuedMessages > 0 || closing) {
@@ -505,10 +502,10 @@ public final class GroupCommitBatcher implements AutoCloseable {
   }
 
   /**
-   * One table's queued messages, its INSERTs in flight, and when the last batch with messages for
-   * it was taken. While its pace holds it back, and messages may go to several tables, it may hold
-   * at most half of what may wait ({@code maxPendingMessages}, {@code maxPendingBytes}), so that a
-   * paced table cannot take the others' room.
+   * One table's queued messages, its INSERTs in flight, when its last batch was taken and how long
+   * its last INSERT took. While its pace holds it back, and messages may go to several tables, it
+   * may hold at most half of what may wait ({@code maxPendingMessages}, {@code maxPendingBytes}),
+   * so that a paced table cannot take the others' room.
    */
   private static final class TableQueue {
     final TableName table;
@@ -519,15 +516,13 @@ public final class GroupCommitBatcher implements AutoCloseable {
     long bytes;
     long footprints;
     long lastInsertStartNanos = Long.MIN_VALUE;
+    long lastInsertNanos;
 
-    /** Batches with messages for it that are taken and not yet written. */
+    /** Its batches taken and not yet written. */
     int insertsInFlight;
 
     /** Set by {@link #decide}: the rule lets it go now. */
     boolean due;
-
-    /** Under the lock, while a batch is taken or finished: its messages in that batch so far. */
-    int inBatch;
 
     TableQueue(TableName table, BatchPolicy policy) {
       this.table = table;

@@ -10,13 +10,15 @@ package dev.pubsubclickhouse.function.ingest;
  *       an answer. So when a batch of N requests has been answered, N requests are expected back
  *       (95% of them when N is large, so that a few stragglers do not hold up the rest), to any
  *       table (one subscription may feed several); the batch waits for them, but no longer than
- *       they have been taking ({@link ReturnTime}), then sends everything at once. With one request
- *       in flight the one expected back is the one that arrives: a lone request waits for nothing
- *       but its own INSERT.
+ *       they have been taking ({@link ReturnTime}), then goes with everything queued for its table.
+ *       With one request in flight the one expected back is the one that arrives: a lone request
+ *       waits for nothing but its own INSERT.
  *   <li>An INSERT for the table in flight: the next batch gathers until that INSERT ends; a second
- *       one starts beside it only for a batch that is full or overdue ({@code maxWait}). Another
- *       table's INSERT holds up nothing but a slot: never more than {@code maxConcurrentInserts}
- *       are in flight at once, whoever writes them (a flusher or a caller).
+ *       one starts beside it only for a batch that is full or overdue ({@code maxWait}), and, when
+ *       messages may go to several tables, not in the last free slot, which is kept for a table
+ *       with no INSERT in flight. Another table's INSERT holds up nothing but a slot: never more
+ *       than {@code maxConcurrentInserts} are in flight at once, whoever writes them (a flusher or
+ *       a caller).
  *   <li>INSERTs from this instance start at least {@code minIntervalNanos} apart: the INSERT-rate
  *       ceiling, and the lever flow control pulls to make batches larger.
  *   <li>{@code linger} (0 by default) makes every batch wait at least that long from its first
@@ -41,7 +43,9 @@ final class GroupCommitRule {
    *
    * @param oldestEnqueuedNanos when the first queued message arrived (meaningless when empty)
    * @param insertsInFlight the instance's INSERTs that have started and not ended
-   * @param tableInsertsInFlight those of them with messages for this table
+   * @param tableInsertsInFlight those of them into this table
+   * @param severalTables messages may go to several tables: the last free slot is kept for a table
+   *     with no INSERT in flight
    * @param lastInsertStartNanos when the instance's last INSERT started, or {@link Long#MIN_VALUE}
    *     for never
    * @param expectedBack requests still expected back from the batches answered since the instance's
@@ -56,6 +60,7 @@ final class GroupCommitRule {
       long oldestEnqueuedNanos,
       int insertsInFlight,
       int tableInsertsInFlight,
+      boolean severalTables,
       long lastInsertStartNanos,
       int expectedBack,
       long lastInsertEndNanos,
@@ -83,6 +88,11 @@ final class GroupCommitRule {
     }
     if (queue.closing()) {
       return Decision.SEND;
+    }
+    if (queue.tableInsertsInFlight() > 0
+        && queue.severalTables()
+        && queue.insertsInFlight() + 1 >= policy.maxConcurrentInserts()) {
+      return Decision.waitFor(WAIT_FOR_SIGNAL); // the last slot is the other tables'
     }
     long overdueAt = queue.oldestEnqueuedNanos() + policy.maxWait().toNanos();
     boolean full = queue.rows() >= policy.maxRows() || queue.bytes() >= policy.maxBytes();

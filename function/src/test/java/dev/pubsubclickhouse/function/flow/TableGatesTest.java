@@ -120,19 +120,6 @@ class TableGatesTest {
   }
 
   @Test
-  void aTableUnderPressureIsReadAndWrittenAfterTheOtherTablesOfItsBatch() throws Exception {
-    parts.put(CLICKS, 7L);
-    gates.admits(CLICKS);
-    awaitTrue(() -> gates.paceNanos(CLICKS) > 2_000_000L, "the clicks table read under pressure");
-    gates.accept(
-        List.of(
-            PendingMessages.to(CLICKS, "c1"),
-            PendingMessages.to(EVENTS, "e1"),
-            PendingMessages.to(CLICKS, "c2")));
-    assertThat(written).containsExactly(List.of("e1"), List.of("c1", "c2"));
-  }
-
-  @Test
   void aTableTheBatchIsTheFirstToNameIsReadBeforeItsMessagesAreSent() {
     parts.put(CLICKS, 9L);
     List<PendingMessage> batch =

@@ -6,7 +6,9 @@ import dev.pubsubclickhouse.core.schema.TableName;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -227,7 +229,7 @@ class GroupCommitBatcherTest {
       awaitFlushersWaiting(batcher, 2); // the flusher woken by e1 has decided, and waits again
       assertThat(e1.answer()).as("gathers behind the INSERT into events").isNotDone();
       releaseFirst.countDown();
-      e0.answer().get(PATIENT, TimeUnit.SECONDS);
+      awaitWaiting(batcher, 1); // e0's INSERT has ended
       now.addAndGet(1_000_000_000L); // past the wait for e0's sender to come back
       batcher.wake();
       assertThat(e1.answer().get(PATIENT, TimeUnit.SECONDS)).isEqualTo(PushOutcome.STORED);
@@ -238,7 +240,7 @@ class GroupCommitBatcherTest {
   }
 
   @Test
-  void aBatchTakesEveryTableWhosePaceAllowsOldestFirst() throws Exception {
+  void aBatchHoldsOneTablesMessagesTheTableWaitingLongestFirst() throws Exception {
     List<PendingMessage> next =
         List.of(
             PendingMessages.to(CLICKS, "c1"),
@@ -254,9 +256,64 @@ class GroupCommitBatcherTest {
       releaseFirst.countDown();
       assertThat(batcher.drain(PATIENT, TimeUnit.SECONDS)).isTrue();
     }
-    assertThat(batches.get(1))
-        .extracting(m -> m.message().messageId())
-        .containsExactly("c1", "e1", "c2", "e2");
+    assertThat(batches)
+        .extracting(batch -> batch.stream().map(m -> m.message().messageId()).toList())
+        .containsExactly(List.of("first"), List.of("c1", "c2"), List.of("e1", "e2"));
+  }
+
+  @Test
+  void aCallerWhoseTableIsHeldBackLeavesAnotherTablesBatchToAFlusher() throws Exception {
+    PendingMessage e0 = PendingMessages.to(EVENTS, "e0");
+    List<PendingMessage> e =
+        List.of(PendingMessages.to(EVENTS, "e1"), PendingMessages.to(EVENTS, "e2"));
+    List<PendingMessage> c =
+        List.of(
+            PendingMessages.to(CLICKS, "c1"),
+            PendingMessages.to(CLICKS, "c2"),
+            PendingMessages.to(CLICKS, "c3"));
+    now.set(System.nanoTime()); // the clock of PendingMessages.to's messages, after them
+    Map<String, Thread> writers = new ConcurrentHashMap<>();
+    BatchPolicy twoAtOnce =
+        new BatchPolicy(
+            1000,
+            1 << 20,
+            Duration.ofMinutes(10),
+            Duration.ZERO,
+            2,
+            10_000,
+            1 << 30,
+            100,
+            Duration.ofSeconds(5));
+    try (GroupCommitBatcher batcher =
+        new GroupCommitBatcher(
+            twoAtOnce,
+            table -> table.equals(CLICKS) ? 1_000_000_000L : 0,
+            true,
+            now::get,
+            batch -> {
+              writers.put(batch.get(0).message().messageId(), Thread.currentThread());
+              recordHoldingTheFirst(batch);
+            })) {
+      offerFromAnotherThread(batcher, e0);
+      await(firstWriting); // an INSERT into events in flight
+      e.forEach(batcher::offer); // they gather behind it
+      now.addAndGet(1_000_000); // past the instance's ceiling
+      batcher.offer(c.get(0)); // written by its caller; clicks is then held back by its pace
+      releaseFirst.countDown();
+      awaitWaiting(batcher, 2);
+      awaitFlushersWaiting(batcher, 2); // e1 and e2 wait for e0's and c1's senders to come back
+      now.addAndGet(1_000_000); // past the instance's ceiling again
+      batcher.offer(c.get(1));
+      batcher.offer(c.get(2)); // the last sender expected back: events may go now
+      assertThat(e.get(1).answer().get(PATIENT, TimeUnit.SECONDS)).isEqualTo(PushOutcome.STORED);
+      assertThat(writers.get("e1"))
+          .as("events' batch is written by a flusher, not by a caller held back by its pace")
+          .isNotEqualTo(Thread.currentThread());
+      assertThat(c.get(2).answer()).isNotDone();
+    }
+    assertThat(batches)
+        .extracting(batch -> batch.stream().map(m -> m.message().messageId()).toList())
+        .containsExactly(List.of("c1"), List.of("e0"), List.of("e1", "e2"), List.of("c2", "c3"));
   }
 
   @Test

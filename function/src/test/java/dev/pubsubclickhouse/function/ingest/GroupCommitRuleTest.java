@@ -30,7 +30,18 @@ class GroupCommitRuleTest {
    */
   private static GroupCommitRule.Queue queue(int messages, long since, int inFlight) {
     return new GroupCommitRule.Queue(
-        messages, messages, 10L * messages, since, inFlight, inFlight, NEVER, 0, NEVER, 0, false);
+        messages,
+        messages,
+        10L * messages,
+        since,
+        inFlight,
+        inFlight,
+        false,
+        NEVER,
+        0,
+        NEVER,
+        0,
+        false);
   }
 
   private static GroupCommitRule.Queue expecting(
@@ -42,6 +53,7 @@ class GroupCommitRuleTest {
         since,
         0,
         0,
+        false,
         lastEnd - MS,
         expectedBack,
         lastEnd,
@@ -57,6 +69,7 @@ class GroupCommitRuleTest {
         q.oldestEnqueuedNanos(),
         q.insertsInFlight(),
         q.tableInsertsInFlight(),
+        q.severalTables(),
         lastStart,
         q.expectedBack(),
         q.lastInsertEndNanos(),
@@ -90,13 +103,25 @@ class GroupCommitRuleTest {
   @Test
   void anotherTablesInsertInFlightTakesASlotAndHoldsUpNothingElse() {
     GroupCommitRule.Queue besideOne =
-        new GroupCommitRule.Queue(5, 5, 50, 0, 1, 0, NEVER, 0, NEVER, 0, false);
+        new GroupCommitRule.Queue(5, 5, 50, 0, 1, 0, false, NEVER, 0, NEVER, 0, false);
     assertThat(rule.decide(besideOne, 1 * MS, 0)).isEqualTo(GroupCommitRule.Decision.SEND);
     // policy: at most 2 INSERTs at once, whichever tables they are for
     GroupCommitRule.Queue besideTwo =
-        new GroupCommitRule.Queue(5, 5, 50, 0, 2, 0, NEVER, 0, NEVER, 0, false);
+        new GroupCommitRule.Queue(5, 5, 50, 0, 2, 0, false, NEVER, 0, NEVER, 0, false);
     assertThat(rule.decide(besideTwo, 1 * MS, 0))
         .isEqualTo(waitFor(GroupCommitRule.WAIT_FOR_SIGNAL));
+  }
+
+  @Test
+  void withSeveralTablesTheLastSlotIsKeptForATableWithNoInsertInFlight() {
+    // policy: at most 2 INSERTs at once; this table's overdue batch, one of its INSERTs in flight
+    GroupCommitRule.Queue severalTables =
+        new GroupCommitRule.Queue(5, 5, 50, 0, 1, 1, true, NEVER, 0, NEVER, 0, false);
+    assertThat(rule.decide(severalTables, 2000 * MS, 0))
+        .isEqualTo(waitFor(GroupCommitRule.WAIT_FOR_SIGNAL));
+    GroupCommitRule.Queue oneTable =
+        new GroupCommitRule.Queue(5, 5, 50, 0, 1, 1, false, NEVER, 0, NEVER, 0, false);
+    assertThat(rule.decide(oneTable, 2000 * MS, 0)).isEqualTo(GroupCommitRule.Decision.SEND);
   }
 
   @Test
@@ -111,7 +136,7 @@ class GroupCommitRuleTest {
     assertThat(rule.decide(queue(100, 0, 2), 1 * MS, 0)).isEqualTo(untilOneEnds);
     assertThat(rule.decide(queue(5, 0, 2), 5000 * MS, 0)).isEqualTo(untilOneEnds);
     GroupCommitRule.Queue closing =
-        new GroupCommitRule.Queue(3, 3, 30, 10 * MS, 2, 1, 10 * MS, 0, 10 * MS, MS, true);
+        new GroupCommitRule.Queue(3, 3, 30, 10 * MS, 2, 1, false, 10 * MS, 0, 10 * MS, MS, true);
     assertThat(rule.decide(closing, 11 * MS, 0)).isEqualTo(untilOneEnds);
   }
 
@@ -159,7 +184,7 @@ class GroupCommitRuleTest {
   @Test
   void closingSendsAtOnceWhateverThePace() {
     GroupCommitRule.Queue closing =
-        new GroupCommitRule.Queue(3, 3, 30, 10 * MS, 1, 1, 10 * MS, 7, 10 * MS, MS, true);
+        new GroupCommitRule.Queue(3, 3, 30, 10 * MS, 1, 1, false, 10 * MS, 7, 10 * MS, MS, true);
     assertThat(rule.decide(closing, 11 * MS, 1000 * MS)).isEqualTo(GroupCommitRule.Decision.SEND);
   }
 
