@@ -20,9 +20,9 @@ import java.util.function.Function;
  * Flow control for every table the service writes, between the batcher and ClickHouse: one {@link
  * FlowGate} per table, the default table's read before the first message, another table's from the
  * first message that names it. A message is refused (429) only while its own table is near its
- * limit; a batch's messages for such a table are answered 429 and the rest are written. Each
- * table's messages go at that table's pace (the batcher keeps a queue per table); a refusing
- * table's messages are not held back, since they are not sent.
+ * limit. Each table's messages go at that table's pace (the batcher keeps a queue per table and
+ * batches each table's messages apart); a refusing table's messages are not held back, since they
+ * are not sent.
  */
 public final class TableGates implements Consumer<List<PendingMessage>> {
   private final Function<TableName, FlowGate> newGate;
@@ -115,7 +115,9 @@ public final class TableGates implements Consumer<List<PendingMessage>> {
   /**
    * Writes what the batch's table lets through (the batcher's batches hold one table's messages
    * each; the gate reads the table first when it is under pressure or not read yet). A message
-   * already answered (503, its deadline passed while it waited) is neither counted nor written.
+   * already answered (503, its deadline passed while it waited) is neither counted nor written; one
+   * answered during the reading is not written ({@link
+   * dev.pubsubclickhouse.function.ingest.BatchWriter} leaves it out).
    */
   @Override
   public void accept(List<PendingMessage> batch) {

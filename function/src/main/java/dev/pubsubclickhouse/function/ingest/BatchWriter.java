@@ -10,17 +10,18 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * Writes one batch through core's {@link dev.pubsubclickhouse.core.write.TableWriter}: the batch's
- * messages grouped by table, one INSERT per table, and each request answered with what became of
- * its message. Every request of the batch is answered, whatever happens.
+ * Writes one batch through core's {@link dev.pubsubclickhouse.core.write.TableWriter}: one INSERT
+ * per destination (the batcher's batches hold one table's messages; a message naming no table it
+ * may write goes through the default table's writer to the dead letters), and each request answered
+ * with what became of its message. Every request of the batch is answered, whatever happens.
  */
 public final class BatchWriter implements Consumer<List<PendingMessage>> {
   @Override
   public void accept(List<PendingMessage> batch) {
     try {
       for (Map.Entry<Destination, List<PendingMessage>> table : byTable(batch).entrySet()) {
-        // A table written after another waits for it: a request answered 503 meanwhile (its
-        // deadline) is not written, or Pub/Sub's redelivery would write it a second time.
+        // A request answered 503 before its INSERT (its deadline passed while it waited) is not
+        // written, or Pub/Sub's redelivery would write it a second time.
         List<PendingMessage> messages =
             table.getValue().stream().filter(m -> !m.answer().isDone()).toList();
         if (!messages.isEmpty()) {

@@ -64,7 +64,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
   private long lastInsertStartNanos = Long.MIN_VALUE;
   private long lastInsertEndNanos;
 
-  /** How long the INSERT that ended last took. */
+  /** How long the INSERT that ended last took (whichever table's): what returns are judged by. */
   private long lastInsertNanos;
 
   private int expectedBack;
@@ -161,18 +161,18 @@ public final class GroupCommitBatcher implements AutoCloseable {
       }
       if (insertsInFlight < policy.maxConcurrentInserts() && tableQueue.insertsInFlight == 0) {
         long now = clock.getAsLong();
-        if (decide(now).send() && tableQueue.due) {
+        if (decide(now).send() && nextDue() == tableQueue) {
           lead = take(tableQueue, now);
         }
       }
       // Only its table's first message, the last one expected back or the message that fills its
       // table's batch can change what a waiting flusher decides (after a batch is taken, another
-      // table may go too), and only while another INSERT may start; the others would wake it for
-      // nothing (a context switch each).
-      if (insertsInFlight < policy.maxConcurrentInserts()
-          && (lead == null
-              ? tableQueue.messages.size() == 1 || lastExpected || filled(tableQueue, rows, bytes)
-              : queuedMessages > 0)) {
+      // table may go too: see afterTaking), and only while another INSERT may start; the others
+      // would wake it for nothing (a context switch each).
+      if (lead != null) {
+        afterTaking();
+      } else if (insertsInFlight < policy.maxConcurrentInserts()
+          && (tableQueue.messages.size() == 1 || lastExpected || filled(tableQueue, rows, bytes))) {
         changed.signal();
       }
     } finally {
@@ -343,10 +343,8 @@ public final class GroupCommitBatcher implements AutoCloseable {
         long now = clock.getAsLong();
         GroupCommitRule.Decision decision = decide(now);
         if (decision.send()) {
-          List<PendingMessage> batch = take(dueTables == 1 ? firstDue : oldestDue(), now);
-          if (dueTables > 1 && insertsInFlight < policy.maxConcurrentInserts()) {
-            changed.signal(); // another table may go beside it
-          }
+          List<PendingMessage> batch = take(nextDue(), now);
+          afterTaking();
           return batch;
         }
         long wait = decision.waitNanos();
@@ -368,6 +366,14 @@ public final class GroupCommitBatcher implements AutoCloseable {
    */
   private GroupCommitRule.Decision decide(long now) {
     long wait = GroupCommitRule.WAIT_FOR_SIGNAL;
+    boolean idleTableWaiting = false;
+    for (int i = 0; i < tableQueues.size(); i++) {
+      TableQueue table = tableQueues.get(i);
+      if (!table.messages.isEmpty()) {
+        table.paceAllowsAt = closing ? now : table.dueAt(pace, now);
+        idleTableWaiting |= table.insertsInFlight == 0 && table.paceAllowsAt - now <= 0;
+      }
+    }
     dueTables = 0;
     firstDue = null;
     for (int i = 0; i < tableQueues.size(); i++) {
@@ -376,9 +382,8 @@ public final class GroupCommitBatcher implements AutoCloseable {
       if (table.messages.isEmpty()) {
         continue;
       }
-      long dueAt = closing ? now : table.dueAt(pace, now);
-      if (dueAt - now > 0) {
-        wait = Math.min(wait, dueAt - now);
+      if (table.paceAllowsAt - now > 0) {
+        wait = Math.min(wait, table.paceAllowsAt - now);
         continue;
       }
       GroupCommitRule.Decision decision =
@@ -390,7 +395,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
                   table.messages.peekFirst().enqueuedNanos(),
                   insertsInFlight,
                   table.insertsInFlight,
-                  severalTables,
+                  idleTableWaiting,
                   lastInsertStartNanos,
                   expectedBack,
                   lastInsertEndNanos,
@@ -420,11 +425,6 @@ public final class GroupCommitBatcher implements AutoCloseable {
         && now - lastInsertEndNanos >= returnTime.patience(from.lastInsertNanos)) {
       returnTime.gaveUp(now - lastInsertEndNanos, from.lastInsertNanos);
     }
-    insertsInFlight++;
-    from.insertsInFlight++;
-    lastInsertStartNanos = now;
-    from.lastInsertStartNanos = now;
-    expectedBack = 0; // who has not come back by now is not waited for again
     List<PendingMessage> batch = new ArrayList<>(from.messages.size());
     long rows = 0;
     long bytes = 0;
@@ -441,7 +441,28 @@ public final class GroupCommitBatcher implements AutoCloseable {
       bytes += next.rows().length;
     }
     queuedMessages -= batch.size();
+    insertsInFlight++;
+    from.insertsInFlight++;
+    lastInsertStartNanos = now;
+    from.lastInsertStartNanos = now;
+    expectedBack = 0; // who has not come back by now is not waited for again
     return batch;
+  }
+
+  /**
+   * Under the lock, after a batch is taken: another table may go beside it (it was due too, or it
+   * waited for the requests expected back, which taking a batch stops waiting for), so a flusher
+   * looks while messages are queued and another INSERT may start.
+   */
+  private void afterTaking() {
+    if (queuedMessages > 0 && insertsInFlight < policy.maxConcurrentInserts()) {
+      changed.signal();
+    }
+  }
+
+  /** Under the lock, right after {@link #decide} said send: the due table that goes first. */
+  private TableQueue nextDue() {
+    return dueTables == 1 ? firstDue : oldestDue();
   }
 
   /** The due table whose first queued message is the oldest, or null when none has any. */
@@ -520,6 +541,9 @@ public final class GroupCommitBatcher implements AutoCloseable {
 
     /** Its batches taken and not yet written. */
     int insertsInFlight;
+
+    /** Set by {@link #decide} when it has messages: when its pace allows an INSERT. */
+    long paceAllowsAt;
 
     /** Set by {@link #decide}: the rule lets it go now. */
     boolean due;
