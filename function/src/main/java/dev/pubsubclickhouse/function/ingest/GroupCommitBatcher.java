@@ -64,7 +64,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
   private long lastInsertStartNanos = Long.MIN_VALUE;
   private long lastInsertEndNanos;
 
-  /** How long the INSERT that ended last took (whichever table's): what returns are judged by. */
+  /** How long the INSERT that ended last took, whichever table's. */
   private long lastInsertNanos;
 
   private int expectedBack;
@@ -365,54 +365,67 @@ public final class GroupCommitBatcher implements AutoCloseable {
    * later than the rule or the next table held back by its pace says.
    */
   private GroupCommitRule.Decision decide(long now) {
-    long wait = GroupCommitRule.WAIT_FOR_SIGNAL;
-    boolean idleTableWaiting = false;
-    for (int i = 0; i < tableQueues.size(); i++) {
-      TableQueue table = tableQueues.get(i);
-      if (!table.messages.isEmpty()) {
-        table.paceAllowsAt = closing ? now : table.dueAt(pace, now);
-        idleTableWaiting |= table.insertsInFlight == 0 && table.paceAllowsAt - now <= 0;
-      }
-    }
     dueTables = 0;
     firstDue = null;
+    long wait = GroupCommitRule.WAIT_FOR_SIGNAL;
+    // Tables with no INSERT in flight first: whether one of them goes decides whether a table with
+    // one in flight may take the last free slot.
     for (int i = 0; i < tableQueues.size(); i++) {
       TableQueue table = tableQueues.get(i);
-      table.due = false;
-      if (table.messages.isEmpty()) {
-        continue;
+      if (table.insertsInFlight == 0) {
+        wait = Math.min(wait, decideFor(table, now, false));
       }
-      if (table.paceAllowsAt - now > 0) {
-        wait = Math.min(wait, table.paceAllowsAt - now);
-        continue;
-      }
-      GroupCommitRule.Decision decision =
-          rule.decide(
-              new GroupCommitRule.Queue(
-                  table.messages.size(),
-                  table.rows,
-                  table.bytes,
-                  table.messages.peekFirst().enqueuedNanos(),
-                  insertsInFlight,
-                  table.insertsInFlight,
-                  idleTableWaiting,
-                  lastInsertStartNanos,
-                  expectedBack,
-                  lastInsertEndNanos,
-                  returnTime.patience(table.lastInsertNanos),
-                  closing),
-              now,
-              ceilingPaceNanos);
-      if (decision.send()) {
-        table.due = true;
-        if (dueTables++ == 0) {
-          firstDue = table;
-        }
-      } else {
-        wait = Math.min(wait, decision.waitNanos());
+    }
+    boolean idleTableDue = dueTables > 0;
+    for (int i = 0; i < tableQueues.size(); i++) {
+      TableQueue table = tableQueues.get(i);
+      if (table.insertsInFlight > 0) {
+        wait = Math.min(wait, decideFor(table, now, idleTableDue));
       }
     }
     return dueTables > 0 ? GroupCommitRule.Decision.SEND : GroupCommitRule.Decision.waitFor(wait);
+  }
+
+  /**
+   * Under the lock: marks the table {@link TableQueue#due} when it may go now.
+   *
+   * @return else how long until it should be looked at again ({@link
+   *     GroupCommitRule#WAIT_FOR_SIGNAL}: only when something changes)
+   */
+  private long decideFor(TableQueue table, long now, boolean idleTableDue) {
+    table.due = false;
+    if (table.messages.isEmpty()) {
+      return GroupCommitRule.WAIT_FOR_SIGNAL;
+    }
+    long paceAllowsAt = closing ? now : table.dueAt(pace, now);
+    if (paceAllowsAt - now > 0) {
+      return paceAllowsAt - now;
+    }
+    GroupCommitRule.Decision decision =
+        rule.decide(
+            new GroupCommitRule.Queue(
+                table.messages.size(),
+                table.rows,
+                table.bytes,
+                table.messages.peekFirst().enqueuedNanos(),
+                insertsInFlight,
+                table.insertsInFlight,
+                idleTableDue,
+                lastInsertStartNanos,
+                expectedBack,
+                lastInsertEndNanos,
+                returnTime.patience(lastInsertNanos),
+                closing),
+            now,
+            ceilingPaceNanos);
+    if (!decision.send()) {
+      return decision.waitNanos();
+    }
+    table.due = true;
+    if (dueTables++ == 0) {
+      firstDue = table;
+    }
+    return GroupCommitRule.WAIT_FOR_SIGNAL;
   }
 
   /**
@@ -422,10 +435,10 @@ public final class GroupCommitBatcher implements AutoCloseable {
   private List<PendingMessage> take(TableQueue from, long now) {
     if (expectedBack > 0
         && from.insertsInFlight == 0
-        && now - lastInsertEndNanos >= returnTime.patience(from.lastInsertNanos)) {
-      returnTime.gaveUp(now - lastInsertEndNanos, from.lastInsertNanos);
+        && now - lastInsertEndNanos >= returnTime.patience(lastInsertNanos)) {
+      returnTime.gaveUp(now - lastInsertEndNanos, lastInsertNanos);
     }
-    List<PendingMessage> batch = new ArrayList<>(from.messages.size());
+    List<PendingMessage> batch = new ArrayList<>(Math.min(from.messages.size(), policy.maxRows()));
     long rows = 0;
     long bytes = 0;
     while (!from.messages.isEmpty()) {
@@ -505,7 +518,6 @@ public final class GroupCommitBatcher implements AutoCloseable {
       table.insertsInFlight--;
       lastInsertEndNanos = clock.getAsLong();
       lastInsertNanos = lastInsertEndNanos - start;
-      table.lastInsertNanos = lastInsertNanos;
       // All of a small batch, 95% of a large one: a few stragglers do not hold up the rest.
       expectedBack += batch.size() - batch.size() / STRAGGLERS_PER;
       for (PendingMessage message : batch) {
@@ -523,10 +535,10 @@ public final class GroupCommitBatcher implements AutoCloseable {
   }
 
   /**
-   * One table's queued messages, its INSERTs in flight, when its last batch was taken and how long
-   * its last INSERT took. While its pace holds it back, and messages may go to several tables, it
-   * may hold at most half of what may wait ({@code maxPendingMessages}, {@code maxPendingBytes}),
-   * so that a paced table cannot take the others' room.
+   * One table's queued messages, its INSERTs in flight, and when its last batch was taken. While
+   * its pace holds it back, and messages may go to several tables, it may hold at most half of what
+   * may wait ({@code maxPendingMessages}, {@code maxPendingBytes}), so that a paced table cannot
+   * take the others' room.
    */
   private static final class TableQueue {
     final TableName table;
@@ -537,13 +549,9 @@ public final class GroupCommitBatcher implements AutoCloseable {
     long bytes;
     long footprints;
     long lastInsertStartNanos = Long.MIN_VALUE;
-    long lastInsertNanos;
 
     /** Its batches taken and not yet written. */
     int insertsInFlight;
-
-    /** Set by {@link #decide} when it has messages: when its pace allows an INSERT. */
-    long paceAllowsAt;
 
     /** Set by {@link #decide}: the rule lets it go now. */
     boolean due;

@@ -272,6 +272,92 @@ class GroupCommitBatcherTest {
   }
 
   @Test
+  void theLastSlotGoesToATableWithNoInsertInFlightBeforeAFullBatchOfATableWithOne()
+      throws Exception {
+    PendingMessage e0 = PendingMessages.to(EVENTS, "e0");
+    List<PendingMessage> e =
+        List.of(
+            PendingMessages.to(EVENTS, "e1"),
+            PendingMessages.to(EVENTS, "e2"),
+            PendingMessages.to(EVENTS, "e3"));
+    PendingMessage c1 = PendingMessages.to(CLICKS, "c1"); // younger than events' messages
+    now.set(System.nanoTime()); // the clock of PendingMessages.to's messages, after them
+    try (GroupCommitBatcher batcher = twoSlotsOfThreeRows(Duration.ZERO)) {
+      offerFromAnotherThread(batcher, e0);
+      await(firstWriting); // an INSERT into events in flight
+      e.forEach(batcher::offer); // a full batch, held by the instance's ceiling
+      batcher.offer(c1); // held by the ceiling too
+      now.addAndGet(1_000_000); // past the ceiling: both may go, one slot is free
+      batcher.wake();
+      awaitWaiting(batcher, 4); // c1 took the free slot, and its INSERT has ended
+      now.addAndGet(1_000_000); // past the ceiling again: events' full batch goes beside e0
+      batcher.wake();
+      assertThat(e.get(2).answer().get(PATIENT, TimeUnit.SECONDS)).isEqualTo(PushOutcome.STORED);
+      releaseFirst.countDown();
+      assertThat(batcher.drain(PATIENT, TimeUnit.SECONDS)).isTrue();
+    }
+    assertThat(batches)
+        .extracting(batch -> batch.stream().map(m -> m.message().messageId()).toList())
+        .containsExactly(List.of("c1"), List.of("e1", "e2", "e3"), List.of("e0"));
+  }
+
+  @Test
+  void theLastSlotIsNotKeptForATableThatIsNotReadyToGo() throws Exception {
+    List<PendingMessage> first =
+        List.of(
+            PendingMessages.to(EVENTS, "e0"),
+            PendingMessages.to(EVENTS, "e1"),
+            PendingMessages.to(EVENTS, "e2"));
+    List<PendingMessage> second =
+        List.of(
+            PendingMessages.to(EVENTS, "e3"),
+            PendingMessages.to(EVENTS, "e4"),
+            PendingMessages.to(EVENTS, "e5"));
+    PendingMessage c1 = PendingMessages.to(CLICKS, "c1");
+    now.set(System.nanoTime()); // the clock of PendingMessages.to's messages, after them
+    try (GroupCommitBatcher batcher = twoSlotsOfThreeRows(Duration.ofMillis(100))) {
+      batcher.offer(first.get(0)); // lingers 100 ms
+      batcher.offer(first.get(1));
+      offerFromAnotherThread(batcher, first.get(2)); // full: written at once, by its caller
+      await(firstWriting); // an INSERT into events in flight
+      batcher.offer(c1); // lingers 100 ms
+      second.forEach(batcher::offer); // a full batch, which no linger holds
+      now.addAndGet(1_000_000); // past the instance's ceiling, not past c1's linger
+      batcher.wake();
+      assertThat(second.get(2).answer().get(PATIENT, TimeUnit.SECONDS))
+          .as("written beside events' first INSERT")
+          .isEqualTo(PushOutcome.STORED);
+      assertThat(c1.answer()).isNotDone();
+      releaseFirst.countDown();
+      first.get(0).answer().get(PATIENT, TimeUnit.SECONDS);
+      assertThat(c1.answer()).as("still lingering").isNotDone();
+      assertThat(batcher.drain(PATIENT, TimeUnit.SECONDS)).isTrue();
+    }
+    assertThat(batches)
+        .extracting(batch -> batch.stream().map(m -> m.message().messageId()).toList())
+        .containsExactly(List.of("e3", "e4", "e5"), List.of("e0", "e1", "e2"), List.of("c1"));
+  }
+
+  /** Two INSERTs at once, three rows a batch, several tables, none paced. */
+  private GroupCommitBatcher twoSlotsOfThreeRows(Duration linger) {
+    return new GroupCommitBatcher(
+        new BatchPolicy(
+            3,
+            1 << 20,
+            Duration.ofMinutes(10),
+            linger,
+            2,
+            10_000,
+            1 << 30,
+            100,
+            Duration.ofSeconds(5)),
+        table -> 0,
+        true,
+        now::get,
+        this::recordHoldingTheFirst);
+  }
+
+  @Test
   void aCallerWhoseTableIsHeldBackLeavesAnotherTablesBatchToAFlusher() throws Exception {
     PendingMessage e0 = PendingMessages.to(EVENTS, "e0");
     List<PendingMessage> e =
@@ -499,7 +585,9 @@ class GroupCommitBatcherTest {
 
   /** Until exactly {@code count} messages are held (the batch before them has been answered). */
   private static void awaitWaiting(GroupCommitBatcher batcher, int count) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(PATIENT);
     while (batcher.waiting() != count) {
+      assertThat(System.nanoTime()).as("messages waiting").isLessThan(deadline);
       Thread.yield();
     }
   }
