@@ -45,6 +45,9 @@ def start_clickhouse():
 def stop_clickhouse():
     env = dict(os.environ, CLICKHOUSE_LOCAL_PORT=str(CH_PORT), CLICKHOUSE_LOCAL_DIR=CH_DIR)
     subprocess.run([os.path.join(REPO, "scripts", "clickhouse-local"), "stop"], env=env)
+    # Its data is on tmpfs by default: left behind, a run's parts and logs (gigabytes) hold memory
+    # that the next run, or anything else on the machine, needs.
+    shutil.rmtree(os.path.join(CH_DIR, "data"), ignore_errors=True)
 
 
 def ch_now():

@@ -116,7 +116,7 @@ public final class TableGates implements Consumer<List<PendingMessage>> {
    * Writes what the batch's table lets through (the batcher's batches hold one table's messages
    * each; the gate reads the table first when it is under pressure or not read yet). A message
    * already answered (503, its deadline passed while it waited) is neither counted nor written; one
-   * answered during the reading is not written ({@link
+   * answered during the reading is counted with its batch but not written ({@link
    * dev.pubsubclickhouse.function.ingest.BatchWriter} leaves it out).
    */
   @Override

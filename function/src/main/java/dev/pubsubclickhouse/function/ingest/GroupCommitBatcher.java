@@ -28,7 +28,8 @@ import java.util.function.ToLongFunction;
  * ceiling), and at most {@code maxConcurrentInserts} are in flight. Each table has its own queue,
  * its own INSERTs in flight and its own pace (flow control stretches a table's pace when ClickHouse
  * is under pressure), so a table held back or slow to write holds up only its own messages; when
- * several tables may go, the one whose oldest message has waited longest goes first.
+ * several tables may go, the one whose oldest message has waited longest goes first, and a table
+ * with an INSERT in flight leaves the last free slot to one without that has messages waiting.
  */
 public final class GroupCommitBatcher implements AutoCloseable {
   /** One request in this many of an answered batch may come back late without being waited for. */
@@ -124,9 +125,10 @@ public final class GroupCommitBatcher implements AutoCloseable {
   }
 
   /**
-   * Queues the message, or says why not. When its table's batch may go at once, the caller writes
-   * it itself before this returns (its own message among it): at low load that spares two thread
-   * hand-offs per message, the flusher's wake-up and the caller's.
+   * Queues the message, or says why not. When its table's batch may go at once and no other table's
+   * has waited longer, the caller writes it itself before this returns (its own message among it):
+   * at low load that spares two thread hand-offs per message, the flusher's wake-up and the
+   * caller's.
    */
   public Refusal offer(PendingMessage message) {
     long footprint = message.footprintBytes();
@@ -365,23 +367,19 @@ public final class GroupCommitBatcher implements AutoCloseable {
    * later than the rule or the next table held back by its pace says.
    */
   private GroupCommitRule.Decision decide(long now) {
+    boolean idleTableWaiting = false;
+    for (int i = 0; i < tableQueues.size(); i++) {
+      TableQueue table = tableQueues.get(i);
+      if (!table.messages.isEmpty()) {
+        table.paceAllowsAt = closing ? now : table.dueAt(pace, now);
+        idleTableWaiting |= table.insertsInFlight == 0 && table.paceAllowsAt - now <= 0;
+      }
+    }
     dueTables = 0;
     firstDue = null;
     long wait = GroupCommitRule.WAIT_FOR_SIGNAL;
-    // Tables with no INSERT in flight first: whether one of them goes decides whether a table with
-    // one in flight may take the last free slot.
     for (int i = 0; i < tableQueues.size(); i++) {
-      TableQueue table = tableQueues.get(i);
-      if (table.insertsInFlight == 0) {
-        wait = Math.min(wait, decideFor(table, now, false));
-      }
-    }
-    boolean idleTableDue = dueTables > 0;
-    for (int i = 0; i < tableQueues.size(); i++) {
-      TableQueue table = tableQueues.get(i);
-      if (table.insertsInFlight > 0) {
-        wait = Math.min(wait, decideFor(table, now, idleTableDue));
-      }
+      wait = Math.min(wait, decideFor(tableQueues.get(i), now, idleTableWaiting));
     }
     return dueTables > 0 ? GroupCommitRule.Decision.SEND : GroupCommitRule.Decision.waitFor(wait);
   }
@@ -392,14 +390,13 @@ public final class GroupCommitBatcher implements AutoCloseable {
    * @return else how long until it should be looked at again ({@link
    *     GroupCommitRule#WAIT_FOR_SIGNAL}: only when something changes)
    */
-  private long decideFor(TableQueue table, long now, boolean idleTableDue) {
+  private long decideFor(TableQueue table, long now, boolean idleTableWaiting) {
     table.due = false;
     if (table.messages.isEmpty()) {
       return GroupCommitRule.WAIT_FOR_SIGNAL;
     }
-    long paceAllowsAt = closing ? now : table.dueAt(pace, now);
-    if (paceAllowsAt - now > 0) {
-      return paceAllowsAt - now;
+    if (table.paceAllowsAt - now > 0) {
+      return table.paceAllowsAt - now;
     }
     GroupCommitRule.Decision decision =
         rule.decide(
@@ -410,7 +407,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
                 table.messages.peekFirst().enqueuedNanos(),
                 insertsInFlight,
                 table.insertsInFlight,
-                idleTableDue,
+                idleTableWaiting,
                 lastInsertStartNanos,
                 expectedBack,
                 lastInsertEndNanos,
@@ -552,6 +549,9 @@ public final class GroupCommitBatcher implements AutoCloseable {
 
     /** Its batches taken and not yet written. */
     int insertsInFlight;
+
+    /** Set by {@link #decide} while it has messages: when its pace allows an INSERT. */
+    long paceAllowsAt;
 
     /** Set by {@link #decide}: the rule lets it go now. */
     boolean due;

@@ -10,15 +10,15 @@ package dev.pubsubclickhouse.function.ingest;
  *       an answer. So when a batch of N requests has been answered, N requests are expected back
  *       (95% of them when N is large, so that a few stragglers do not hold up the rest), to any
  *       table (one subscription may feed several); the batch waits for them, but no longer than
- *       they have been taking ({@link ReturnTime}), then goes with everything queued for its table.
- *       With one request in flight the one expected back is the one that arrives: a lone request
- *       waits for nothing but its own INSERT.
+ *       twice what they have been taking ({@link ReturnTime}), then goes with everything queued for
+ *       its table. With one request in flight the one expected back is the one that arrives: a lone
+ *       request waits for nothing but its own INSERT.
  *   <li>An INSERT for the table in flight: the next batch gathers until that INSERT ends; a second
  *       one starts beside it only for a batch that is full or overdue ({@code maxWait}), and not in
- *       the last free slot while a table with no INSERT in flight may go. Never more than {@code
- *       maxConcurrentInserts} are in flight at once, whatever their tables and whoever writes them
- *       (a flusher or a caller); another table's INSERT holds up a table only by its slot, and by
- *       the requests expected back when it ends.
+ *       the last free slot while a table with no INSERT in flight has messages waiting. Never more
+ *       than {@code maxConcurrentInserts} are in flight at once, whatever their tables and whoever
+ *       writes them (a flusher or a caller); another table's INSERT holds up a table only by its
+ *       slot, and by the requests expected back when it ends.
  *   <li>INSERTs from this instance start at least {@code minIntervalNanos} apart: the INSERT-rate
  *       ceiling, and the lever flow control pulls to make batches larger.
  *   <li>{@code linger} (0 by default) makes every batch wait at least that long from its first
@@ -44,8 +44,9 @@ final class GroupCommitRule {
    * @param oldestEnqueuedNanos when the first queued message arrived (meaningless when empty)
    * @param insertsInFlight the instance's INSERTs that have started and not ended
    * @param tableInsertsInFlight those of them into this table
-   * @param idleTableDue a table with no INSERT in flight may go now: the last free slot is kept for
-   *     it
+   * @param idleTableWaiting a table with no INSERT in flight has messages its pace lets go now (it
+   *     may still wait for its linger or the requests expected back): the last free slot is kept
+   *     for it
    * @param lastInsertStartNanos when the instance's last INSERT started, or {@link Long#MIN_VALUE}
    *     for never
    * @param expectedBack requests still expected back from the batches answered since the instance's
@@ -60,7 +61,7 @@ final class GroupCommitRule {
       long oldestEnqueuedNanos,
       int insertsInFlight,
       int tableInsertsInFlight,
-      boolean idleTableDue,
+      boolean idleTableWaiting,
       long lastInsertStartNanos,
       int expectedBack,
       long lastInsertEndNanos,
@@ -90,7 +91,7 @@ final class GroupCommitRule {
       return Decision.SEND;
     }
     if (queue.tableInsertsInFlight() > 0
-        && queue.idleTableDue()
+        && queue.idleTableWaiting()
         && queue.insertsInFlight() + 1 >= policy.maxConcurrentInserts()) {
       return Decision.waitFor(WAIT_FOR_SIGNAL); // the last slot is the other tables'
     }

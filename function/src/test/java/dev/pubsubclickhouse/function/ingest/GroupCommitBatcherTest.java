@@ -204,20 +204,13 @@ class GroupCommitBatcherTest {
     PendingMessage c1 = PendingMessages.to(CLICKS, "c1");
     PendingMessage e1 = PendingMessages.to(EVENTS, "e1");
     now.set(System.nanoTime()); // the clock of PendingMessages.to's messages, after them
-    BatchPolicy twoAtOnce =
-        new BatchPolicy(
-            1000,
-            1 << 20,
-            Duration.ofMinutes(10),
-            Duration.ZERO,
-            2,
-            10_000,
-            1 << 30,
-            100,
-            Duration.ofSeconds(5));
     try (GroupCommitBatcher batcher =
         new GroupCommitBatcher(
-            twoAtOnce, table -> 0, true, now::get, this::recordHoldingTheFirst)) {
+            twoAtOnce(1000, Duration.ZERO),
+            table -> 0,
+            true,
+            now::get,
+            this::recordHoldingTheFirst)) {
       offerFromAnotherThread(batcher, e0);
       await(firstWriting); // an INSERT into events in flight
       now.addAndGet(1_000_000); // past the instance's ceiling
@@ -302,7 +295,7 @@ class GroupCommitBatcherTest {
   }
 
   @Test
-  void theLastSlotIsNotKeptForATableThatIsNotReadyToGo() throws Exception {
+  void theLastSlotIsKeptForATableWithMessagesWaitingEvenWhileItLingers() throws Exception {
     List<PendingMessage> first =
         List.of(
             PendingMessages.to(EVENTS, "e0"),
@@ -315,46 +308,48 @@ class GroupCommitBatcherTest {
             PendingMessages.to(EVENTS, "e5"));
     PendingMessage c1 = PendingMessages.to(CLICKS, "c1");
     now.set(System.nanoTime()); // the clock of PendingMessages.to's messages, after them
-    try (GroupCommitBatcher batcher = twoSlotsOfThreeRows(Duration.ofMillis(100))) {
-      batcher.offer(first.get(0)); // lingers 100 ms
+    long linger = TimeUnit.SECONDS.toNanos(10);
+    try (GroupCommitBatcher batcher = twoSlotsOfThreeRows(Duration.ofNanos(linger))) {
+      batcher.offer(first.get(0)); // lingers
       batcher.offer(first.get(1));
       offerFromAnotherThread(batcher, first.get(2)); // full: written at once, by its caller
       await(firstWriting); // an INSERT into events in flight
-      batcher.offer(c1); // lingers 100 ms
+      batcher.offer(c1); // lingers
       second.forEach(batcher::offer); // a full batch, which no linger holds
-      now.addAndGet(1_000_000); // past the instance's ceiling, not past c1's linger
+      now.addAndGet(1_000_000); // past the instance's ceiling
       batcher.wake();
-      assertThat(second.get(2).answer().get(PATIENT, TimeUnit.SECONDS))
-          .as("written beside events' first INSERT")
-          .isEqualTo(PushOutcome.STORED);
-      assertThat(c1.answer()).isNotDone();
+      awaitFlushersWaiting(batcher, 2);
+      assertThat(second.get(2).answer()).as("the last slot is kept for clicks").isNotDone();
+      now.addAndGet(linger); // past c1's linger
+      batcher.wake();
+      assertThat(c1.answer().get(PATIENT, TimeUnit.SECONDS)).isEqualTo(PushOutcome.STORED);
       releaseFirst.countDown();
       first.get(0).answer().get(PATIENT, TimeUnit.SECONDS);
-      assertThat(c1.answer()).as("still lingering").isNotDone();
       assertThat(batcher.drain(PATIENT, TimeUnit.SECONDS)).isTrue();
     }
     assertThat(batches)
         .extracting(batch -> batch.stream().map(m -> m.message().messageId()).toList())
-        .containsExactly(List.of("e3", "e4", "e5"), List.of("e0", "e1", "e2"), List.of("c1"));
+        .containsExactly(List.of("c1"), List.of("e0", "e1", "e2"), List.of("e3", "e4", "e5"));
   }
 
   /** Two INSERTs at once, three rows a batch, several tables, none paced. */
   private GroupCommitBatcher twoSlotsOfThreeRows(Duration linger) {
     return new GroupCommitBatcher(
-        new BatchPolicy(
-            3,
-            1 << 20,
-            Duration.ofMinutes(10),
-            linger,
-            2,
-            10_000,
-            1 << 30,
-            100,
-            Duration.ofSeconds(5)),
-        table -> 0,
-        true,
-        now::get,
-        this::recordHoldingTheFirst);
+        twoAtOnce(3, linger), table -> 0, true, now::get, this::recordHoldingTheFirst);
+  }
+
+  /** Two INSERTs at once, a batch up to {@code maxRows}, waiting ten minutes at most. */
+  private static BatchPolicy twoAtOnce(int maxRows, Duration linger) {
+    return new BatchPolicy(
+        maxRows,
+        1 << 20,
+        Duration.ofMinutes(10),
+        linger,
+        2,
+        10_000,
+        1 << 30,
+        100,
+        Duration.ofSeconds(5));
   }
 
   @Test
@@ -369,20 +364,9 @@ class GroupCommitBatcherTest {
             PendingMessages.to(CLICKS, "c3"));
     now.set(System.nanoTime()); // the clock of PendingMessages.to's messages, after them
     Map<String, Thread> writers = new ConcurrentHashMap<>();
-    BatchPolicy twoAtOnce =
-        new BatchPolicy(
-            1000,
-            1 << 20,
-            Duration.ofMinutes(10),
-            Duration.ZERO,
-            2,
-            10_000,
-            1 << 30,
-            100,
-            Duration.ofSeconds(5));
     try (GroupCommitBatcher batcher =
         new GroupCommitBatcher(
-            twoAtOnce,
+            twoAtOnce(1000, Duration.ZERO),
             table -> table.equals(CLICKS) ? 1_000_000_000L : 0,
             true,
             now::get,

@@ -69,7 +69,7 @@ class GroupCommitRuleTest {
         q.oldestEnqueuedNanos(),
         q.insertsInFlight(),
         q.tableInsertsInFlight(),
-        q.idleTableDue(),
+        q.idleTableWaiting(),
         lastStart,
         q.expectedBack(),
         q.lastInsertEndNanos(),
@@ -113,15 +113,15 @@ class GroupCommitRuleTest {
   }
 
   @Test
-  void theLastSlotIsKeptForATableWithNoInsertInFlightThatMayGo() {
+  void theLastSlotIsKeptForATableWithNoInsertInFlightThatHasMessagesWaiting() {
     // policy: at most 2 INSERTs at once; this table's overdue batch, one of its INSERTs in flight
-    GroupCommitRule.Queue anotherDue =
+    GroupCommitRule.Queue anotherWaiting =
         new GroupCommitRule.Queue(5, 5, 50, 0, 1, 1, true, NEVER, 0, NEVER, 0, false);
-    assertThat(rule.decide(anotherDue, 2000 * MS, 0))
+    assertThat(rule.decide(anotherWaiting, 2000 * MS, 0))
         .isEqualTo(waitFor(GroupCommitRule.WAIT_FOR_SIGNAL));
-    GroupCommitRule.Queue noneDue =
+    GroupCommitRule.Queue noneWaiting =
         new GroupCommitRule.Queue(5, 5, 50, 0, 1, 1, false, NEVER, 0, NEVER, 0, false);
-    assertThat(rule.decide(noneDue, 2000 * MS, 0)).isEqualTo(GroupCommitRule.Decision.SEND);
+    assertThat(rule.decide(noneWaiting, 2000 * MS, 0)).isEqualTo(GroupCommitRule.Decision.SEND);
   }
 
   @Test
