@@ -29,7 +29,8 @@ import java.util.function.ToLongFunction;
  * its own INSERTs in flight and its own pace (flow control stretches a table's pace when ClickHouse
  * is under pressure), so a table held back or slow to write holds up only its own messages; when
  * several tables may go, the one whose oldest message has waited longest goes first, and a table
- * with an INSERT in flight leaves the last free slot to one without that has messages waiting.
+ * with an INSERT in flight leaves the last free slot to one without whose pace lets its messages go
+ * (even while they linger or wait for the requests expected back).
  */
 public final class GroupCommitBatcher implements AutoCloseable {
   /** One request in this many of an answered batch may come back late without being waited for. */
