@@ -57,9 +57,9 @@ public final class GroupCommitBatcher implements AutoCloseable {
   private int queuedMessages;
 
   /** Set by {@link #decide}: how many tables go now, and the first of them. */
-  private int dueTables;
+  /** Set by {@link #decide}: of the tables that may go now, the one waiting longest; or null. */
+  private TableQueue nextDue;
 
-  private TableQueue firstDue;
   private long heldBytes;
   private int heldMessages;
   private int insertsInFlight;
@@ -164,7 +164,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
       }
       if (insertsInFlight < policy.maxConcurrentInserts() && tableQueue.insertsInFlight == 0) {
         long now = clock.getAsLong();
-        if (decide(now).send() && nextDue() == tableQueue) {
+        if (decide(now).send() && nextDue == tableQueue) {
           lead = take(tableQueue, now);
         }
       }
@@ -346,7 +346,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
         long now = clock.getAsLong();
         GroupCommitRule.Decision decision = decide(now);
         if (decision.send()) {
-          List<PendingMessage> batch = take(nextDue(), now);
+          List<PendingMessage> batch = take(nextDue, now);
           afterTaking();
           return batch;
         }
@@ -364,8 +364,8 @@ public final class GroupCommitBatcher implements AutoCloseable {
 
   /**
    * Under the lock: whether a batch goes now, by the rule applied to each table whose pace allows
-   * an INSERT now (each that may go marked {@link TableQueue#due}); when none goes, looks again no
-   * later than the rule or the next table held back by its pace says.
+   * an INSERT now (the one to go first in {@link #nextDue}); when none goes, looks again no later
+   * than the rule or the next table held back by its pace says.
    */
   private GroupCommitRule.Decision decide(long now) {
     boolean idleTableWaiting = false;
@@ -376,23 +376,22 @@ public final class GroupCommitBatcher implements AutoCloseable {
         idleTableWaiting |= table.insertsInFlight == 0 && table.paceAllowsAt - now <= 0;
       }
     }
-    dueTables = 0;
-    firstDue = null;
+    nextDue = null;
     long wait = GroupCommitRule.WAIT_FOR_SIGNAL;
     for (int i = 0; i < tableQueues.size(); i++) {
       wait = Math.min(wait, decideFor(tableQueues.get(i), now, idleTableWaiting));
     }
-    return dueTables > 0 ? GroupCommitRule.Decision.SEND : GroupCommitRule.Decision.waitFor(wait);
+    return nextDue != null ? GroupCommitRule.Decision.SEND : GroupCommitRule.Decision.waitFor(wait);
   }
 
   /**
-   * Under the lock: marks the table {@link TableQueue#due} when it may go now.
+   * Under the lock: makes the table {@link #nextDue} when it may go now and its oldest message has
+   * waited longer than the one there.
    *
    * @return else how long until it should be looked at again ({@link
    *     GroupCommitRule#WAIT_FOR_SIGNAL}: only when something changes)
    */
   private long decideFor(TableQueue table, long now, boolean idleTableWaiting) {
-    table.due = false;
     if (table.messages.isEmpty()) {
       return GroupCommitRule.WAIT_FOR_SIGNAL;
     }
@@ -419,16 +418,17 @@ public final class GroupCommitBatcher implements AutoCloseable {
     if (!decision.send()) {
       return decision.waitNanos();
     }
-    table.due = true;
-    if (dueTables++ == 0) {
-      firstDue = table;
+    if (nextDue == null
+        || table.messages.peekFirst().enqueuedNanos() - nextDue.messages.peekFirst().enqueuedNanos()
+            < 0) {
+      nextDue = table;
     }
     return GroupCommitRule.WAIT_FOR_SIGNAL;
   }
 
   /**
-   * Under the lock, right after {@link #decide} marked {@code from} due: its batch, taken for an
-   * INSERT.
+   * Under the lock, right after {@link #decide} made {@code from} the {@link #nextDue}: its batch,
+   * taken for an INSERT.
    */
   private List<PendingMessage> take(TableQueue from, long now) {
     if (expectedBack > 0
@@ -469,28 +469,6 @@ public final class GroupCommitBatcher implements AutoCloseable {
     if (queuedMessages > 0 && insertsInFlight < policy.maxConcurrentInserts()) {
       changed.signal();
     }
-  }
-
-  /** Under the lock, right after {@link #decide} said send: the due table that goes first. */
-  private TableQueue nextDue() {
-    return dueTables == 1 ? firstDue : oldestDue();
-  }
-
-  /** The due table whose first queued message is the oldest, or null when none has any. */
-  private TableQueue oldestDue() {
-    TableQueue oldest = null;
-    for (int i = 0; i < tableQueues.size(); i++) {
-      TableQueue table = tableQueues.get(i);
-      if (table.due
-          && !table.messages.isEmpty()
-          && (oldest == null
-              || table.messages.peekFirst().enqueuedNanos()
-                      - oldest.messages.peekFirst().enqueuedNanos()
-                  < 0)) {
-        oldest = table;
-      }
-    }
-    return oldest;
   }
 
   /** The rows a message counts for toward a full batch: at least one, whatever it carries. */
@@ -553,9 +531,6 @@ public final class GroupCommitBatcher implements AutoCloseable {
 
     /** Set by {@link #decide} while it has messages: when its pace allows an INSERT. */
     long paceAllowsAt;
-
-    /** Set by {@link #decide}: the rule lets it go now. */
-    boolean due;
 
     TableQueue(TableName table, BatchPolicy policy) {
       this.table = table;

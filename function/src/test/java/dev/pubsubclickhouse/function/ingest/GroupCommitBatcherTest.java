@@ -268,11 +268,7 @@ class GroupCommitBatcherTest {
   void theLastSlotGoesToATableWithNoInsertInFlightBeforeAFullBatchOfATableWithOne()
       throws Exception {
     PendingMessage e0 = PendingMessages.to(EVENTS, "e0");
-    List<PendingMessage> e =
-        List.of(
-            PendingMessages.to(EVENTS, "e1"),
-            PendingMessages.to(EVENTS, "e2"),
-            PendingMessages.to(EVENTS, "e3"));
+    List<PendingMessage> e = PendingMessages.allTo(EVENTS, "e1", "e2", "e3");
     PendingMessage c1 = PendingMessages.to(CLICKS, "c1"); // younger than events' messages
     now.set(System.nanoTime()); // the clock of PendingMessages.to's messages, after them
     try (GroupCommitBatcher batcher = twoSlotsOfThreeRows(Duration.ZERO)) {
@@ -296,16 +292,8 @@ class GroupCommitBatcherTest {
 
   @Test
   void theLastSlotIsKeptForATableWithMessagesWaitingEvenWhileItLingers() throws Exception {
-    List<PendingMessage> first =
-        List.of(
-            PendingMessages.to(EVENTS, "e0"),
-            PendingMessages.to(EVENTS, "e1"),
-            PendingMessages.to(EVENTS, "e2"));
-    List<PendingMessage> second =
-        List.of(
-            PendingMessages.to(EVENTS, "e3"),
-            PendingMessages.to(EVENTS, "e4"),
-            PendingMessages.to(EVENTS, "e5"));
+    List<PendingMessage> first = PendingMessages.allTo(EVENTS, "e0", "e1", "e2");
+    List<PendingMessage> second = PendingMessages.allTo(EVENTS, "e3", "e4", "e5");
     PendingMessage c1 = PendingMessages.to(CLICKS, "c1");
     now.set(System.nanoTime()); // the clock of PendingMessages.to's messages, after them
     long linger = TimeUnit.SECONDS.toNanos(10);
@@ -355,13 +343,8 @@ class GroupCommitBatcherTest {
   @Test
   void aCallerWhoseTableIsHeldBackLeavesAnotherTablesBatchToAFlusher() throws Exception {
     PendingMessage e0 = PendingMessages.to(EVENTS, "e0");
-    List<PendingMessage> e =
-        List.of(PendingMessages.to(EVENTS, "e1"), PendingMessages.to(EVENTS, "e2"));
-    List<PendingMessage> c =
-        List.of(
-            PendingMessages.to(CLICKS, "c1"),
-            PendingMessages.to(CLICKS, "c2"),
-            PendingMessages.to(CLICKS, "c3"));
+    List<PendingMessage> e = PendingMessages.allTo(EVENTS, "e1", "e2");
+    List<PendingMessage> c = PendingMessages.allTo(CLICKS, "c1", "c2", "c3");
     now.set(System.nanoTime()); // the clock of PendingMessages.to's messages, after them
     Map<String, Thread> writers = new ConcurrentHashMap<>();
     try (GroupCommitBatcher batcher =

@@ -8,6 +8,7 @@ import dev.pubsubclickhouse.core.write.TargetTable;
 import dev.pubsubclickhouse.function.envelope.PushMessage;
 import dev.pubsubclickhouse.function.tables.Destination;
 import dev.pubsubclickhouse.function.tables.Route;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -20,6 +21,11 @@ public final class PendingMessages {
         new PushMessage(new byte[0], Map.of(), messageId, null, null, null, null),
         EncodedRows.of(new byte[] {1}, 0, 1, 1),
         enqueuedNanos);
+  }
+
+  /** One message for {@code table} per id, in order. */
+  public static List<PendingMessage> allTo(TableName table, String... messageIds) {
+    return Arrays.stream(messageIds).map(id -> to(table, id)).toList();
   }
 
   /** A message for {@code table}, for tests of what handles batches by table. */
