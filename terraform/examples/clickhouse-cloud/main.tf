@@ -22,6 +22,9 @@ module "pubsub_clickhouse" {
   service_image  = var.service_image
   backfill_image = var.backfill_image
 
+  # The backfill reads only the datasets listed here.
+  backfill_source_datasets = var.backfill_source_datasets
+
   clickhouse_url               = var.clickhouse_url
   clickhouse_database          = var.clickhouse_database
   clickhouse_table             = var.clickhouse_table

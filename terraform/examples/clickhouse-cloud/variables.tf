@@ -65,3 +65,9 @@ variable "notification_channels" {
   description = "Notification channel ids (projects/P/notificationChannels/N) the alerts notify."
   default     = []
 }
+
+variable "backfill_source_datasets" {
+  type        = list(string)
+  description = "BigQuery datasets (PROJECT:DATASET) the backfill job may read: the job's account gets dataViewer on each, never on the project. A backfill of a table in a dataset not listed here fails with Access Denied."
+  default     = []
+}

@@ -22,6 +22,9 @@ module "pubsub_clickhouse" {
   service_image  = var.service_image
   backfill_image = var.backfill_image
 
+  # The backfill reads only the datasets listed here.
+  backfill_source_datasets = var.backfill_source_datasets
+
   # The VM applies sql/logs.sql and sql/dead_letter_table.sql at boot: realtime.logs and its dead-letter table.
   clickhouse_database          = "realtime"
   clickhouse_table             = "logs"

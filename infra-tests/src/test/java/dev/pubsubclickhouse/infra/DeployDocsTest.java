@@ -65,6 +65,18 @@ class DeployDocsTest {
   }
 
   @Test
+  void eachExampleNamesTheDatasetsTheBackfillMayRead() {
+    // The job's account gets dataViewer only on the datasets the module is given; an example
+    // that passes none leaves the README's backfill command failing with Access Denied.
+    for (String example : EXAMPLES) {
+      HclBlock call = TerraformFiles.TREE.module("examples/" + example).blocks("module").get(0);
+      assertThat(call.attribute("backfill_source_datasets")).as(example).isPresent();
+    }
+    assertThat(section(RepoFiles.read("README.md"), "## Backfill"))
+        .contains("backfill_source_datasets");
+  }
+
+  @Test
   void everyTargetOfTheFirstApplyIsAResourceOfTheModule() {
     Pattern target = Pattern.compile("-target=module\\.pubsub_clickhouse\\.(google_\\w+)\\.(\\w+)");
     List<String> targets = new ArrayList<>(all(target, README, 1, 2));
