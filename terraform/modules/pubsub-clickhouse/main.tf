@@ -72,7 +72,9 @@ locals {
     GOOGLE_CLOUD_PROJECT       = var.project_id
     # Metrics pushed by the service itself (no sidecar); the Telemetry API takes OTLP/HTTP.
     OTEL_EXPORTER_OTLP_METRICS_ENDPOINT = var.export_metrics_otlp ? "https://telemetry.googleapis.com/v1/metrics" : null
-    OTEL_RESOURCE_ATTRIBUTES            = var.export_metrics_otlp ? "cloud.region=${var.region}" : null
+    # service.name becomes the series' job label (monitoring.tf selects on it); the sidecar labels
+    # its series service_name instead.
+    OTEL_RESOURCE_ATTRIBUTES = var.export_metrics_otlp ? "cloud.region=${var.region},service.name=${local.service_name}" : null
   })
   # The CA certificate secret, when there is one, is a file in both containers (run.tf, job.tf):
   # the one named, else the ClickHouse VM's own certificate (it signs nothing else, so trusting it

@@ -4,9 +4,11 @@
 # without any agent: the push backlog's age, messages reaching the dead-letter topic, dead letters
 # nobody took care of (backlog or age), the 5xx rate, overload (429) and failed backfill
 # executions. The dashboard's rows/inserts/insert-latency charts read the
-# application's own Prometheus metrics (GET /metrics), which reach Cloud Monitoring only through
-# the Managed Service for Prometheus sidecar (enable_managed_prometheus = true); without it those
-# three charts stay empty and the rest still fill.
+# application's own Prometheus metrics (GET /metrics), which reach Cloud Monitoring either pushed
+# by the service over OTLP (export_metrics_otlp, the default: the series' job label is the
+# service.name the module sets, the Cloud Run service's name) or scraped by the Managed Service
+# for Prometheus sidecar (enable_managed_prometheus: the sidecar labels them service_name). With
+# neither those three charts stay empty and the rest still fill.
 
 locals {
   push_subscription_filter = "resource.type = \"pubsub_subscription\" AND resource.labels.subscription_id = \"${google_pubsub_subscription.push.name}\""
@@ -14,7 +16,7 @@ locals {
   ingest_topic_filter      = "resource.type = \"pubsub_topic\" AND resource.labels.topic_id = \"${google_pubsub_topic.ingest.name}\""
   run_service_filter       = "resource.type = \"cloud_run_revision\" AND resource.labels.service_name = \"${google_cloud_run_v2_service.ingest.name}\""
   dead_letter_sub_filter   = "resource.type = \"pubsub_subscription\" AND resource.labels.subscription_id = \"${google_pubsub_subscription.dead_letter.name}\""
-  prometheus_selector      = "{service_name=\"${google_cloud_run_v2_service.ingest.name}\"}"
+  prometheus_selector      = var.enable_managed_prometheus ? "{service_name=\"${google_cloud_run_v2_service.ingest.name}\"}" : "{job=\"${google_cloud_run_v2_service.ingest.name}\"}"
 }
 
 resource "google_monitoring_alert_policy" "oldest_unacked_age" {

@@ -156,6 +156,10 @@ resource "google_cloud_run_v2_service" "ingest" {
       error_message = "Set clickhouse_url, or create_clickhouse_vm = true to get one."
     }
     precondition {
+      condition     = !(var.export_metrics_otlp && var.enable_managed_prometheus)
+      error_message = "Set at most one of export_metrics_otlp and enable_managed_prometheus: with both, every series is written twice."
+    }
+    precondition {
       condition     = var.request_timeout_seconds >= var.ack_deadline_seconds
       error_message = "request_timeout_seconds must be at least ack_deadline_seconds."
     }

@@ -211,7 +211,7 @@ variable "service_memory" {
 
 variable "cpu_idle" {
   type        = bool
-  description = "Throttle CPU outside requests (request-based billing). Set false (instance-based billing) when the Prometheus sidecar must scrape reliably."
+  description = "Throttle CPU outside requests (request-based billing). Metrics are pushed (OTLP) or scraped (sidecar) on a timer outside requests, so a throttled instance may send them late or miss a scrape; set false (instance-based billing) when the metrics must arrive on time."
   default     = true
 }
 
@@ -309,7 +309,7 @@ variable "export_metrics_otlp" {
 
 variable "enable_managed_prometheus" {
   type        = bool
-  description = "Add the Managed Service for Prometheus sidecar, which scrapes :8080/metrics every 30 s into prometheus.googleapis.com/*, and grant the service's account monitoring.metricWriter. An alternative to export_metrics_otlp (use one, not both): it costs the sidecar's CPU."
+  description = "Add the Managed Service for Prometheus sidecar, which scrapes :8080/metrics every 30 s into prometheus.googleapis.com/*, and grant the service's account monitoring.metricWriter. An alternative to export_metrics_otlp (set export_metrics_otlp = false with it; the plan refuses both): it costs the sidecar's CPU."
   default     = false
 }
 

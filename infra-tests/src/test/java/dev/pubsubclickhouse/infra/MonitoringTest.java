@@ -59,6 +59,32 @@ class MonitoringTest {
   }
 
   @Test
+  void theApplicationChartsSelectTheServiceBySeriesLabelsItsExporterWrites() {
+    // Over OTLP the Telemetry API takes the series' job label from the resource's service.name,
+    // which the module sets to the Cloud Run service's name; the sidecar writes service_name.
+    String otlpAttributes =
+        TF.local("service_env_all").objectEntry("OTEL_RESOURCE_ATTRIBUTES").orElseThrow().text();
+    assertThat(otlpAttributes).contains("service.name=${local.service_name}");
+    assertThat(TF.resource("google_cloud_run_v2_service", "ingest").expr("name").references())
+        .containsExactly("local.service_name");
+    String selector = TF.local("prometheus_selector").text();
+    assertThat(selector)
+        .startsWith("var.enable_managed_prometheus ?")
+        .contains("{service_name=\\\"${google_cloud_run_v2_service.ingest.name}\\\"}")
+        .contains("{job=\\\"${google_cloud_run_v2_service.ingest.name}\\\"}");
+    assertThat(selector.indexOf("service_name=")).isLessThan(selector.indexOf("job="));
+    // Both exporters would write every series twice.
+    assertThat(
+            TF
+                .resource("google_cloud_run_v2_service", "ingest")
+                .block("lifecycle")
+                .blocks("precondition")
+                .stream()
+                .map(p -> p.expr("condition").text()))
+        .contains("!(var.export_metrics_otlp && var.enable_managed_prometheus)");
+  }
+
+  @Test
   void everyAlertNotifiesTheConfiguredChannelsAndNeedsNoAgent() {
     List<HclBlock> policies = TF.resources("google_monitoring_alert_policy");
 
