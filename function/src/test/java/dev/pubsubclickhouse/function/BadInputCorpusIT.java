@@ -220,7 +220,49 @@ class BadInputCorpusIT {
             envelope("c-not-utf8", new byte[] {(byte) 0xC3, 0x28, '{', '}'}),
             204,
             End.DEAD_LETTER_TABLE,
-            "payload is not valid JSON: "));
+            "payload is not UTF-8: byte 0 (0xC3)"));
+    cases.add(
+        post(
+            "data with an overlong UTF-8 form (C0 AF, a lenient \"/\")",
+            envelope(
+                "c-overlong",
+                concat(
+                    bytes("{\"id\":\"c-overlong\",\"s\":\""),
+                    new byte[] {(byte) 0xC0, (byte) 0xAF},
+                    bytes("\"}"))),
+            204,
+            End.DEAD_LETTER_TABLE,
+            "payload is not UTF-8: byte 24 (0xC0)"));
+    cases.add(
+        post(
+            "data with a key twice",
+            envelope("c-key-twice", "{\"id\":\"c-key-twice\",\"s\":\"first\",\"s\":\"second\"}"),
+            204,
+            End.DEAD_LETTER_TABLE,
+            "payload is not valid JSON: Duplicate field 's'"));
+    cases.add(
+        post(
+            "data of 10,001 empty objects",
+            envelope("c-rows", "[" + "{},".repeat(10_000) + "{}]"),
+            204,
+            End.DEAD_LETTER_TABLE,
+            "payload has more than 10000 rows"));
+    cases.add(
+        post(
+            "an attribute with a lone surrogate",
+            bytes(
+                "{\"message\":{\"data\":\"e30=\",\"messageId\":\"c-surrogate\","
+                    + "\"attributes\":{\"k\":\"\\ud800\"}}}"),
+            400,
+            End.PUBSUB,
+            null));
+    cases.add(
+        post(
+            "an envelope with \"data\" twice",
+            bytes("{\"message\":{\"data\":\"e30=\",\"data\":\"W10=\",\"messageId\":\"c-twice\"}}"),
+            400,
+            End.PUBSUB,
+            null));
     cases.add(
         post(
             "data not JSON",

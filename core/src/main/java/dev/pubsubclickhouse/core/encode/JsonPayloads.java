@@ -1,12 +1,15 @@
 package dev.pubsubclickhouse.core.encode;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.io.IOException;
@@ -15,11 +18,25 @@ import java.util.List;
 
 /**
  * Reads a message payload into rows: one JSON object is one row, a JSON array of objects is
- * several. Numbers keep their exact decimal value; nesting depth and number length are bounded.
+ * several. Numbers keep their exact decimal value. The payload must be well-formed UTF-8 and hold
+ * no object with the same key twice; nesting depth, number length, tokens and rows are bounded, so
+ * that a small payload cannot build a tree that fills the heap.
  */
 public final class JsonPayloads {
   /** Deeper documents reject: no ClickHouse type nests this far, and deep trees cost stack. */
   public static final int MAX_NESTING_DEPTH = 200;
+
+  /**
+   * More rows in one payload reject. Each row becomes a tree and gets the metadata fields, about 1
+   * KiB of heap for a small row, so 10 MB of {@code [{},{},...]} would need gigabytes.
+   */
+  public static final int MAX_ROWS = 10_000;
+
+  /**
+   * More JSON tokens (names, values, brackets) in one payload reject: it bounds the tree of one
+   * object with very many fields the way {@link #MAX_ROWS} bounds an array (tens of bytes a token).
+   */
+  public static final long MAX_TOKENS = 1_000_000;
 
   private static final ObjectMapper MAPPER =
       JsonMapper.builder(
@@ -35,6 +52,24 @@ public final class JsonPayloads {
           .nodeFactory(JsonNodeFactory.withExactBigDecimals(true))
           .build();
 
+  /** Payloads: one more limit, the tokens, and a key seen twice in an object refuses. */
+  private static final JsonFactory PAYLOADS =
+      MAPPER
+          .getFactory()
+          .copy()
+          .setStreamReadConstraints(
+              MAPPER
+                  .getFactory()
+                  .streamReadConstraints()
+                  .rebuild()
+                  .maxTokenCount(MAX_TOKENS)
+                  .build())
+          .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+
+  /** Reads one value where the parser stands, leaving what follows it (the array's next row). */
+  private static final ObjectReader ONE_VALUE =
+      MAPPER.reader().without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
   private JsonPayloads() {}
 
   /** The mapper every JSON input shares, so numbers read the same everywhere. */
@@ -48,9 +83,27 @@ public final class JsonPayloads {
    * @throws PayloadRejectedException when it is not JSON, or not an object or array of objects
    */
   public static List<JsonNode> rows(byte[] payload) throws PayloadRejectedException {
-    JsonNode root;
-    try (JsonParser parser = MAPPER.createParser(payload)) {
-      root = MAPPER.readTree(parser);
+    int malformed = Utf8Bytes.firstMalformed(payload);
+    if (malformed >= 0) {
+      throw new PayloadRejectedException(
+          String.format(
+              "payload is not UTF-8: byte %d (0x%02X) does not begin a valid sequence",
+              malformed, payload[malformed] & 0xFF));
+    }
+    try (JsonParser parser = PAYLOADS.createParser(payload)) {
+      JsonToken first = parser.nextToken();
+      if (first == null) {
+        throw new PayloadRejectedException("payload is empty");
+      }
+      if (first == JsonToken.START_OBJECT) {
+        return List.of(MAPPER.readTree(parser));
+      }
+      if (first == JsonToken.START_ARRAY) {
+        return arrayRows(parser);
+      }
+      throw new PayloadRejectedException(
+          "payload must be a JSON object or an array of objects, got "
+              + NumericValues.kind(MAPPER.readTree(parser)));
     } catch (StreamConstraintsException e) {
       throw new PayloadRejectedException(
           "payload exceeds a JSON limit: " + firstLine(e.getOriginalMessage()));
@@ -65,33 +118,36 @@ public final class JsonPayloads {
       throw new PayloadRejectedException(
           "payload has a number that cannot be read: " + firstLine(e.getMessage()));
     }
-    if (root == null || root.isMissingNode()) {
-      throw new PayloadRejectedException("payload is empty");
-    }
-    if (root.isObject()) {
-      return List.of(root);
-    }
-    if (root.isArray()) {
-      if (root.isEmpty()) {
-        throw new PayloadRejectedException("payload is an empty JSON array: no rows");
+  }
+
+  /** The rows of an array, read one by one so that an array of too many stops at the limit. */
+  private static List<JsonNode> arrayRows(JsonParser parser)
+      throws IOException, PayloadRejectedException {
+    List<JsonNode> rows = new ArrayList<>();
+    while (parser.nextToken() != JsonToken.END_ARRAY) {
+      if (rows.size() == MAX_ROWS) {
+        throw new PayloadRejectedException(
+            "payload has more than " + MAX_ROWS + " rows (JSON array elements)");
       }
-      List<JsonNode> rows = new ArrayList<>(root.size());
-      for (int i = 0; i < root.size(); i++) {
-        JsonNode row = root.get(i);
-        if (!row.isObject()) {
-          throw new PayloadRejectedException(
-              "element "
-                  + i
-                  + " of the payload array is "
-                  + NumericValues.kind(row)
-                  + ", not an object");
-        }
-        rows.add(row);
+      JsonNode row = ONE_VALUE.readTree(parser);
+      if (!row.isObject()) {
+        throw new PayloadRejectedException(
+            "element "
+                + rows.size()
+                + " of the payload array is "
+                + NumericValues.kind(row)
+                + ", not an object");
       }
-      return rows;
+      rows.add(row);
     }
-    throw new PayloadRejectedException(
-        "payload must be a JSON object or an array of objects, got " + NumericValues.kind(root));
+    if (parser.nextToken() != null) {
+      throw new PayloadRejectedException(
+          "payload is not valid JSON: trailing content after the array");
+    }
+    if (rows.isEmpty()) {
+      throw new PayloadRejectedException("payload is an empty JSON array: no rows");
+    }
+    return rows;
   }
 
   private static String firstLine(String message) {

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import dev.pubsubclickhouse.core.encode.Utf8Bytes;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.List;
@@ -60,6 +62,7 @@ public final class PushRequestParser {
           "keep-alive",
           "upgrade");
 
+  /** A field given twice refuses: which of two "data" values was meant is not ours to guess. */
   private static final JsonFactory JSON =
       JsonFactory.builder()
           .streamReadConstraints(
@@ -67,6 +70,7 @@ public final class PushRequestParser {
                   .maxNestingDepth(64)
                   .maxStringLength(50_000_000)
                   .build())
+          .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
           .build();
 
   private final boolean alwaysUnwrapped;
@@ -128,6 +132,10 @@ public final class PushRequestParser {
   private static PushMessage wrapped(byte[] body) throws NotAPushRequestException {
     if (body.length == 0) {
       throw new NotAPushRequestException("empty body: expected a Pub/Sub push request");
+    }
+    int malformed = Utf8Bytes.firstMalformed(body);
+    if (malformed >= 0) {
+      throw new NotAPushRequestException("body is not UTF-8 at byte " + malformed);
     }
     Envelope envelope = new Envelope();
     try (JsonParser parser = JSON.createParser(body)) {
@@ -215,12 +223,12 @@ public final class PushRequestParser {
       throw new NotAPushRequestException("message.attributes is not an object");
     }
     while (parser.nextToken() == JsonToken.FIELD_NAME) {
-      String key = parser.currentName();
+      String key = unicode(parser.currentName(), "a key of message.attributes");
       JsonToken value = parser.nextToken();
       if (value != JsonToken.VALUE_STRING) {
         throw new NotAPushRequestException("message.attributes." + key + " is not a string");
       }
-      into.put(key, parser.getText());
+      into.put(key, unicode(parser.getText(), "message.attributes." + key));
     }
   }
 
@@ -232,7 +240,27 @@ public final class PushRequestParser {
     if (value != JsonToken.VALUE_STRING) {
       throw new NotAPushRequestException(field + " is not a string");
     }
-    return parser.getText();
+    return unicode(parser.getText(), field);
+  }
+
+  /**
+   * {@code text}, when it is Unicode text: a JSON escape can name half of a surrogate pair alone
+   * ({@code "\\ud800"}), which no UTF-8 column or Pub/Sub attribute can hold. Pub/Sub never sends
+   * one; taken in, it would fail the dead-letter INSERT of every message batched with it.
+   */
+  private static String unicode(String text, String field) throws NotAPushRequestException {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (Character.isHighSurrogate(c)
+          && i + 1 < text.length()
+          && Character.isLowSurrogate(text.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        throw new NotAPushRequestException(
+            String.format("%s has a lone UTF-16 surrogate \\u%04x: not text", field, (int) c));
+      }
+    }
+    return text;
   }
 
   private static String firstLine(String message) {

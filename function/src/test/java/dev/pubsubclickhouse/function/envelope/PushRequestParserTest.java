@@ -67,12 +67,38 @@ class PushRequestParserTest {
         "nothing in the message|{\"message\":{\"messageId\":\"1\"}}|message has neither data nor attributes",
         "attribute not a string|{\"message\":{\"data\":\"e30=\",\"attributes\":{\"k\":1}}}|message.attributes.k is not a string",
         "trailing content|{\"message\":{\"data\":\"e30=\"}} {}|trailing content after the push request",
+        "a field twice|{\"message\":{\"data\":\"e30=\",\"data\":\"W10=\"}}|body is not a valid push request: Duplicate field 'data'",
+        "a lone surrogate in an attribute|{\"message\":{\"data\":\"e30=\",\"attributes\":{\"k\":\"\\ud800\"}}}|message.attributes.k has a lone UTF-16 surrogate \\ud800: not text",
+        "a lone surrogate in an attribute's key|{\"message\":{\"data\":\"e30=\",\"attributes\":{\"\\udc00\":\"v\"}}}|a key of message.attributes has a lone UTF-16 surrogate \\udc00: not text",
+        "a lone surrogate in the message id|{\"message\":{\"data\":\"e30=\",\"messageId\":\"B1\\ud800\"}}|messageId has a lone UTF-16 surrogate \\ud800: not text",
+        "a surrogate pair the wrong way round|{\"message\":{\"data\":\"e30=\",\"orderingKey\":\"\\udc00\\ud800\"}}|orderingKey has a lone UTF-16 surrogate \\udc00: not text",
         "truncated|{\"message\":{\"data\":\"e30=\"|body is not a valid push request: Unexpected end-of-input: expected close marker for Object (start marker at [Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: 1, column: 12])",
       })
   void refusesWhatIsNotAPushRequest(String what, String body, String reason) {
     assertThatThrownBy(() -> parse(body == null ? "" : body))
         .isInstanceOf(NotAPushRequestException.class)
         .hasMessage(reason);
+  }
+
+  @Test
+  void aSurrogatePairAsEscapesIsText() throws Exception {
+    PushMessage message =
+        parse("{\"message\":{\"data\":\"e30=\",\"attributes\":{\"k\":\"\\ud83d\\ude00\"}}}");
+    assertThat(message.attributes()).containsEntry("k", "\uD83D\uDE00");
+  }
+
+  @Test
+  void anOverlongOrSurrogateEncodingInTheBodyIsNotUtf8() {
+    // C0 AF is an overlong "/": a lenient decoder reads it as "/" and stores it so.
+    byte[] prefix =
+        "{\"message\":{\"data\":\"e30=\",\"attributes\":{\"k\":\"".getBytes(StandardCharsets.UTF_8);
+    byte[] body = java.util.Arrays.copyOf(prefix, prefix.length + 6);
+    body[prefix.length] = (byte) 0xC0;
+    body[prefix.length + 1] = (byte) 0xAF;
+    System.arraycopy("\"}}}".getBytes(StandardCharsets.UTF_8), 0, body, prefix.length + 2, 4);
+    assertThatThrownBy(() -> parser.parse(body, Map.of()))
+        .isInstanceOf(NotAPushRequestException.class)
+        .hasMessage("body is not UTF-8 at byte " + prefix.length);
   }
 
   @Test

@@ -1,0 +1,53 @@
+package dev.pubsubclickhouse.core.encode;
+
+/**
+ * Checks bytes against the well-formed UTF-8 sequences of the Unicode standard (its table 3-7): no
+ * overlong forms, no encoded surrogates, nothing above U+10FFFF. A JSON parser that decodes UTF-8
+ * leniently reads {@code C0 AF} as {@code /}; this check runs first, so such data is refused rather
+ * than stored changed.
+ */
+public final class Utf8Bytes {
+  private Utf8Bytes() {}
+
+  /** The offset of the first byte that does not begin a well-formed sequence, or -1. */
+  public static int firstMalformed(byte[] bytes) {
+    int i = 0;
+    while (i < bytes.length) {
+      if (bytes[i] >= 0) {
+        i++;
+        continue;
+      }
+      int lead = bytes[i] & 0xFF;
+      int length;
+      int secondMin = 0x80;
+      int secondMax = 0xBF;
+      if (lead >= 0xC2 && lead <= 0xDF) {
+        length = 2;
+      } else if (lead >= 0xE0 && lead <= 0xEF) {
+        length = 3;
+        secondMin = lead == 0xE0 ? 0xA0 : 0x80; // below: overlong
+        secondMax = lead == 0xED ? 0x9F : 0xBF; // above: a surrogate
+      } else if (lead >= 0xF0 && lead <= 0xF4) {
+        length = 4;
+        secondMin = lead == 0xF0 ? 0x90 : 0x80; // below: overlong
+        secondMax = lead == 0xF4 ? 0x8F : 0xBF; // above: past U+10FFFF
+      } else {
+        return i;
+      }
+      if (i + length > bytes.length) {
+        return i;
+      }
+      int second = bytes[i + 1] & 0xFF;
+      if (second < secondMin || second > secondMax) {
+        return i;
+      }
+      for (int k = 2; k < length; k++) {
+        if ((bytes[i + k] & 0xC0) != 0x80) {
+          return i;
+        }
+      }
+      i += length;
+    }
+    return -1;
+  }
+}
