@@ -73,10 +73,15 @@ public final class RowEncoder {
                 + ", which cannot be written (and it has no DEFAULT)");
       }
       json |= ValueEncoders.containsJson(parsed);
-      boolean nullable = parsed.isNullable();
+      // SimpleAggregateFunction(f, T) stores its values as T does, absent ones too.
+      ClickHouseColumn stored =
+          parsed.getDataType() == ClickHouseDataType.SimpleAggregateFunction
+              ? parsed.getNestedColumns().get(0)
+              : parsed;
+      boolean nullable = stored.isNullable();
       boolean container =
-          parsed.getDataType() == ClickHouseDataType.Array
-              || parsed.getDataType() == ClickHouseDataType.Map;
+          stored.getDataType() == ClickHouseDataType.Array
+              || stored.getDataType() == ClickHouseDataType.Map;
       Absent whenMissing =
           column.hasDefault()
               ? Absent.DEFAULT

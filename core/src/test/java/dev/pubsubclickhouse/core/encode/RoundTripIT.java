@@ -46,6 +46,22 @@ class RoundTripIT {
     return table;
   }
 
+  /** Creates a table with the given columns, ClickHouse itself reads the rows (JSONEachRow). */
+  private String insertAsJsonEachRow(String columns, String... rows) {
+    String table = "t" + TABLES.incrementAndGet();
+    database.execute("CREATE TABLE " + table + " (" + columns + ") ENGINE = Memory");
+    database.execute("INSERT INTO " + table + " FORMAT JSONEachRow " + String.join("\n", rows));
+    return table;
+  }
+
+  /** Every row of both tables, ordered by their first column. */
+  private void assertStoredAsClickHouseStores(String columns, String... rows) throws Exception {
+    String ours = insert(columns, rows);
+    String theirs = insertAsJsonEachRow(columns, rows);
+    assertThat(database.query("SELECT * FROM " + ours + " ORDER BY 1"))
+        .isEqualTo(database.query("SELECT * FROM " + theirs + " ORDER BY 1"));
+  }
+
   private String roundTrip(String type, String jsonValue) throws Exception {
     String table = insert("v " + type, "{\"v\":" + jsonValue + "}");
     return database.query("SELECT v FROM " + table);
@@ -156,6 +172,16 @@ class RoundTripIT {
         .isEqualTo(
             "1\t\\N\tfallback\t[]\t2020-01-01 00:00:00\n"
                 + "2\tx\tgiven\t[1]\t2020-01-01 00:00:00");
+  }
+
+  @Test
+  void aSimpleAggregateFunctionTakesNullAndMissingValuesAsItsTypeDoes() throws Exception {
+    assertStoredAsClickHouseStores(
+        "id UInt8, n SimpleAggregateFunction(anyLast, Nullable(String)),"
+            + " a SimpleAggregateFunction(groupArrayArray, Array(String)),"
+            + " m SimpleAggregateFunction(sumMap, Map(String, UInt64))",
+        "{\"id\": 1}",
+        "{\"id\": 2, \"n\": null, \"a\": null, \"m\": null}");
   }
 
   @Test
