@@ -2,6 +2,7 @@ package dev.pubsubclickhouse.core.encode;
 
 import static dev.pubsubclickhouse.core.encode.Rows.json;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pubsubclickhouse.core.insert.InsertColumns;
 import dev.pubsubclickhouse.core.insert.TestInserters;
@@ -15,6 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Every supported type: encode JSON, INSERT into a real ClickHouse, SELECT back, compare. */
 @ClickHouseTest
@@ -182,6 +184,51 @@ class RoundTripIT {
             + " m SimpleAggregateFunction(sumMap, Map(String, UInt64))",
         "{\"id\": 1}",
         "{\"id\": 2, \"n\": null, \"a\": null, \"m\": null}");
+  }
+
+  /**
+   * ClickHouse's JSON type cannot parse these objects, and one of them failed the whole INSERT; we
+   * reject them, and the JSON text of them, naming the column.
+   */
+  @ParameterizedTest(name = "JSON rejects {0}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "{\"a\": 18446744073709551616}|integer at a out of range [-9223372036854775808, 18446744073709551615]",
+        "{\"a\": -9223372036854775809}|integer at a out of range [-9223372036854775808, 18446744073709551615]",
+        "{\"a\": {\"b\": [1, [12345678901234567890123]]}}|integer at a.b[1][0] out of range [-9223372036854775808, 18446744073709551615]",
+        "{\"a\": 1.7976931348623159e308}|number at a out of range for Float64",
+        "{\"a\": [{\"b\": -1e400}]}|number at a[0].b out of range for Float64",
+        "{\"a.b\": 1, \"a\": {\"b\": 2}}|two values at path a.b (a key with dots is a path)",
+        "{\"a\": {\"b\": []}, \"a.b\": 1}|two values at path a.b (a key with dots is a path)",
+        "{\"a\": [{\"b\": {\"c\": 1}, \"b.c\": 2}]}|two values at path a[0].b.c (a key with dots is a path)",
+      })
+  void aJsonColumnRejectsWhatClickHouseCannotParse(String object, String reason) throws Exception {
+    String columns = "id UInt8, v JSON";
+    assertThatThrownBy(() -> insertAsJsonEachRow(columns, "{\"id\": 1, \"v\": " + object + "}"))
+        .rootCause()
+        .hasMessageContaining("Code: 117.");
+    for (String value : new String[] {object, Rows.JSON.writeValueAsString(object)}) {
+      assertThatThrownBy(() -> insert(columns, "{\"id\": 1, \"v\": " + value + "}"))
+          .isInstanceOf(RowRejectedException.class)
+          .hasMessageStartingWith("column 'v' (JSON) rejects ")
+          .hasMessageEndingWith(": " + reason);
+    }
+  }
+
+  /** The edges of what ClickHouse's JSON type parses, stored as it stores them. */
+  @ParameterizedTest(name = "JSON stores {0}")
+  @ValueSource(
+      strings = {
+        "{\"a\": 18446744073709551615, \"b\": -9223372036854775808}",
+        "{\"a\": 1.7976931348623157e308, \"b\": -1.7976931348623158e308, \"c\": 1e-400}",
+        "{\"a\": 100000000000000000000.0}",
+        "{\"a\": 1, \"a.b\": 2, \"c\": {\"d\": 3}, \"c.e\": 4, \"f.g\": {}, \"f\": {\"g\": 5}}",
+        "{\"a\": null, \"a.b\": 1, \"c\": [[1]], \"c[0]\": 2}",
+        "{\"a\": [{\"b\": 1}, {\"b\": 2, \"c.b\": 3}]}",
+      })
+  void aJsonColumnStoresTheEdgesOfWhatClickHouseParses(String object) throws Exception {
+    assertStoredAsClickHouseStores("id UInt8, v JSON", "{\"id\": 1, \"v\": " + object + "}");
   }
 
   @Test
