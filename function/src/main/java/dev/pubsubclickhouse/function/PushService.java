@@ -24,8 +24,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -45,7 +43,7 @@ public final class PushService {
   private final Metrics metrics;
   private final DeadLetterTopic topicSink;
   private final SchemaService schemas;
-  private final ScheduledExecutorService housekeeping;
+  private final Housekeeping housekeeping;
   private final AtomicInteger activeRequests = new AtomicInteger();
   private final RequestMemoryBudget requestMemory;
   private final Readiness<WritePath> readiness;
@@ -78,17 +76,10 @@ public final class PushService {
         "request-memory-bytes",
         "Memory reserved by requests in progress (4 bytes per body byte).",
         requestMemory::reserved);
-    this.housekeeping =
-        Executors.newSingleThreadScheduledExecutor(
-            task -> {
-              Thread thread = new Thread(task, "housekeeping");
-              thread.setDaemon(true);
-              return thread;
-            });
-    long every = config.summaryInterval().toSeconds();
-    housekeeping.scheduleAtFixedRate(this::logSummary, every, every, TimeUnit.SECONDS);
-    long sweep = AnswerDeadlines.SWEEP_INTERVAL.toMillis();
-    housekeeping.scheduleAtFixedRate(deadlines::sweep, sweep, sweep, TimeUnit.MILLISECONDS);
+    this.housekeeping = new Housekeeping();
+    housekeeping.every(config.summaryInterval(), "the summary log", this::logSummary);
+    housekeeping.every(
+        AnswerDeadlines.SWEEP_INTERVAL, "the answer-deadline sweep", deadlines::sweep);
     this.readiness =
         new Readiness<>(
             () -> WritePath.open(config, client, http, topicSink, schemas, metrics, deadlines),
@@ -288,7 +279,7 @@ public final class PushService {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    housekeeping.shutdownNow();
+    housekeeping.close();
     if (path != null) {
       path.stop();
     }

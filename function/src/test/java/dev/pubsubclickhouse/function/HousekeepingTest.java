@@ -1,0 +1,45 @@
+package dev.pubsubclickhouse.function;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pubsubclickhouse.function.observability.JsonLog;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class HousekeepingTest {
+  private final ByteArrayOutputStream log = new ByteArrayOutputStream();
+
+  @AfterEach
+  void restoreLog() {
+    JsonLog.redirect(System.out);
+  }
+
+  @Test
+  void aTaskThatThrowsAnErrorRunsAgainAtItsNextInterval() throws Exception {
+    JsonLog.redirect(new PrintStream(log, true, StandardCharsets.UTF_8));
+    AtomicInteger runs = new AtomicInteger();
+    CountDownLatch ranAfterTheFailure = new CountDownLatch(2);
+    try (Housekeeping housekeeping = new Housekeeping()) {
+      housekeeping.every(
+          Duration.ofMillis(10),
+          "the sweep",
+          () -> {
+            if (runs.incrementAndGet() == 1) {
+              throw new OutOfMemoryError("Java heap space");
+            }
+            ranAfterTheFailure.countDown();
+          });
+      assertThat(ranAfterTheFailure.await(5, TimeUnit.SECONDS)).isTrue();
+    }
+    assertThat(log.toString(StandardCharsets.UTF_8))
+        .contains("the sweep failed; it runs again at its next interval")
+        .contains("OutOfMemoryError");
+  }
+}
