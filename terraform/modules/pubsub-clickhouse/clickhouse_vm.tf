@@ -184,6 +184,7 @@ resource "google_compute_instance" "clickhouse" {
       project_id       = var.project_id
       password_secret  = google_secret_manager_secret.clickhouse_password.secret_id
       clickhouse_user  = var.clickhouse_user
+      client_cidr      = data.google_compute_subnetwork.egress[0].ip_cidr_range
       tls_cert_secret  = local.clickhouse_vm_tls ? var.clickhouse_vm_tls_certificate_secret : ""
       tls_key_secret   = local.clickhouse_vm_tls ? var.clickhouse_vm_tls_private_key_secret : ""
       backup_bucket    = google_storage_bucket.clickhouse_backups[0].name

@@ -97,6 +97,13 @@ class TerraformConsoleTest {
         .doesNotContain("--password")
         .doesNotContain("Bearer $")
         .contains("BACKUP DATABASE")
+        // The user logs in from the Cloud Run egress range and the machine itself only, and the
+        // package's MySQL, PostgreSQL and interserver ports are closed.
+        .contains("<networks><ip>::1</ip><ip>127.0.0.1</ip><ip>10.8.0.0/26</ip></networks>")
+        .doesNotContain("::/0")
+        .contains("<mysql_port remove=\"1\"/>")
+        .contains("<postgresql_port remove=\"1\"/>")
+        .contains("<interserver_http_port remove=\"1\"/>")
         .contains("gs://the-backups/")
         .contains("OnCalendar=*-*-* 03:00:00 UTC")
         .contains("for database in realtime logs_db; do");
@@ -200,6 +207,7 @@ class TerraformConsoleTest {
     values.put("project_id", "the-project");
     values.put("password_secret", "the-password");
     values.put("clickhouse_user", "pipeline");
+    values.put("client_cidr", "10.8.0.0/26");
     values.put("tls_cert_secret", "the-cert");
     values.put("tls_key_secret", "the-key");
     values.put("backup_bucket", "the-backups");
