@@ -102,6 +102,7 @@ class ModuleLocalsTest {
     all.put("stub_google_secret_manager_secret_clickhouse_password", "{secret_id=\"password\"}");
     all.put("stub_google_storage_bucket_clickhouse_backups", "[{name=\"backups\"}]");
     all.put("stub_data_google_project_this", "{number=\"123\"}");
+    all.put("stub_data_google_compute_subnetwork_egress", "[{ip_cidr_range=\"10.8.0.0/26\"}]");
     all.putAll(variables);
     return evaluation.evaluate(expression, all);
   }
