@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pubsubclickhouse.core.encode.JsonPayloads;
 import dev.pubsubclickhouse.core.encode.PayloadRejectedException;
 import java.io.EOFException;
 import java.io.IOException;
@@ -16,8 +17,10 @@ import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.Collection;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.LogicalType;
 import org.apache.avro.LogicalTypes;
@@ -31,6 +34,7 @@ import org.apache.avro.generic.IndexedRecord;
 import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.Decoder;
 import org.apache.avro.io.DecoderFactory;
+import org.apache.avro.io.ResolvingDecoder;
 
 /**
  * Avro messages, binary or in Avro's JSON encoding, read with the topic's record schema: one
@@ -45,16 +49,23 @@ final class AvroFormat implements PayloadFormat {
   private static final DateTimeFormatter LOCAL_SECONDS =
       DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss");
 
+  /**
+   * Avro's classic reader: the fast one, Avro's default, has no hooks for MessageReader's checks.
+   */
+  private static final GenericData CLASSIC_READER = new GenericData().setFastReaderEnabled(false);
+
+  /** The types a row nests by, as JSON nests by objects and arrays. */
+  private static final Set<Schema.Type> NESTING =
+      EnumSet.of(Schema.Type.RECORD, Schema.Type.ARRAY, Schema.Type.MAP);
+
   private final String resource;
   private final Schema schema;
   private final boolean binary;
-  private final GenericDatumReader<Object> reader;
 
   private AvroFormat(String resource, Schema schema, boolean binary) {
     this.resource = resource;
     this.schema = schema;
     this.binary = binary;
-    this.reader = new GenericDatumReader<>(schema);
   }
 
   /**
@@ -79,6 +90,7 @@ final class AvroFormat implements PayloadFormat {
     Object datum;
     try {
       Decoder decoder;
+      MessageReader reader = new MessageReader();
       if (binary) {
         BinaryDecoder binaryDecoder = DecoderFactory.get().binaryDecoder(data, null);
         datum = reader.read(null, binaryDecoder);
@@ -100,6 +112,33 @@ final class AvroFormat implements PayloadFormat {
       throw new PayloadRejectedException(describe() + ": " + e);
     }
     return List.of(value(datum, schema));
+  }
+
+  /**
+   * Avro's reader for one message, refusing data nested deeper than JSON payloads may nest: the
+   * reader recurses per level, so deep data would overflow the stack.
+   */
+  private final class MessageReader extends GenericDatumReader<Object> {
+    private int depth;
+
+    MessageReader() {
+      super(schema, schema, CLASSIC_READER);
+    }
+
+    @Override
+    protected Object readWithoutConversion(Object old, Schema expected, ResolvingDecoder in)
+        throws IOException {
+      boolean nests = NESTING.contains(expected.getType());
+      if (nests && ++depth > JsonPayloads.MAX_NESTING_DEPTH) {
+        throw new AvroRuntimeException(
+            "nested deeper than " + JsonPayloads.MAX_NESTING_DEPTH + " levels");
+      }
+      Object value = super.readWithoutConversion(old, expected, in);
+      if (nests) {
+        depth--;
+      }
+      return value;
+    }
   }
 
   private String describe() {
