@@ -90,7 +90,7 @@ final class AvroFormat implements PayloadFormat {
     Object datum;
     try {
       Decoder decoder;
-      MessageReader reader = new MessageReader();
+      MessageReader reader = new MessageReader(data.length);
       if (binary) {
         BinaryDecoder binaryDecoder = DecoderFactory.get().binaryDecoder(data, null);
         datum = reader.read(null, binaryDecoder);
@@ -115,14 +115,20 @@ final class AvroFormat implements PayloadFormat {
   }
 
   /**
-   * Avro's reader for one message, refusing data nested deeper than JSON payloads may nest: the
-   * reader recurses per level, so deep data would overflow the stack.
+   * Avro's reader for one message, refusing what would cost more than the message's data is worth:
+   * nesting deeper than JSON payloads may nest (the reader recurses per level, so deep data would
+   * overflow the stack); more array and map items than the data has bytes (items of null or of an
+   * empty record take no bytes, so six bytes could claim 200,000,000 of them).
    */
   private final class MessageReader extends GenericDatumReader<Object> {
+    private final int dataBytes;
+    private long itemsLeft;
     private int depth;
 
-    MessageReader() {
+    MessageReader(int dataBytes) {
       super(schema, schema, CLASSIC_READER);
+      this.dataBytes = dataBytes;
+      this.itemsLeft = dataBytes;
     }
 
     @Override
@@ -138,6 +144,40 @@ final class AvroFormat implements PayloadFormat {
         depth--;
       }
       return value;
+    }
+
+    @Override
+    protected Object newArray(Object old, int size, Schema schema) {
+      mayHold(size);
+      return super.newArray(old, size, schema);
+    }
+
+    @Override
+    protected void addToArray(Object array, long pos, Object e) {
+      mayHold(1);
+      itemsLeft--;
+      super.addToArray(array, pos, e);
+    }
+
+    @Override
+    protected Object newMap(Object old, int size) {
+      mayHold(size);
+      return super.newMap(old, size);
+    }
+
+    @Override
+    protected void addToMap(Object map, Object key, Object value) {
+      mayHold(1);
+      itemsLeft--;
+      super.addToMap(map, key, value);
+    }
+
+    /** Checked before a block is sized, so that its count cannot allocate more than the data. */
+    private void mayHold(long items) {
+      if (items > itemsLeft) {
+        throw new AvroRuntimeException(
+            "its arrays and maps claim more items than its " + dataBytes + " bytes hold");
+      }
     }
   }
 

@@ -14,6 +14,11 @@ class AvroFormatTest {
       {"type":"record","name":"Node","fields":[
         {"name":"v","type":"int"},{"name":"next","type":["null","Node"]}]}""";
 
+  private static AvroFormat binary(String fields) {
+    return AvroFormat.of(
+        "s", "{\"type\":\"record\",\"name\":\"R\",\"fields\":[" + fields + "]}", true);
+  }
+
   private static byte[] hex(String bytes) {
     return HexFormat.ofDelimiter(" ").parseHex(bytes);
   }
@@ -50,5 +55,31 @@ class AvroFormatTest {
         "data does not decode as Avro (binary) of schema s: nested deeper than 200 levels";
     assertThat(rejection(format, nodes(limit + 1))).isEqualTo(deeper);
     assertThat(rejection(format, nodes(5_000))).as("no StackOverflowError").isEqualTo(deeper);
+  }
+
+  @Test
+  void arraysAndMapsClaimingMoreItemsThanTheDataHasBytesAreRejected() throws Exception {
+    AvroFormat nulls = binary("{\"name\":\"a\",\"type\":{\"type\":\"array\",\"items\":\"null\"}}");
+    assertThat(nulls.rows(hex("04 00")).get(0).toString()).isEqualTo("{\"a\":[null,null]}");
+    String reason =
+        "data does not decode as Avro (binary) of schema s: its arrays and maps claim"
+            + " more items than its %d bytes hold";
+    assertThat(rejection(nulls, hex("80 88 DE BE 01 00")))
+        .as("200,000,000 nulls in one block: no OutOfMemoryError")
+        .isEqualTo(reason.formatted(6));
+    assertThat(rejection(nulls, hex("0A 0A 0A 00")))
+        .as("blocks of 5")
+        .isEqualTo(reason.formatted(4));
+    assertThat(
+            rejection(
+                binary("{\"name\":\"a\",\"type\":{\"type\":\"array\",\"items\":\"int\"}}"),
+                hex("80 88 DE BE 01 00")))
+        .as("not sized for 200,000,000 ints")
+        .isEqualTo(reason.formatted(6));
+    assertThat(
+            rejection(
+                binary("{\"name\":\"m\",\"type\":{\"type\":\"map\",\"values\":\"null\"}}"),
+                hex("80 88 DE BE 01 02 61 00")))
+        .isEqualTo(reason.formatted(8));
   }
 }
