@@ -11,7 +11,6 @@ import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -35,6 +34,7 @@ import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.Decoder;
 import org.apache.avro.io.DecoderFactory;
 import org.apache.avro.io.ResolvingDecoder;
+import org.apache.avro.util.Utf8;
 
 /**
  * Avro messages, binary or in Avro's JSON encoding, read with the topic's record schema: one
@@ -89,18 +89,19 @@ final class AvroFormat implements PayloadFormat {
   public List<JsonNode> rows(byte[] data) throws PayloadRejectedException {
     Object datum;
     try {
-      Decoder decoder;
       MessageReader reader = new MessageReader(data.length);
       if (binary) {
-        BinaryDecoder binaryDecoder = DecoderFactory.get().binaryDecoder(data, null);
-        datum = reader.read(null, binaryDecoder);
-        if (!binaryDecoder.isEnd()) {
+        BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(data, null);
+        datum = reader.read(null, decoder);
+        if (!decoder.isEnd()) {
           throw new PayloadRejectedException(describe() + ": bytes left after the record");
         }
       } else {
-        decoder =
-            DecoderFactory.get().jsonDecoder(schema, new String(data, StandardCharsets.UTF_8));
-        datum = reader.read(null, decoder);
+        String text =
+            StrictUtf8.decode(data, data.length)
+                .orElseThrow(
+                    () -> new PayloadRejectedException(describe() + ": the data is not UTF-8"));
+        datum = reader.read(null, DecoderFactory.get().jsonDecoder(schema, text));
       }
     } catch (EOFException e) {
       throw new PayloadRejectedException(describe() + ": the data ends inside the record");
@@ -115,15 +116,17 @@ final class AvroFormat implements PayloadFormat {
   }
 
   /**
-   * Avro's reader for one message, refusing what would cost more than the message's data is worth:
-   * nesting deeper than JSON payloads may nest (the reader recurses per level, so deep data would
-   * overflow the stack); more array and map items than the data has bytes (items of null or of an
-   * empty record take no bytes, so six bytes could claim 200,000,000 of them).
+   * Avro's reader for one message, refusing what would cost more than the message's data is worth
+   * or alter its text: nesting deeper than JSON payloads may nest (the reader recurses per level,
+   * so deep data would overflow the stack); more array and map items than the data has bytes (items
+   * of null or of an empty record take no bytes, so six bytes could claim 200,000,000 of them);
+   * binary strings that are not UTF-8 (Avro would replace their bytes with U+FFFD).
    */
   private final class MessageReader extends GenericDatumReader<Object> {
     private final int dataBytes;
     private long itemsLeft;
     private int depth;
+    private String field;
 
     MessageReader(int dataBytes) {
       super(schema, schema, CLASSIC_READER);
@@ -144,6 +147,16 @@ final class AvroFormat implements PayloadFormat {
         depth--;
       }
       return value;
+    }
+
+    @Override
+    protected void readField(
+        Object record, Schema.Field f, Object old, ResolvingDecoder in, Object state)
+        throws IOException {
+      String outer = field;
+      field = f.name();
+      super.readField(record, f, old, in, state);
+      field = outer;
     }
 
     @Override
@@ -179,6 +192,23 @@ final class AvroFormat implements PayloadFormat {
             "its arrays and maps claim more items than its " + dataBytes + " bytes hold");
       }
     }
+
+    /**
+     * Binary strings decoded strictly. JSON ones as parsed, since the text was checked whole: their
+     * Utf8 bytes would hold '?' for a lone surrogate escape, which the row encoder refuses as it
+     * is.
+     */
+    @Override
+    protected Object readString(Object old, Schema expected, Decoder in) throws IOException {
+      if (!binary) {
+        return in.readString();
+      }
+      Utf8 text = in.readString(null);
+      return StrictUtf8.decode(text.getBytes(), text.getByteLength())
+          .orElseThrow(
+              () ->
+                  new AvroRuntimeException("field " + field + " holds a string that is not UTF-8"));
+    }
   }
 
   private String describe() {
@@ -204,7 +234,7 @@ final class AvroFormat implements PayloadFormat {
       case DOUBLE:
         return NODES.numberNode((Double) value);
       case STRING:
-        return NODES.textNode(value.toString());
+        return NODES.textNode((String) value);
       case ENUM:
         return NODES.textNode(((GenericEnumSymbol<?>) value).toString());
       case BYTES:
@@ -220,7 +250,7 @@ final class AvroFormat implements PayloadFormat {
       case MAP:
         ObjectNode map = NODES.objectNode();
         for (Map.Entry<?, ?> entry : ((Map<?, ?>) value).entrySet()) {
-          map.set(entry.getKey().toString(), value(entry.getValue(), schema.getValueType()));
+          map.set((String) entry.getKey(), value(entry.getValue(), schema.getValueType()));
         }
         return map;
       case RECORD:

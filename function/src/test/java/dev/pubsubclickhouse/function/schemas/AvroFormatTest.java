@@ -82,4 +82,43 @@ class AvroFormatTest {
                 hex("80 88 DE BE 01 02 61 00")))
         .isEqualTo(reason.formatted(8));
   }
+
+  @Test
+  void stringsThatAreNotUtf8AreRejectedNamingTheFieldAndBytesAreKeptAsTheyAre() throws Exception {
+    String prefix = "data does not decode as Avro (binary) of schema s: ";
+    assertThat(rejection(binary("{\"name\":\"s\",\"type\":\"string\"}"), hex("06 FF FE 41")))
+        .isEqualTo(prefix + "field s holds a string that is not UTF-8");
+    assertThat(
+            rejection(
+                binary(
+                    "{\"name\":\"s\",\"type\":{\"type\":\"string\",\"avro.java.string\":\"String\"}}"),
+                hex("02 C3")))
+        .isEqualTo(prefix + "field s holds a string that is not UTF-8");
+    assertThat(
+            rejection(
+                binary("{\"name\":\"m\",\"type\":{\"type\":\"map\",\"values\":\"int\"}}"),
+                hex("02 02 FF 00 00")))
+        .isEqualTo(prefix + "field m holds a string that is not UTF-8");
+    assertThat(
+            binary("{\"name\":\"b\",\"type\":\"bytes\"}")
+                .rows(hex("06 FF FE 41"))
+                .get(0)
+                .get("b")
+                .binaryValue())
+        .isEqualTo(hex("FF FE 41"));
+  }
+
+  @Test
+  void jsonEncodedDataThatIsNotUtf8IsRejectedAndALoneSurrogateIsLeftForTheEncoderToRefuse()
+      throws Exception {
+    AvroFormat format =
+        AvroFormat.of(
+            "s",
+            "{\"type\":\"record\",\"name\":\"R\",\"fields\":[{\"name\":\"s\",\"type\":\"string\"}]}",
+            false);
+    assertThat(rejection(format, hex("7B 22 73 22 3A 22 C3 28 22 7D")))
+        .isEqualTo("data does not decode as Avro (JSON) of schema s: the data is not UTF-8");
+    assertThat(format.rows("{\"s\":\"\\ud800\"}".getBytes()).get(0).get("s").textValue())
+        .isEqualTo("\ud800");
+  }
 }
