@@ -56,10 +56,21 @@ final class ProtoDefinitions {
         throw new IllegalArgumentException(
             "imports are not supported (Pub/Sub schemas have none): " + proto.getDependencyList());
       }
-      return FileDescriptor.buildFrom(proto, new FileDescriptor[0]);
+      return FileDescriptor.buildFrom(checkingUtf8(proto), new FileDescriptor[0]);
     } catch (InvalidProtocolBufferException | DescriptorValidationException e) {
       throw new IllegalArgumentException("not a valid .proto: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * The file with {@code java_string_check_utf8}, so that binary data refuses a string field that
+   * is not UTF-8 in proto2 too (as proto3 does), where protobuf-java would replace its bytes with
+   * U+FFFD.
+   */
+  private static FileDescriptorProto checkingUtf8(FileDescriptorProto proto) {
+    return proto.toBuilder()
+        .setOptions(proto.getOptions().toBuilder().setJavaStringCheckUtf8(true))
+        .build();
   }
 
   /** The text parsed and linked by Wire, as FileDescriptorProto bytes. */

@@ -14,7 +14,6 @@ import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
 import dev.pubsubclickhouse.core.encode.PayloadRejectedException;
 import java.math.BigInteger;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
@@ -54,8 +53,12 @@ final class ProtobufFormat implements PayloadFormat {
       if (binary) {
         message = DynamicMessage.parseFrom(type, data);
       } else {
+        String text =
+            StrictUtf8.decode(data, data.length)
+                .orElseThrow(
+                    () -> new PayloadRejectedException(describe() + ": the data is not UTF-8"));
         DynamicMessage.Builder builder = DynamicMessage.newBuilder(type);
-        JSON.merge(new String(data, StandardCharsets.UTF_8), builder);
+        JSON.merge(text, builder);
         message = builder.build();
       }
     } catch (InvalidProtocolBufferException e) {
