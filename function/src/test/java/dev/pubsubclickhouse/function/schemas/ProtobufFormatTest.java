@@ -3,6 +3,7 @@ package dev.pubsubclickhouse.function.schemas;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pubsubclickhouse.core.encode.PayloadRejectedException;
+import java.io.ByteArrayOutputStream;
 import java.util.HexFormat;
 import org.junit.jupiter.api.Test;
 
@@ -18,6 +19,45 @@ class ProtobufFormatTest {
       return e.getMessage();
     }
     throw new AssertionError("accepted " + data.length + " bytes");
+  }
+
+  /** {@code levels} Ms each in the field next of the one before, binary. */
+  private static byte[] nestedBinary(int levels) {
+    byte[] data = new byte[0];
+    for (int i = 1; i < levels; i++) {
+      ByteArrayOutputStream outer = new ByteArrayOutputStream();
+      outer.write(0x0A);
+      for (int length = data.length; ; length >>>= 7) {
+        if (length < 0x80) {
+          outer.write(length);
+          break;
+        }
+        outer.write(length & 0x7F | 0x80);
+      }
+      outer.writeBytes(data);
+      data = outer.toByteArray();
+    }
+    return data;
+  }
+
+  private static byte[] nestedJson(int levels) {
+    return ("{\"next\":".repeat(levels - 1) + "{}" + "}".repeat(levels - 1)).getBytes();
+  }
+
+  @Test
+  void messagesNestedDeeperThanTheParsersAllowAreRejectedInBothEncodings() {
+    String definition = "syntax = \"proto3\";\nmessage M { M next = 1; }";
+    assertThat(rejection(ProtobufFormat.of("s", definition, true), nestedBinary(5_000)))
+        .isEqualTo(
+            "data does not decode as Protocol Buffers (binary) message M of schema s: Protocol"
+                + " message had too many levels of nesting.  May be malicious.  Use"
+                + " setRecursionLimit() to increase the recursion depth limit.");
+    ProtobufFormat json = ProtobufFormat.of("s", definition, false);
+    String prefix = "data does not decode as Protocol Buffers (JSON) message M of schema s: ";
+    assertThat(rejection(json, nestedJson(150))).isEqualTo(prefix + "Hit recursion limit.");
+    assertThat(rejection(json, nestedJson(5_000)))
+        .startsWith(
+            prefix + "com.google.gson.stream.MalformedJsonException: Nesting limit 255 reached");
   }
 
   @Test
