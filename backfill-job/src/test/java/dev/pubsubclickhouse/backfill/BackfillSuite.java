@@ -1086,6 +1086,37 @@ abstract class BackfillSuite {
   }
 
   /**
+   * A view's definition, and so its last-modified time, stays the same while the rows under it
+   * change: a new execution reads it again in full, not on from the earlier execution's positions.
+   */
+  @Test
+  void aNewExecutionOfAViewReadsItAgainInFull() {
+    idTables("view_rerun", 10, "");
+    FakeBigQuery.Table view = bigQuery.table("ds", "view_rerun");
+    view.type = "VIEW";
+    String[] args = {
+      "--inputTableSpec=" + PROJECT + ":ds.view_rerun",
+      "--clickHouseTable=view_rerun",
+      "--pageRows=4"
+    };
+    Map<String, String> env = environment();
+    env.put("CLOUD_RUN_EXECUTION", "view-1");
+    JobRun first = JobRun.of(env, args);
+    assertThat(first.exitCode()).as(first.output()).isZero();
+    db.execute("TRUNCATE TABLE view_rerun");
+    for (int i = 104; i >= 100; i--) {
+      view.rows.add(0, row(Integer.toString(i)));
+    }
+
+    env.put("CLOUD_RUN_EXECUTION", "view-2");
+    JobRun second = JobRun.of(env, args);
+
+    assertThat(second.exitCode()).as(second.output()).isZero();
+    assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM view_rerun ORDER BY id)"))
+        .isEqualTo("[0,1,2,3,4,5,6,7,8,9,100,101,102,103,104]");
+  }
+
+  /**
    * The first execution fails part way for good (its retries used up); a new execution with the
    * same parameters writes the rest, and nothing twice.
    */

@@ -154,12 +154,18 @@ public final class SourceResolver {
         TableSpec.format(id)
             + result.snapshotTime().map(t -> " as of " + t).orElse("")
             + where.map(w -> " where " + w).orElse("");
+    // A view's last-modified time is its definition's: the rows under it change without it, so
+    // each execution's query of it is content of its own.
+    String identity =
+        table.readableAsTable()
+            ? "table:" + TableSpec.format(id) + "@" + pinnedVersion
+            : "view:" + TableSpec.format(id) + "@" + ran.job().getJobId().getJob();
     return new Source(
         description,
         result.table(),
         result.schema(),
         result.totalRows(),
-        "table:" + TableSpec.format(id) + "@" + pinnedVersion + where.map(w -> "|" + w).orElse(""),
+        identity + where.map(w -> "|" + w).orElse(""),
         result.snapshotTime());
   }
 
