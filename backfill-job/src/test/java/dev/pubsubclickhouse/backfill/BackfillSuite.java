@@ -1117,6 +1117,34 @@ abstract class BackfillSuite {
   }
 
   /**
+   * BigQuery answers a query it ran before from its cache, with the earlier job's result table: a
+   * new execution of the query still reads that result in full.
+   */
+  @Test
+  void aNewExecutionOfAQueryAnsweredFromTheCacheReadsItAgainInFull() {
+    String sql = "SELECT id FROM `test-project.ds.cached` WHERE id < 10";
+    bigQuery.queryResult(sql, "_anon", "cached_result");
+    FakeBigQuery.Table result = bigQuery.table("_anon", "cached_result", fields("id INTEGER"));
+    for (int i = 0; i < 10; i++) {
+      result.rows.add(row(Integer.toString(i)));
+    }
+    db.execute("CREATE TABLE cached (id UInt32) ENGINE = MergeTree ORDER BY id");
+    Map<String, String> env = environment();
+    env.put("QUERY", sql);
+    env.put("CLOUD_RUN_EXECUTION", "cached-1");
+    JobRun first = JobRun.of(env, "--clickHouseTable=cached", "--pageRows=4");
+    assertThat(first.exitCode()).as(first.output()).isZero();
+    db.execute("TRUNCATE TABLE cached");
+
+    env.put("CLOUD_RUN_EXECUTION", "cached-2");
+    JobRun second = JobRun.of(env, "--clickHouseTable=cached", "--pageRows=4");
+
+    assertThat(second.exitCode()).as(second.output()).isZero();
+    assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM cached ORDER BY id)"))
+        .isEqualTo(ids(0, 10));
+  }
+
+  /**
    * The first execution fails part way for good (its retries used up); a new execution with the
    * same parameters writes the rest, and nothing twice.
    */

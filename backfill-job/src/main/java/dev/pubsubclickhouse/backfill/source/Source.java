@@ -12,9 +12,9 @@ import java.util.Optional;
  * @param description for logs: the table spec, or "query" with its job id
  * @param table the table whose rows are listed
  * @param totalRows rows in it at start; the tasks share [0, totalRows)
- * @param fingerprint identifies this exact content: the table and its last modification. Two runs
- *     with the same fingerprint read the same rows in the same order, so their pages (and
- *     deduplication tokens and checkpoints) line up.
+ * @param fingerprint identifies this exact content: a table and its last modification; a view or a
+ *     query, the execution's query job. Two runs with the same fingerprint read the same rows in
+ *     the same order, so their pages (and deduplication tokens and checkpoints) line up.
  * @param snapshotTime the time the rows are as of, when the source was read as of a time
  */
 public record Source(

@@ -275,7 +275,9 @@ public final class SourceResolver {
             result,
             definition.getSchema(),
             rows(definition.getNumRows()),
-            "query:" + TableSpec.format(result) + "@" + table.getLastModifiedTime(),
+            // BigQuery answers a query it ran before from its cache, with the same result table:
+            // only the job, one per execution, tells two executions' results apart.
+            "query:" + TableSpec.format(result) + "@" + jobId.getJob(),
             snapshot));
   }
 
