@@ -201,6 +201,29 @@ abstract class BackfillSuite {
                 + "\t[1,2,3]\t(7,'seven')\trawbytes\t{\"k\":[1,2]}\tPOINT(1 2)\t12:34:56.500000\t\\N");
   }
 
+  /** The column plan calls FLOAT64 into Float64 or Float32 exact: infinities included. */
+  @Test
+  void anInfiniteFloat64ArrivesAsInfinity() {
+    FakeBigQuery.Table floats =
+        bigQuery.table("ds", "floats", fields("id INTEGER", "f64 FLOAT", "f32 FLOAT"));
+    floats.rows.add(row("1", "Infinity", "Infinity"));
+    floats.rows.add(row("2", "-Infinity", "-Infinity"));
+    floats.rows.add(row("3", "1.5", "1.5"));
+    db.execute(
+        "CREATE TABLE floats (id UInt32, f64 Float64, f32 Float32) ENGINE = MergeTree ORDER BY id");
+
+    JobRun run =
+        JobRun.of(
+            environment(),
+            "--inputTableSpec=" + PROJECT + ":ds.floats",
+            "--clickHouseTable=floats");
+
+    assertThat(run.exitCode()).as(run.output()).isZero();
+    assertThat(
+            db.query("SELECT groupArray((id, f64, f32)) FROM (SELECT * FROM floats ORDER BY id)"))
+        .isEqualTo("[(1,inf,inf),(2,-inf,-inf),(3,1.5,1.5)]");
+  }
+
   @Test
   void aJsonFieldFillsAJsonColumn() {
     bigQuery

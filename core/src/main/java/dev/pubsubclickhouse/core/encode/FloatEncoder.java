@@ -7,7 +7,7 @@ import java.util.Locale;
  * Float32 and Float64 from a number or a numeric string: decimal text, rounded to the nearest value
  * of the type, or NaN and infinities by name ("NaN", "nan", "Infinity", "-inf", any case), as
  * ClickHouse reads them. A finite number that overflows the type rejects rather than becoming
- * infinity.
+ * infinity; a double that is infinite already is written as infinity.
  */
 final class FloatEncoder implements ValueEncoder {
   private final boolean single;
@@ -27,15 +27,17 @@ final class FloatEncoder implements ValueEncoder {
           "expected a number or a numeric string, got " + NumericValues.kind(value));
     }
     boolean exact = value.isBigDecimal() || value.isBigInteger();
+    // A double that is infinite already (BigQuery's FLOAT64, Avro's double) stays infinite.
+    boolean infinite = !exact && Double.isInfinite(value.doubleValue());
     if (single) {
       float f = exact ? value.decimalValue().floatValue() : value.floatValue();
-      if (Float.isInfinite(f)) {
+      if (Float.isInfinite(f) && !infinite) {
         throw new ValueRejectedException("out of range for Float32");
       }
       out.writeIntLE(Float.floatToRawIntBits(f));
     } else {
       double d = exact ? value.decimalValue().doubleValue() : value.doubleValue();
-      if (Double.isInfinite(d)) {
+      if (Double.isInfinite(d) && !infinite) {
         throw new ValueRejectedException("out of range for Float64");
       }
       out.writeLongLE(Double.doubleToRawLongBits(d));

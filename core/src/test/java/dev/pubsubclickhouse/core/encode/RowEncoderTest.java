@@ -6,6 +6,7 @@ import static dev.pubsubclickhouse.core.encode.Rows.schema;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.pubsubclickhouse.core.schema.ColumnDefinition;
 import dev.pubsubclickhouse.core.schema.DefaultKind;
 import org.junit.jupiter.api.Test;
@@ -303,6 +304,36 @@ class RowEncoderTest {
   void floatsReadNamesAndNumbersAsClickHouseDoes(String value, double expected) throws Exception {
     assertThat(valueBytes("Float64", value))
         .containsExactly(littleEndian(Double.doubleToRawLongBits(expected), 8));
+  }
+
+  /**
+   * A double that is already infinite (BigQuery's FLOAT64, Avro's double) is stored as infinity, as
+   * ClickHouse stores it; only a finite value the type cannot hold rejects.
+   */
+  @ParameterizedTest(name = "{0} keeps {1}")
+  @CsvSource({
+    "Float64, Infinity, 7FF0000000000000",
+    "Float64, -Infinity, FFF0000000000000",
+    "Float32, Infinity, 7F800000",
+    "Float32, -Infinity, FF800000",
+  })
+  void anInfiniteDoubleIsStoredAsInfinity(String type, double value, String bits) throws Exception {
+    RowBinaryOutput out = new RowBinaryOutput();
+    oneColumn(type).encode(JsonNodeFactory.instance.objectNode().put("v", value), out);
+    byte[] row = out.toByteArray();
+    int width = type.equals("Float32") ? 4 : 8;
+    assertThat(java.util.Arrays.copyOfRange(row, 1, row.length))
+        .containsExactly(littleEndian(Long.parseUnsignedLong(bits, 16), width));
+  }
+
+  @Test
+  void aFiniteDoubleBeyondFloat32Rejects() {
+    RowBinaryOutput out = new RowBinaryOutput();
+    assertThatThrownBy(
+            () ->
+                oneColumn("Float32")
+                    .encode(JsonNodeFactory.instance.objectNode().put("v", 1e39), out))
+        .hasMessage("column 'v' (Float32) rejects 1.0E39: out of range for Float32");
   }
 
   /** Cutting 1e-999999999 to a few places once computed 10^999999999: hours for one value. */
