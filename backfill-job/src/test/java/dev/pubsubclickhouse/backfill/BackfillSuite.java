@@ -955,6 +955,37 @@ abstract class BackfillSuite {
   }
 
   /**
+   * A NULLABLE STRUCT holding a STRUCT and an ARRAY (GA4's device.web_info): the column's DEFAULT,
+   * which stands for a NULL struct, is a tuple of its elements' empty values, nested alike.
+   */
+  @Test
+  void createTableMakesANullableStructOfAStructAndANullStructIsItsDefault() {
+    ArrayNode device = fields("category STRING", "tags STRING REPEATED");
+    device.add(FakeBigQuery.field("web_info", "RECORD", "NULLABLE", fields("browser STRING")));
+    ArrayNode fields = fields("id INTEGER REQUIRED");
+    fields.add(FakeBigQuery.field("device", "RECORD", "NULLABLE", device));
+    FakeBigQuery.Table source = bigQuery.table("ds", "nested", fields);
+    source.rows.add(row("1", record("desktop", List.of("a", "b"), record("Chrome"))));
+    source.rows.add(row("2", null));
+    String[] args = {
+      "--inputTableSpec=" + PROJECT + ":ds.nested", "--clickHouseTable=nested", "--createTable"
+    };
+
+    JobRun dryRun = JobRun.of(environment(), args[0], args[1], args[2], "--dryRun");
+    JobRun run = JobRun.of(environment(), args);
+
+    assertThat(dryRun.exitCode()).as(dryRun.output()).isZero();
+    assertThat(dryRun.out())
+        .contains(
+            "    `device` Tuple(category Nullable(String), tags Array(String),"
+                + " web_info Tuple(browser Nullable(String)))"
+                + " DEFAULT tuple(NULL, [], tuple(NULL))\n");
+    assertThat(run.exitCode()).as(run.output()).isZero();
+    assertThat(db.query("SELECT * FROM nested ORDER BY id FORMAT TSV"))
+        .isEqualTo("1\t('desktop',['a','b'],('Chrome'))\n2\t(NULL,[],(NULL))");
+  }
+
+  /**
    * A run dead-letters rows the table refuses (a value too large for its column, a constraint); the
    * user widens the column and drops the constraint, and runs again: the second execution writes
    * exactly the rows refused before, once, and the dead letters are not written again; a third,

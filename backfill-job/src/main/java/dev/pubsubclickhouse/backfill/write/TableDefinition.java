@@ -19,9 +19,9 @@ import java.util.Optional;
  * DateTime64(6), TIMESTAMP DateTime64(6, 'UTC'), STRING, BYTES, JSON, GEOGRAPHY, TIME, INTERVAL and
  * RANGE String, ARRAY Array, STRUCT a named Tuple); NULLABLE fields are Nullable, except arrays and
  * structs, which ClickHouse does not make Nullable by default (a NULL array is empty; a NULL struct
- * takes the column's DEFAULT, a tuple of NULLs). A MergeTree ordered by the user's ORDER BY, or by
- * the first REQUIRED time field, else the first REQUIRED INT64 or STRING field, else {@code
- * tuple()}.
+ * takes the column's DEFAULT, a tuple of NULLs, empty arrays and such tuples). A MergeTree ordered
+ * by the user's ORDER BY, or by the first REQUIRED time field, else the first REQUIRED INT64 or
+ * STRING field, else {@code tuple()}.
  */
 public final class TableDefinition {
   private TableDefinition() {}
@@ -77,17 +77,32 @@ public final class TableDefinition {
 
   /**
    * A NULLABLE STRUCT's column is a Tuple, which ClickHouse does not make Nullable by default: its
-   * DEFAULT, the tuple of NULLs, stands for a NULL struct.
+   * DEFAULT, the tuple of its elements' empty values, stands for a NULL struct.
    */
   private static Optional<String> nullStruct(Field field) {
     boolean nullable = field.getMode() == null || field.getMode() == Field.Mode.NULLABLE;
     if (!nullable || field.getType().getStandardType() != StandardSQLTypeName.STRUCT) {
       return Optional.empty();
     }
-    return Optional.of(
-        "tuple("
-            + String.join(", ", java.util.Collections.nCopies(field.getSubFields().size(), "NULL"))
-            + ")");
+    return Optional.of(emptyValue(field));
+  }
+
+  /**
+   * A struct element's value in a NULL struct, as {@link #struct} types it: an empty array, a tuple
+   * of its own elements' empty values, else NULL.
+   */
+  private static String emptyValue(Field field) {
+    if (field.getMode() == Field.Mode.REPEATED) {
+      return "[]";
+    }
+    if (field.getType().getStandardType() != StandardSQLTypeName.STRUCT) {
+      return "NULL";
+    }
+    List<String> elements = new ArrayList<>();
+    for (Field element : field.getSubFields()) {
+      elements.add(emptyValue(element));
+    }
+    return "tuple(" + String.join(", ", elements) + ")";
   }
 
   private static String valueType(Field field) {
