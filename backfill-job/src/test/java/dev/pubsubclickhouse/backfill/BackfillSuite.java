@@ -985,6 +985,33 @@ abstract class BackfillSuite {
         .isEqualTo("1\t('desktop',['a','b'],('Chrome'))\n2\t(NULL,[],(NULL))");
   }
 
+  /** A NULL struct inside a struct, REQUIRED or not, arrives as the tuple of its leaves' NULLs. */
+  @Test
+  void aNullStructInsideAStructArrivesAsATupleOfNulls() {
+    ArrayNode fields = fields("id INTEGER REQUIRED");
+    ArrayNode geo = fields("city STRING");
+    geo.add(FakeBigQuery.field("region", "RECORD", "NULLABLE", fields("name STRING")));
+    fields.add(FakeBigQuery.field("geo", "RECORD", "REQUIRED", geo));
+    ArrayNode device = fields("category STRING");
+    device.add(FakeBigQuery.field("web_info", "RECORD", "NULLABLE", fields("browser STRING")));
+    fields.add(FakeBigQuery.field("device", "RECORD", "NULLABLE", device));
+    FakeBigQuery.Table source = bigQuery.table("ds", "inner_null", fields);
+    source.rows.add(row("1", record("Paris", record("IDF")), record("desktop", record("Chrome"))));
+    source.rows.add(row("2", record("Oslo", null), record("mobile", null)));
+
+    JobRun run =
+        JobRun.of(
+            environment(),
+            "--inputTableSpec=" + PROJECT + ":ds.inner_null",
+            "--clickHouseTable=inner_null",
+            "--createTable");
+
+    assertThat(run.exitCode()).as(run.output()).isZero();
+    assertThat(db.query("SELECT * FROM inner_null ORDER BY id FORMAT TSV"))
+        .isEqualTo(
+            "1\t('Paris',('IDF'))\t('desktop',('Chrome'))\n2\t('Oslo',(NULL))\t('mobile',(NULL))");
+  }
+
   /**
    * A run dead-letters rows the table refuses (a value too large for its column, a constraint); the
    * user widens the column and drops the constraint, and runs again: the second execution writes

@@ -144,11 +144,27 @@ public enum TypeFit {
         elementFit = element.isNullable() ? EXACT : INCOMPATIBLE;
       } else {
         elementFit = of(sub, element);
+        if (nullStruct(sub) && elementFit == EXACT && !takesNull(element)) {
+          // A NULL struct is the tuple of its elements' NULLs: some rows may not fit.
+          elementFit = CHECKED;
+        }
       }
       if (elementFit.ordinal() > fit.ordinal()) {
         fit = elementFit;
       }
     }
     return fit;
+  }
+
+  private static boolean nullStruct(Field field) {
+    return field.getType().getStandardType() == StandardSQLTypeName.STRUCT
+        && (field.getMode() == null || field.getMode() == Field.Mode.NULLABLE);
+  }
+
+  /** Whether NULL fits the column: Nullable, or a Tuple of such. */
+  private static boolean takesNull(ClickHouseColumn column) {
+    return column.isNullable()
+        || (column.getDataType() == ClickHouseDataType.Tuple
+            && column.getNestedColumns().stream().allMatch(TypeFit::takesNull));
   }
 }

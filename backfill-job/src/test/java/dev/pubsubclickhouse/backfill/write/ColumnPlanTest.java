@@ -35,6 +35,19 @@ class ColumnPlanTest {
     assertThat(fit(id, "Array(Int64)")).isEqualTo(TypeFit.INCOMPATIBLE);
   }
 
+  /**
+   * A NULL inner struct is the tuple of its elements' NULLs: exact only where they all take NULL.
+   */
+  @Test
+  void aNullableStructInsideAStructIsExactOnlyWhenItsTupleTakesNull() {
+    Field inner =
+        Field.of("inner", StandardSQLTypeName.STRUCT, Field.of("x", StandardSQLTypeName.INT64));
+    Field outer = Field.of("outer", StandardSQLTypeName.STRUCT, inner);
+    assertThat(fit(outer, "Tuple(inner Tuple(x Nullable(Int64)))")).isEqualTo(TypeFit.EXACT);
+    assertThat(fit(outer, "Tuple(inner Tuple(x Int64))")).isEqualTo(TypeFit.CHECKED);
+    assertThat(fit(outer, "Tuple(inner Tuple(x Array(Int64)))")).isEqualTo(TypeFit.INCOMPATIBLE);
+  }
+
   @Test
   void theDesignsPairsFitAndOthersDoNot() {
     assertThat(fit(field("n", StandardSQLTypeName.NUMERIC), "Decimal(38, 9)"))

@@ -6,7 +6,7 @@ import java.util.List;
 
 /**
  * Tuple(...) from a JSON array (by position) or, for a named tuple, from an object (by name; a
- * missing element is NULL when its type is Nullable).
+ * missing element is NULL when its type is Nullable) or null (every element NULL).
  */
 final class TupleEncoder implements ValueEncoder {
   private final List<ValueEncoder> elements;
@@ -28,7 +28,9 @@ final class TupleEncoder implements ValueEncoder {
       for (int i = 0; i < elements.size(); i++) {
         encodeElement(i, value.get(i), out);
       }
-    } else if (value.isObject() && names != null) {
+    } else if ((value.isObject() || value.isNull()) && names != null) {
+      // A NULL tuple inside a value (a NULL struct in a struct) is the tuple of its elements'
+      // NULLs, as the column's DEFAULT stands for a NULL struct at the top.
       for (int i = 0; i < elements.size(); i++) {
         JsonNode element = value.get(names.get(i));
         encodeElement(i, element == null ? NullNode.getInstance() : element, out);

@@ -336,6 +336,24 @@ class RowEncoderTest {
         .hasMessage("column 'v' (Float32) rejects 1.0E39: out of range for Float32");
   }
 
+  /** A NULL struct inside a struct: the tuple of its elements' NULLs, as its DEFAULT would be. */
+  @Test
+  void aNullTupleInsideATupleIsTheTupleOfItsElementsNulls() throws Exception {
+    assertThat(
+            valueBytes(
+                "Tuple(a Nullable(Int32), b Tuple(c Nullable(String), d Tuple(e Nullable(Int8))))",
+                "{\"a\":1,\"b\":null}"))
+        .containsExactly(0, 1, 0, 0, 0, 1, 1);
+  }
+
+  @Test
+  void aNullTupleWhoseElementsTakeNoNullRejects() {
+    assertThat(rejection("Tuple(b Tuple(c Nullable(String), n Int32))", "{\"b\":null}"))
+        .isEqualTo(
+            "column 'v' (Tuple(b Tuple(c Nullable(String), n Int32))) rejects an object with 1 fields {\"b\":null}:"
+                + " element b: element n: expected a number or a numeric string, got null");
+  }
+
   /** Cutting 1e-999999999 to a few places once computed 10^999999999: hours for one value. */
   @ParameterizedTest(name = "{0} reads {1} at once")
   @CsvSource(
