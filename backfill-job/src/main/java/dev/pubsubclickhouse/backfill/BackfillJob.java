@@ -28,6 +28,7 @@ import dev.pubsubclickhouse.backfill.write.TargetVersion;
 import dev.pubsubclickhouse.core.config.ClickHouseParameters;
 import dev.pubsubclickhouse.core.config.ConfigurationException;
 import dev.pubsubclickhouse.core.insert.ClickHouseClients;
+import dev.pubsubclickhouse.core.insert.ClickHouseFailures;
 import dev.pubsubclickhouse.core.insert.ClickHouseHttp;
 import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
 import dev.pubsubclickhouse.core.insert.InsertException;
@@ -362,6 +363,14 @@ public final class BackfillJob {
             config.clickHouse().table(), schema, config.tableCreation().orderBy());
     try (var created = client.execute(statement).get()) {
       // DDL answers nothing worth reading.
+    } catch (Exception e) {
+      if (ClickHouseFailures.serverCode(e) < 0) {
+        throw e;
+      }
+      // ClickHouse answered: the statement, not the connection, is what failed.
+      throw new IllegalStateException(
+          "ClickHouse refused the CREATE TABLE of --createTable: " + ClickHouseFailures.describe(e),
+          e);
     }
     log.info(
         "table created",

@@ -985,6 +985,26 @@ abstract class BackfillSuite {
         .isEqualTo("1\t('desktop',['a','b'],('Chrome'))\n2\t(NULL,[],(NULL))");
   }
 
+  /** A CREATE TABLE ClickHouse refuses is named as such, with ClickHouse's reason. */
+  @Test
+  void aCreateTableClickHouseRefusesIsNamedWithItsReason() {
+    bigQuery.table("ds", "refused_ddl", fields("id INTEGER")).rows.add(row("1"));
+
+    JobRun run =
+        JobRun.of(
+            environment(),
+            "--inputTableSpec=" + PROJECT + ":ds.refused_ddl",
+            "--clickHouseTable=refused_ddl",
+            "--createTable",
+            "--orderBy=(no_such_column)");
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.out())
+        .contains(
+            "backfill failed before reading: ClickHouse refused the CREATE TABLE of --createTable:"
+                + " Code: 47.");
+  }
+
   /** A NULL struct inside a struct, REQUIRED or not, arrives as the tuple of its leaves' NULLs. */
   @Test
   void aNullStructInsideAStructArrivesAsATupleOfNulls() {
