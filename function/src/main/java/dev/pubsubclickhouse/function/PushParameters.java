@@ -15,8 +15,8 @@ public final class PushParameters {
           "DEAD_LETTER_TOPIC",
           null,
           "Pub/Sub topic (projects/P/topics/T) for messages that cannot be written; original data"
-              + " and attributes plus errorMessage, failedAt and deadLetterAdded (naming the"
-              + " two).");
+              + " and attributes plus errorMessage, failedAt, orderingKey (when it had one) and"
+              + " deadLetterAdded (naming them).");
   public static final Parameter PUBSUB_ENDPOINT =
       Parameter.of(
           "PUBSUB_ENDPOINT",

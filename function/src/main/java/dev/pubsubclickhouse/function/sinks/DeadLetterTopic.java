@@ -25,9 +25,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Dead letters republished to a Pub/Sub topic, one message per dead letter: the original data and
- * attributes, plus {@code errorMessage} and {@code failedAt} attributes and {@code deadLetterAdded}
- * naming the ones added (the Dataflow template drops the original attributes; this keeps them, and
- * says which are its own, so that a replay is the same message).
+ * attributes, plus {@code errorMessage}, {@code failedAt} and (when it had one) {@code orderingKey}
+ * attributes and {@code deadLetterAdded} naming the ones added (the Dataflow template drops the
+ * original attributes; this keeps them, and says which are its own, so that a replay is the same
+ * message). The ordering key travels as an attribute: as the message's own key it would need a
+ * publisher with message ordering, which pauses a key after a failed publish.
  */
 public final class DeadLetterTopic implements DeadLetterSink {
   /**
@@ -47,6 +49,9 @@ public final class DeadLetterTopic implements DeadLetterSink {
 
   /** When it failed, ISO-8601. */
   public static final String FAILED_AT = "failedAt";
+
+  /** The original message's ordering key, when it had one. */
+  public static final String ORDERING_KEY = "orderingKey";
 
   /**
    * The attributes this sink added, comma-separated: a replay removes exactly these (and this one)
@@ -103,11 +108,12 @@ public final class DeadLetterTopic implements DeadLetterSink {
 
   /**
    * The dead letter as a Pub/Sub message. The original attributes always go unchanged (a message
-   * Pub/Sub delivered fits its limits, and a replay must be the same message). {@code errorMessage}
-   * (the reason clipped to 1024 UTF-8 bytes) and {@code failedAt} are added when the original has
-   * no attribute of that name, and {@code deadLetterAdded} lists what was added; each only while
-   * the 100-attribute limit leaves room for it and the list, so nothing is added without being
-   * listed. An original that has a {@code deadLetterAdded} of its own gets nothing added.
+   * Pub/Sub delivered fits its limits, and a replay must be the same message). {@code orderingKey}
+   * (first, so that it is the last to lose its room), {@code errorMessage} (the reason clipped to
+   * 1024 UTF-8 bytes) and {@code failedAt} are added when the original has no attribute of that
+   * name, and {@code deadLetterAdded} lists what was added; each only while the 100-attribute limit
+   * leaves room for it and the list, so nothing is added without being listed. An original that has
+   * a {@code deadLetterAdded} of its own gets nothing added.
    */
   static PubsubMessage message(DeadLetter deadLetter) {
     PubsubMessage.Builder message =
@@ -117,7 +123,11 @@ public final class DeadLetterTopic implements DeadLetterSink {
     if (message.containsAttributes(ADDED)) {
       return message.build();
     }
-    List<String> added = new ArrayList<>(2);
+    List<String> added = new ArrayList<>(3);
+    String orderingKey = deadLetter.origin().getOrDefault(DeadLetter.ORDERING_KEY, "");
+    if (!orderingKey.isEmpty()) {
+      putIfRoom(message, added, ORDERING_KEY, orderingKey);
+    }
     putIfRoom(message, added, ERROR_MESSAGE, clip(deadLetter.reason(), MAX_ATTRIBUTE_VALUE_BYTES));
     putIfRoom(message, added, FAILED_AT, deadLetter.failedAt().toString());
     if (!added.isEmpty()) {

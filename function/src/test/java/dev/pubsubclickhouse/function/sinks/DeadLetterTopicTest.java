@@ -32,6 +32,25 @@ class DeadLetterTopicTest {
   }
 
   @Test
+  void theOrderingKeyTravelsAsAListedAttribute() {
+    byte[] data = "{\"a\":1}".getBytes(StandardCharsets.UTF_8);
+    DeadLetter keyed =
+        new DeadLetter(
+            "s\nm",
+            data,
+            data,
+            Map.of("source", "web"),
+            Map.of(DeadLetter.ORDERING_KEY, "customer-42"),
+            "why",
+            Instant.parse("2026-01-15T12:00:00Z"));
+    PubsubMessage message = DeadLetterTopic.message(keyed);
+    assertThat(message.getAttributesMap())
+        .containsEntry("orderingKey", "customer-42")
+        .containsEntry("deadLetterAdded", "orderingKey,errorMessage,failedAt");
+    assertThat(message.getOrderingKey()).as("no ordering on the dead-letter publisher").isEmpty();
+  }
+
+  @Test
   void aLongReasonIsClippedToPubSubsLimitInUtf8BytesNotCharacters() {
     String reason = "é".repeat(800) + "tail"; // 1,604 bytes in 804 characters
     String errorMessage =

@@ -16,8 +16,9 @@ import java.util.Set;
  *   <li>those Pub/Sub's dead-letter policy adds, all named {@code CloudPubSubDeadLetterSource...}
  *       (DeliveryCount, Subscription, SubscriptionProject, TopicPublishTime, ...);
  *   <li>those the service's dead-letter topic added, which it names in {@code deadLetterAdded}
- *       ({@code errorMessage}, {@code failedAt}), and {@code deadLetterAdded} itself: an {@code
- *       errorMessage} of the publisher's own is kept;
+ *       ({@code errorMessage}, {@code failedAt}, {@code orderingKey}, which becomes the ordering
+ *       key again), and {@code deadLetterAdded} itself: an {@code errorMessage} of the publisher's
+ *       own is kept;
  *   <li>any the operator names ({@code --dropAttribute}), e.g. for dead letters published before
  *       {@code deadLetterAdded} existed.
  * </ul>
@@ -27,7 +28,8 @@ final class RepublishedMessage {
 
   /** What the service's dead-letter topic may add, and so what {@code deadLetterAdded} may name. */
   private static final Set<String> SERVICE_ADDS =
-      Set.of(DeadLetterTopic.ERROR_MESSAGE, DeadLetterTopic.FAILED_AT);
+      Set.of(
+          DeadLetterTopic.ERROR_MESSAGE, DeadLetterTopic.FAILED_AT, DeadLetterTopic.ORDERING_KEY);
 
   private RepublishedMessage() {}
 
@@ -39,8 +41,20 @@ final class RepublishedMessage {
     return PubsubMessage.newBuilder()
         .setData(deadLetter.getData())
         .putAllAttributes(attributes)
-        .setOrderingKey(deadLetter.getOrderingKey())
+        .setOrderingKey(orderingKey(deadLetter))
         .build();
+  }
+
+  /**
+   * Its own ordering key (Pub/Sub's dead-letter policy keeps it), else the one the service's
+   * dead-letter topic carried in an attribute.
+   */
+  private static String orderingKey(PubsubMessage deadLetter) {
+    if (!deadLetter.getOrderingKey().isEmpty()
+        || !addedByTheService(deadLetter).contains(DeadLetterTopic.ORDERING_KEY)) {
+      return deadLetter.getOrderingKey();
+    }
+    return deadLetter.getAttributesOrThrow(DeadLetterTopic.ORDERING_KEY);
   }
 
   /** The names of the attributes that were added to {@code deadLetter} and are left out. */

@@ -23,7 +23,8 @@ import picocli.CommandLine.Option;
           + " attributes and ordering key as published; each is acknowledged only once its copy"
           + " is published. Left out: the CloudPubSubDeadLetterSource* attributes Pub/Sub's"
           + " dead-letter policy adds, and the ones the service's dead-letter topic adds and names"
-          + " in deadLetterAdded (errorMessage, failedAt, deadLetterAdded).",
+          + " in deadLetterAdded (errorMessage, failedAt, orderingKey, which becomes the ordering"
+          + " key again, deadLetterAdded).",
       "",
       "--failedAfter/--failedBefore compare the time a message reached the dead-letter topic;"
           + " --errorContains the service's errorMessage; --messageId the id in the dead-letter"

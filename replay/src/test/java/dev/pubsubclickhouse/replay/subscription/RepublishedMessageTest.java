@@ -36,6 +36,29 @@ class RepublishedMessageTest {
   }
 
   @Test
+  void theOrderingKeyTheServiceCarriedInAnAttributeIsTheOrderingKeyAgain() {
+    PubsubMessage fromTheService =
+        PubsubMessage.newBuilder()
+            .setData(ByteString.copyFromUtf8("{\"a\":1}"))
+            .putAllAttributes(
+                Map.of(
+                    "source", "web",
+                    "orderingKey", "customer-42",
+                    "errorMessage", "why",
+                    "deadLetterAdded", "orderingKey,errorMessage"))
+            .build();
+    PubsubMessage republished = RepublishedMessage.of(fromTheService, Set.of());
+    assertThat(republished.getOrderingKey()).isEqualTo("customer-42");
+    assertThat(republished.getAttributesMap()).isEqualTo(Map.of("source", "web"));
+
+    PubsubMessage publishersOwn =
+        fromTheService.toBuilder().putAttributes("deadLetterAdded", "errorMessage").build();
+    assertThat(RepublishedMessage.of(publishersOwn, Set.of()).getOrderingKey())
+        .as("an orderingKey attribute the service did not list is the publisher's")
+        .isEmpty();
+  }
+
+  @Test
   void thePublishersOwnErrorMessageIsKept() {
     PubsubMessage deadLetter =
         deadLetter(
