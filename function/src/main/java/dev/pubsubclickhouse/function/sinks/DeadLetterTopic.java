@@ -44,6 +44,9 @@ public final class DeadLetterTopic implements DeadLetterSink {
 
   static final int MAX_ATTRIBUTES = 100;
 
+  /** Pub/Sub's limit on a message, data and attributes together. */
+  static final int MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+
   /** Why the message could not be written, clipped to 1024 UTF-8 bytes. */
   public static final String ERROR_MESSAGE = "errorMessage";
 
@@ -113,7 +116,8 @@ public final class DeadLetterTopic implements DeadLetterSink {
    * 1024 UTF-8 bytes) and {@code failedAt} are added when the original has no attribute of that
    * name, and {@code deadLetterAdded} lists what was added; each only while the 100-attribute limit
    * leaves room for it and the list, so nothing is added without being listed. An original that has
-   * a {@code deadLetterAdded} of its own gets nothing added.
+   * a {@code deadLetterAdded} of its own gets nothing added, and neither does one that would then
+   * exceed Pub/Sub's 10 MiB.
    */
   static PubsubMessage message(DeadLetter deadLetter) {
     PubsubMessage.Builder message =
@@ -130,10 +134,20 @@ public final class DeadLetterTopic implements DeadLetterSink {
     }
     putIfRoom(message, added, ERROR_MESSAGE, clip(deadLetter.reason(), MAX_ATTRIBUTE_VALUE_BYTES));
     putIfRoom(message, added, FAILED_AT, deadLetter.failedAt().toString());
-    if (!added.isEmpty()) {
-      message.putAttributes(ADDED, String.join(",", added));
+    if (added.isEmpty()) {
+      return message.build();
     }
-    return message.build();
+    message.putAttributes(ADDED, String.join(",", added));
+    PubsubMessage withAdded = message.build();
+    if (withAdded.getSerializedSize() <= MAX_MESSAGE_BYTES) {
+      return withAdded;
+    }
+    // A message near the limit goes as it came: with ours, Pub/Sub would refuse it (and with it
+    // the publish of every dead letter of its batch), again at each redelivery.
+    for (String key : added) {
+      message.removeAttributes(key);
+    }
+    return message.removeAttributes(ADDED).build();
   }
 
   /** Adds it when its name is free and there is room for it and the list of added ones. */

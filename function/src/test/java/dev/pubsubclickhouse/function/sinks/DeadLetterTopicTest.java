@@ -51,6 +51,35 @@ class DeadLetterTopicTest {
   }
 
   @Test
+  void aMessageThatOurAttributesWouldTakePastPubSubsLimitGoesAsItCame() {
+    byte[] data = new byte[DeadLetterTopic.MAX_MESSAGE_BYTES - 600];
+    DeadLetter large =
+        new DeadLetter(
+            "s\nm",
+            data,
+            data,
+            Map.of("source", "web"),
+            Map.of(),
+            "x".repeat(2000),
+            Instant.parse("2026-01-15T12:00:00Z"));
+    PubsubMessage message = DeadLetterTopic.message(large);
+    assertThat(message.getAttributesMap()).isEqualTo(Map.of("source", "web"));
+    assertThat(message.getSerializedSize()).isLessThanOrEqualTo(DeadLetterTopic.MAX_MESSAGE_BYTES);
+
+    DeadLetter justFits =
+        new DeadLetter(
+            "s\nm",
+            new byte[DeadLetterTopic.MAX_MESSAGE_BYTES - 2000],
+            data,
+            Map.of(),
+            Map.of(),
+            "why",
+            Instant.parse("2026-01-15T12:00:00Z"));
+    assertThat(DeadLetterTopic.message(justFits).getAttributesMap())
+        .containsKeys("errorMessage", "failedAt", "deadLetterAdded");
+  }
+
+  @Test
   void aLongReasonIsClippedToPubSubsLimitInUtf8BytesNotCharacters() {
     String reason = "é".repeat(800) + "tail"; // 1,604 bytes in 804 characters
     String errorMessage =
