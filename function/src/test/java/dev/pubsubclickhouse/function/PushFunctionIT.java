@@ -128,7 +128,7 @@ class PushFunctionIT {
                 "SELECT raw_message, error_message FROM mixed_errors ORDER BY raw_message"))
         .isEqualTo(
             "this is not json\tpayload is not valid JSON: Unrecognized token \\'this\\': was expecting (JSON String, Number, Array, Object or token \\'null\\', \\'true\\' or \\'false\\')\n"
-                + "wyh7fQ==\tpayload is not valid JSON: Unrecognized token \\'Ã\\': was expecting (JSON String, Number, Array, Object or token \\'null\\', \\'true\\' or \\'false\\')\n"
+                + "wyh7fQ==\tpayload is not UTF-8: byte 0 (0xC3) does not begin a valid sequence\n"
                 + "{\"event_time\":\"2026-01-15 12:00:00\",\"service\":\"api\",\"level\":\"INFO\"}\tcolumn \\'message\\' (String) rejects (missing): a value is required (no DEFAULT, not Nullable)\n"
                 + "{\"event_time\":\"2026-13-45 00:00:00\",\"service\":\"api\",\"level\":\"INFO\",\"message\":\"x\"}\tcolumn \\'event_time\\' (DateTime) rejects \"2026-13-45 00:00:00\": no such date");
     assertThat(
