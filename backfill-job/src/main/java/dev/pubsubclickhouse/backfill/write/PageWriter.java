@@ -151,7 +151,7 @@ public final class PageWriter {
     public DeadLetter deadLetter(String reason) {
       byte[] row = page.rows().get(index).toString().getBytes(StandardCharsets.UTF_8);
       Map<String, String> origin = new LinkedHashMap<>();
-      origin.put("sourceRow", Long.toString(position()));
+      origin.put(DeadLetter.SOURCE_ROW, Long.toString(position()));
       return new DeadLetter(
           sourceFingerprint + "\n" + position(),
           row,

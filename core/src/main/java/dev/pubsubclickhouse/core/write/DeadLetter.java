@@ -13,7 +13,8 @@ import java.util.Map;
  *     shows)
  * @param origin where it came from, in a stable order: for a Pub/Sub message the keys {@link
  *     #MESSAGE_ID}, {@link #PUBLISH_TIME}, {@link #SUBSCRIPTION}, {@link #ORDERING_KEY}, {@link
- *     #DELIVERY_ATTEMPT}, each present only when the message has it; for a backfill the source row
+ *     #DELIVERY_ATTEMPT}, each present only when the message has it; for a backfill {@link
+ *     #SOURCE_ROW}
  * @param reason what is wrong: the column, its type, the value and the rule, or ClickHouse's
  *     message
  */
@@ -39,4 +40,7 @@ public record DeadLetter(
 
   /** Which delivery of the message this was, when Pub/Sub said. */
   public static final String DELIVERY_ATTEMPT = "deliveryAttempt";
+
+  /** A backfill's row: its position in the source. A dead letter with it is no Pub/Sub message. */
+  public static final String SOURCE_ROW = "sourceRow";
 }

@@ -187,7 +187,9 @@ final class DeadLetterRows {
             + orFromTrace(SUBSCRIPTION, DeadLetter.SUBSCRIPTION)
             + " AS _subscription, "
             + orFromTrace(DELIVERY_ATTEMPT, DeadLetter.DELIVERY_ATTEMPT)
-            + " AS _delivery_attempt FROM "
+            + " AS _delivery_attempt, "
+            + fromTrace(DeadLetter.SOURCE_ROW)
+            + " AS _source_row FROM "
             + table.quoted()
             + " WHERE "
             + String.join(" AND ", conditions)
@@ -263,7 +265,8 @@ final class DeadLetterRows {
         attributes(row.getString("_attributes")),
         row.getString("_ordering_key"),
         known(row.getString("_subscription")),
-        deliveryAttempt(known(row.getString("_delivery_attempt"))));
+        deliveryAttempt(known(row.getString("_delivery_attempt"))),
+        row.getString("_source_row"));
   }
 
   /** The payload's bytes: raw_message's, or what its base64 holds when it is marked so. */

@@ -16,6 +16,7 @@ import java.util.Map;
  * @param orderingKey empty when none
  * @param subscription empty when unknown
  * @param deliveryAttempt null when unknown
+ * @param sourceRow the source row of a backfill's dead letter (no Pub/Sub message), else empty
  */
 record StoredDeadLetter(
     String key,
@@ -27,7 +28,16 @@ record StoredDeadLetter(
     Map<String, String> attributes,
     String orderingKey,
     String subscription,
-    Integer deliveryAttempt) {
+    Integer deliveryAttempt,
+    String sourceRow) {
+
+  /**
+   * Written by a backfill, which shares the dead-letter table: not a message, and the backfill's to
+   * write again (from its checkpoint table).
+   */
+  boolean fromBackfill() {
+    return !sourceRow.isEmpty();
+  }
 
   Instant failedAt() {
     return Instant.ofEpochSecond(0, failedAtNanos);

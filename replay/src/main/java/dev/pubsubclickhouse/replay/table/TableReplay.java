@@ -67,6 +67,7 @@ final class TableReplay {
   private long replayed;
   private long stay;
   private long copies;
+  private long fromBackfill;
 
   TableReplay(
       DeadLetterRows rows,
@@ -121,10 +122,17 @@ final class TableReplay {
     return summary(until);
   }
 
-  /** The page's messages, each once, within the limit; the rest of a message's rows are copies. */
+  /**
+   * The page's messages, each once, within the limit; the rest of a message's rows are copies. A
+   * backfill's dead letters are left as they are.
+   */
   private List<ReplayedMessage> messages(List<StoredDeadLetter> page, List<StoredDeadLetter> rest) {
     List<ReplayedMessage> messages = new ArrayList<>(page.size());
     for (StoredDeadLetter row : page) {
+      if (row.fromBackfill()) {
+        fromBackfill++;
+        continue;
+      }
       ReplayedMessage message =
           new ReplayedMessage(row, destinations.route(row.message()), encoder, formats);
       String identity = message.identity();
@@ -253,7 +261,8 @@ final class TableReplay {
               + settings.filter().describe()
               + " (failed before "
               + until
-              + ")");
+              + ")"
+              + backfillNote());
       return ExitCode.DONE;
     }
     if (settings.dryRun()) {
@@ -270,7 +279,8 @@ final class TableReplay {
               + stay
               + " would still not fit, "
               + copies
-              + " copies would be removed; nothing was written");
+              + " copies would be removed; nothing was written"
+              + backfillNote());
     } else {
       out.println(
           "replayed "
@@ -287,9 +297,20 @@ final class TableReplay {
               + rows.table()
               + " with the new reason), "
               + copies
-              + " copies removed");
+              + " copies removed"
+              + backfillNote());
     }
     return stay > 0 ? ExitCode.SOME_STAY : ExitCode.DONE;
+  }
+
+  /** What the run left to the backfill, or nothing. */
+  private String backfillNote() {
+    return fromBackfill == 0
+        ? ""
+        : "; "
+            + fromBackfill
+            + " dead letters of a backfill left as they are (the backfill writes them when run"
+            + " again)";
   }
 
   /** Why a message of the page cannot be replayed now, or null when every one can. */

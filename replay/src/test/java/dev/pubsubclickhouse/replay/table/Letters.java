@@ -207,6 +207,24 @@ final class Letters {
     sql.query(body.toString());
   }
 
+  /**
+   * Writes a backfill's dead letters of these rows as its job does into the shared dead-letter
+   * table: the source row in stack_trace, the optional columns left to their defaults. The first is
+   * source row 1.
+   */
+  static void insertBackfill(Sql sql, String table, List<ObjectNode> rows, Instant failedAt) {
+    StringBuilder body = new StringBuilder("INSERT INTO " + table + " FORMAT JSONEachRow\n");
+    for (int position = 1; position <= rows.size(); position++) {
+      ObjectNode row = JSON.createObjectNode();
+      row.put("raw_message", rows.get(position - 1).toString());
+      row.put("error_message", "source row " + position + ": column 'id' (UInt8) rejects 300");
+      row.put("stack_trace", "sourceRow=" + position);
+      row.put("failed_at", SECONDS.format(failedAt));
+      body.append(row).append('\n');
+    }
+    sql.query(body.toString());
+  }
+
   /** A row of the target table: what the tests compare, value by value. */
   record Row(
       String subscription,

@@ -407,6 +407,38 @@ class TableReplayIT {
     assertThat(Letters.deadLetterRows(sql, "copies_dead")).isEmpty();
   }
 
+  /**
+   * The backfill job writes to the same dead-letter table: its dead letters are rows of a source,
+   * not messages (no message id), and a replay would collapse them into one another's keys.
+   */
+  @Test
+  void aBackfillsDeadLettersAreLeftAsTheyAreAndCounted() {
+    Letters.createTarget(sql, "shared");
+    Letters.createDeadLetterTable(sql, "shared_dead");
+    Letters.insertBackfill(sql, "shared_dead", List.of(Letters.event(141), Letters.event(142)), T0);
+    List<Map<String, String>> backfill = Letters.deadLetterRows(sql, "shared_dead");
+    Letter letter = Letters.letter(143, OLD_REASON, T0.plusSeconds(1));
+    Letters.insert(sql, "shared_dead", List.of(letter));
+
+    Run run = replay("shared", "shared_dead");
+
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+    assertThat(run.out())
+        .contains(
+            "replayed 1 dead letters from "
+                + database.name()
+                + ".shared_dead: 1 written to "
+                + database.name()
+                + ".shared, 0 still do not fit (in "
+                + database.name()
+                + ".shared_dead with the new reason), 0 copies removed; 2 dead letters of a"
+                + " backfill left as they are (the backfill writes them when run again)");
+    assertThat(Letters.rowsFinal(sql, "shared"))
+        .containsExactlyElementsOf(Letters.expectedRows(List.of(letter), true));
+    assertThat(sql.number("SELECT count() FROM shared")).isEqualTo(1);
+    assertThat(Letters.deadLetterRows(sql, "shared_dead")).isEqualTo(backfill);
+  }
+
   @Test
   void inTheExactlyOnceLayoutAMessageReplayedAgainIsStillOnceUnderFinal() {
     Letters.createTarget(sql, "again");
