@@ -26,6 +26,7 @@ import dev.pubsubclickhouse.core.schema.TableSchema;
 import dev.pubsubclickhouse.core.write.DeadLetter;
 import dev.pubsubclickhouse.replay.DeadLetterFilter;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collection;
@@ -306,12 +307,25 @@ final class DeadLetterRows {
     return value == null || value.equals("null") ? "" : value;
   }
 
+  /**
+   * The publish time as Pub/Sub sent it, which stack_trace keeps (a push stores that text, to the
+   * microsecond); the publish_time column, which may be coarser, only when stack_trace has none.
+   */
   private static String publishTime(String nanos, String text) {
-    if (!nanos.isEmpty()) {
-      return Instant.ofEpochSecond(0, Long.parseLong(nanos)).toString();
+    String sent = known(text);
+    if (nanos.isEmpty() || isInstant(sent)) {
+      return sent.isEmpty() ? null : sent;
     }
-    String fromTrace = known(text);
-    return fromTrace.isEmpty() ? null : fromTrace;
+    return Instant.ofEpochSecond(0, Long.parseLong(nanos)).toString();
+  }
+
+  private static boolean isInstant(String text) {
+    try {
+      Instant.parse(text);
+      return true;
+    } catch (DateTimeParseException notOne) {
+      return false;
+    }
   }
 
   private static Integer deliveryAttempt(String text) {

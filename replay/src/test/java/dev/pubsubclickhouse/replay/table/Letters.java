@@ -118,6 +118,19 @@ final class Letters {
           time);
     }
 
+    Letter publishedAt(Instant time) {
+      return new Letter(
+          data,
+          messageId,
+          time,
+          attributes,
+          orderingKey,
+          subscription,
+          deliveryAttempt,
+          error,
+          failedAt);
+    }
+
     Letter withError(String reason) {
       return new Letter(
           data,

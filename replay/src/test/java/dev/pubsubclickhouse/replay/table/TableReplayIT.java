@@ -439,6 +439,27 @@ class TableReplayIT {
     assertThat(Letters.deadLetterRows(sql, "shared_dead")).isEqualTo(backfill);
   }
 
+  /**
+   * Pub/Sub sends publish times to the microsecond, and a push stores them so; publish_time keeps
+   * milliseconds (or seconds, in a table made so), stack_trace the text Pub/Sub sent.
+   */
+  @Test
+  void thePublishTimeIsReplayedAsPubSubSentItNotAsTheColumnRoundsIt() {
+    Letters.createTarget(sql, "micros");
+    sql.query("ALTER TABLE micros MODIFY COLUMN _pubsub_publish_time DateTime64(6, 'UTC')");
+    Letters.createDeadLetterTable(sql, "micros_dead");
+    Letter letter =
+        Letters.letter(151, OLD_REASON, T0)
+            .publishedAt(Instant.parse("2026-01-14T23:00:00.123456Z"));
+    Letters.insert(sql, "micros_dead", List.of(letter));
+
+    Run run = replay("micros", "micros_dead");
+
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+    assertThat(sql.query("SELECT toString(_pubsub_publish_time) FROM micros"))
+        .isEqualTo("2026-01-14 23:00:00.123456");
+  }
+
   @Test
   void inTheExactlyOnceLayoutAMessageReplayedAgainIsStillOnceUnderFinal() {
     Letters.createTarget(sql, "again");
