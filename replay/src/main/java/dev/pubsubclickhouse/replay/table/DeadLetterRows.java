@@ -42,8 +42,9 @@ import java.util.stream.Collectors;
 /**
  * The dead-letter table as a replay reads and empties it. Rows are read in pages in the order of
  * (failed_at, key), where the key is a hash of every column: identical rows (one dead letter
- * written twice) are read once and deleted together. Values from the command line reach ClickHouse
- * only as query parameters.
+ * written twice) are read once and deleted together. Rows of one message with the same data and
+ * attributes share a copy key; a row whose data or attributes were corrected has its own. Values
+ * from the command line reach ClickHouse only as query parameters.
  *
  * <p>A table without an optional column still works: the message id, publish time, subscription and
  * delivery attempt are then read from stack_trace, where the service writes them as {@code
@@ -190,7 +191,8 @@ final class DeadLetterRows {
             + orFromTrace(DELIVERY_ATTEMPT, DeadLetter.DELIVERY_ATTEMPT)
             + " AS _delivery_attempt, "
             + fromTrace(DeadLetter.SOURCE_ROW)
-            + " AS _source_row FROM "
+            + " AS _source_row, if(_message_id = '', _key, lower(hex(sipHash128(_subscription,"
+            + " _message_id, raw_message, _attributes)))) AS _copy FROM "
             + table.quoted()
             + " WHERE "
             + String.join(" AND ", conditions)
@@ -258,6 +260,7 @@ final class DeadLetterRows {
   private StoredDeadLetter read(GenericRecord row) {
     return new StoredDeadLetter(
         row.getString("_key"),
+        row.getString("_copy"),
         row.getLong("_failed_ns"),
         data(row.getString("_raw"), row.getString("_raw_encoding")),
         row.getString("_error"),

@@ -7,7 +7,10 @@ import java.util.Map;
 /**
  * One row of the dead-letter table as the replay reads it, and the message it was.
  *
- * @param key a hash of every column: rows with the same key are copies of one dead letter
+ * @param key a hash of every column: rows with the same key are one dead letter written twice
+ * @param copyKey the same for the rows of one message (subscription and message id) with the same
+ *     raw_message and attributes: copies, of which one is replayed; a row whose data or attributes
+ *     differ (corrected by hand) is replayed on its own. The key for a row without message id.
  * @param failedAtNanos failed_at, nanoseconds since 1970 (with {@code key}, the row's place in a
  *     replay's order)
  * @param data the raw_message bytes: the message data as the service read it
@@ -20,6 +23,7 @@ import java.util.Map;
  */
 record StoredDeadLetter(
     String key,
+    String copyKey,
     long failedAtNanos,
     byte[] data,
     String errorMessage,

@@ -35,7 +35,8 @@ import java.util.stream.Collectors;
  *       table their table attribute names, when allowed, else the target table): each lands whole
  *       or, if it still does not fit, becomes a new dead letter with the new reason;
  *   <li>delete the rows of every message that landed either way, and of their copies (the same
- *       message dead-lettered twice is replayed once);
+ *       message with the same data and attributes, dead-lettered twice, is replayed once; a row an
+ *       operator corrected is not a copy, and is replayed on its own);
  *   <li>stop at the first failure outside the rows (ClickHouse unreachable, grants): what was not
  *       written stays in the dead-letter table as it was.
  * </ol>
@@ -135,8 +136,7 @@ final class TableReplay {
       }
       ReplayedMessage message =
           new ReplayedMessage(row, destinations.route(row.message()), encoder, formats);
-      String identity = message.identity();
-      if (identity != null && !seen.add(identity)) {
+      if (!seen.add(row.copyKey())) {
         rest.add(row);
       } else if (replayed < settings.limit()) {
         messages.add(message);
@@ -174,9 +174,7 @@ final class TableReplay {
         WriteOutcome outcome = result.outcomes().get(i);
         if (outcome == WriteOutcome.WRITTEN || outcome == WriteOutcome.DEAD_LETTERED) {
           done.add(message.stored().key());
-          if (message.identity() != null) {
-            settled.add(message.identity());
-          }
+          settled.add(message.stored().copyKey());
           if (outcome == WriteOutcome.WRITTEN) {
             writtenTo.merge(table.getKey().table().name(), 1L, Long::sum);
           } else {
@@ -190,7 +188,7 @@ final class TableReplay {
       }
     }
     for (StoredDeadLetter copy : pageCopies) {
-      if (settled.contains(copy.message().identity())) {
+      if (settled.contains(copy.copyKey())) {
         done.add(copy.key());
         copies++;
       }

@@ -461,6 +461,28 @@ class TableReplayIT {
   }
 
   @Test
+  void aRowOfAMessageCorrectedByHandIsNoCopyAndIsReplayedOnItsOwn() {
+    Letters.createTarget(sql, "corrected");
+    Letters.createDeadLetterTable(sql, "corrected_dead");
+    Letter wrong = Letters.letter(161, OLD_REASON, T0).withData("{\"id\":-1}");
+    Letter right = wrong.failedAt(T0.plusSeconds(60)).withData(Letters.event(161).toString());
+    Letters.insert(sql, "corrected_dead", List.of(wrong, right));
+
+    Run run = replay("corrected", "corrected_dead");
+
+    assertThat(run.exitCode()).as(run.toString()).isEqualTo(3);
+    assertThat(run.out())
+        .contains("replayed 2 dead letters")
+        .contains("1 still do not fit")
+        .contains("0 copies removed");
+    assertThat(Letters.rowsFinal(sql, "corrected"))
+        .containsExactlyElementsOf(Letters.expectedRows(List.of(right), true));
+    assertThat(Letters.deadLetterRows(sql, "corrected_dead"))
+        .extracting(row -> row.get("raw_message"))
+        .containsExactly("{\"id\":-1}");
+  }
+
+  @Test
   void inTheExactlyOnceLayoutAMessageReplayedAgainIsStillOnceUnderFinal() {
     Letters.createTarget(sql, "again");
     Letters.createDeadLetterTable(sql, "again_dead");
