@@ -42,9 +42,10 @@ import java.util.stream.Collectors;
 /**
  * The dead-letter table as a replay reads and empties it. Rows are read in pages in the order of
  * (failed_at, key), where the key is a hash of every column: identical rows (one dead letter
- * written twice) are read once and deleted together. Rows of one message with the same data and
- * attributes share a copy key; a row whose data or attributes were corrected has its own. Values
- * from the command line reach ClickHouse only as query parameters.
+ * written twice) are read once and deleted together. Rows of one message (subscription and message
+ * id) with the same raw_message and attributes are copies: read as one dead letter, the first to
+ * fail, and deleted together; a row whose data or attributes were corrected is a dead letter of its
+ * own. Values from the command line reach ClickHouse only as query parameters.
  *
  * <p>A table without an optional column still works: the message id, publish time, subscription and
  * delivery attempt are then read from stack_trace, where the service writes them as {@code
@@ -130,7 +131,7 @@ final class DeadLetterRows {
 
   /**
    * Up to {@code limit} dead letters that pass {@code filter} and failed before {@code until},
-   * after {@code after} (null: from the first), one row per key.
+   * after {@code after} (null: from the first), each with the keys of its copies that do too.
    */
   List<StoredDeadLetter> page(DeadLetterFilter filter, Instant until, Cursor after, int limit) {
     Map<String, Object> parameters = new HashMap<>();
@@ -162,13 +163,17 @@ final class DeadLetterRows {
       conditions.add("has(splitByChar('\\n', {ids:String}), _message_id)");
       parameters.put("ids", QueryText.escape(String.join("\n", filter.messageIds())));
     }
+    String cursor = "";
     if (after != null) {
-      conditions.add("(_failed_ns, _key) > ({cursor_ns:Int64}, {cursor_key:String})");
+      cursor = " AND (_failed_ns, _key) > ({cursor_ns:Int64}, {cursor_key:String})";
       parameters.put("cursor_ns", after.failedAtNanos());
       parameters.put("cursor_key", after.key());
     }
+    // A dead letter is the first of its copies, whichever page they are in, and carries their keys:
+    // a page is then the same for every run that finds the same rows (the same INSERT tokens), and
+    // no copy is read again after its dead letter was settled.
     String sql =
-        "SELECT "
+        "SELECT * FROM (SELECT "
             + keyExpression
             + " AS _key, toUnixTimestamp64Nano(toDateTime64(failed_at, 9, 'UTC')) AS _failed_ns,"
             + " base64Encode(raw_message) AS _raw, "
@@ -192,11 +197,15 @@ final class DeadLetterRows {
             + " AS _delivery_attempt, "
             + fromTrace(DeadLetter.SOURCE_ROW)
             + " AS _source_row, if(_message_id = '', _key, lower(hex(sipHash128(_subscription,"
-            + " _message_id, raw_message, _attributes)))) AS _copy FROM "
+            + " _message_id, raw_message, _attributes)))) AS _copy,"
+            + " arrayStringConcat(groupUniqArray(_key) OVER (PARTITION BY _copy), ' ') AS _row_keys,"
+            + " row_number() OVER (PARTITION BY _copy ORDER BY _failed_ns, _key) AS _nth FROM "
             + table.quoted()
             + " WHERE "
             + String.join(" AND ", conditions)
-            + " ORDER BY _failed_ns, _key LIMIT 1 BY _key LIMIT "
+            + ") WHERE _nth = 1"
+            + cursor
+            + " ORDER BY _failed_ns, _key LIMIT "
             + limit;
     List<StoredDeadLetter> page = new ArrayList<>();
     for (GenericRecord row : client.queryAll(sql, parameters)) {
@@ -260,7 +269,7 @@ final class DeadLetterRows {
   private StoredDeadLetter read(GenericRecord row) {
     return new StoredDeadLetter(
         row.getString("_key"),
-        row.getString("_copy"),
+        List.of(row.getString("_row_keys").split(" ")),
         row.getLong("_failed_ns"),
         data(row.getString("_raw"), row.getString("_raw_encoding")),
         row.getString("_error"),

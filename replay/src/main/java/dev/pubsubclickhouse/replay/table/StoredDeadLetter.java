@@ -2,15 +2,15 @@ package dev.pubsubclickhouse.replay.table;
 
 import dev.pubsubclickhouse.function.envelope.PushMessage;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 
 /**
  * One row of the dead-letter table as the replay reads it, and the message it was.
  *
  * @param key a hash of every column: rows with the same key are one dead letter written twice
- * @param copyKey the same for the rows of one message (subscription and message id) with the same
- *     raw_message and attributes: copies, of which one is replayed; a row whose data or attributes
- *     differ (corrected by hand) is replayed on its own. The key for a row without message id.
+ * @param rowKeys the keys of its rows and of its copies' (the same message with the same
+ *     raw_message and attributes), which leave the table with it
  * @param failedAtNanos failed_at, nanoseconds since 1970 (with {@code key}, the row's place in a
  *     replay's order)
  * @param data the raw_message bytes: the message data as the service read it
@@ -23,7 +23,7 @@ import java.util.Map;
  */
 record StoredDeadLetter(
     String key,
-    String copyKey,
+    List<String> rowKeys,
     long failedAtNanos,
     byte[] data,
     String errorMessage,

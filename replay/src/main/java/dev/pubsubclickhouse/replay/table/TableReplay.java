@@ -18,11 +18,9 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -62,8 +60,6 @@ final class TableReplay {
   private final PrintStream out;
   private final PrintStream err;
 
-  private final Set<String> seen = new HashSet<>();
-  private final Set<String> settled = new HashSet<>();
   private final Map<TableName, Long> writtenTo = new LinkedHashMap<>();
   private long replayed;
   private long stay;
@@ -123,27 +119,23 @@ final class TableReplay {
     return summary(until);
   }
 
-  /**
-   * The page's messages, each once, within the limit; the rest of a message's rows are copies. A
-   * backfill's dead letters are left as they are.
-   */
-  private List<ReplayedMessage> messages(List<StoredDeadLetter> page, List<StoredDeadLetter> rest) {
+  /** The page's messages within the limit; a backfill's dead letters are left as they are. */
+  private List<ReplayedMessage> messages(List<StoredDeadLetter> page) {
     List<ReplayedMessage> messages = new ArrayList<>(page.size());
     for (StoredDeadLetter row : page) {
       if (row.fromBackfill()) {
         fromBackfill++;
         continue;
       }
+      if (replayed == settings.limit()) {
+        break;
+      }
       ReplayedMessage message =
           new ReplayedMessage(row, destinations.route(row.message()), encoder, formats);
-      if (!seen.add(row.copyKey())) {
-        rest.add(row);
-      } else if (replayed < settings.limit()) {
-        messages.add(message);
-        replayed++;
-        if (message.unavailable() != null) {
-          break; // the run stops at it: the rest of the page need not be read
-        }
+      messages.add(message);
+      replayed++;
+      if (message.unavailable() != null) {
+        break; // the run stops at it: the rest of the page need not be read
       }
     }
     return messages;
@@ -151,8 +143,7 @@ final class TableReplay {
 
   /** Writes one page; null to go on, else the exit code. */
   private Integer replay(List<StoredDeadLetter> page) throws InterruptedException {
-    List<StoredDeadLetter> pageCopies = new ArrayList<>();
-    List<ReplayedMessage> messages = messages(page, pageCopies);
+    List<ReplayedMessage> messages = messages(page);
     String unavailable = unavailable(messages);
     if (unavailable != null) {
       return stopped(unavailable);
@@ -173,8 +164,8 @@ final class TableReplay {
         ReplayedMessage message = batch.get(i);
         WriteOutcome outcome = result.outcomes().get(i);
         if (outcome == WriteOutcome.WRITTEN || outcome == WriteOutcome.DEAD_LETTERED) {
-          done.add(message.stored().key());
-          settled.add(message.stored().copyKey());
+          done.addAll(message.stored().rowKeys());
+          copies += message.stored().rowKeys().size() - 1;
           if (outcome == WriteOutcome.WRITTEN) {
             writtenTo.merge(table.getKey().table().name(), 1L, Long::sum);
           } else {
@@ -185,12 +176,6 @@ final class TableReplay {
         } else {
           retryCause = result.retryCause();
         }
-      }
-    }
-    for (StoredDeadLetter copy : pageCopies) {
-      if (settled.contains(copy.copyKey())) {
-        done.add(copy.key());
-        copies++;
       }
     }
     try {
@@ -217,14 +202,22 @@ final class TableReplay {
 
   /** Says what one page would do; null to go on. */
   private Integer preview(List<StoredDeadLetter> page) throws InterruptedException {
-    List<StoredDeadLetter> pageCopies = new ArrayList<>();
-    List<ReplayedMessage> messages = messages(page, pageCopies);
+    List<ReplayedMessage> messages = messages(page);
     String unavailable = unavailable(messages);
     if (unavailable != null) {
       return stopped(unavailable);
     }
     settings.rate().acquire(messages.size());
     for (ReplayedMessage message : messages) {
+      int rowCopies = message.stored().rowKeys().size() - 1;
+      if (rowCopies > 0) {
+        copies += rowCopies;
+        out.println(
+            "would remove "
+                + rowCopies
+                + (rowCopies == 1 ? " copy of " : " copies of ")
+                + message.stored().describe());
+      }
       Destination destination = message.route().destination();
       EncodedRows encoded = message.rowsFor(destination.table().current());
       if (encoded.isRejected()) {
@@ -242,10 +235,6 @@ final class TableReplay {
                     : " to " + destination.table().name() + ": ")
                 + message.stored().describe());
       }
-    }
-    for (StoredDeadLetter copy : pageCopies) {
-      copies++;
-      out.println("would remove a copy: " + copy.describe());
     }
     return null;
   }

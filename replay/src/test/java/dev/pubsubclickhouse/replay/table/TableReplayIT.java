@@ -500,6 +500,40 @@ class TableReplayIT {
         .containsExactlyInAnyOrderElementsOf(Letters.expectedRows(letters, true));
   }
 
+  /**
+   * On a deduplicating table a replay stopped between an INSERT and its DELETE is written once: a
+   * run that finds the same rows reads the same pages, whose INSERTs carry the same tokens,
+   * whatever an earlier run read (here a copy of a message an earlier page replayed).
+   */
+  @Test
+  void aReplayRunAgainAfterAStopWritesNothingTwiceToADeduplicatingTable() {
+    sql.query(
+        "CREATE TABLE dedup (id UInt32, name String, amount Decimal(12, 2),"
+            + " at DateTime64(3, 'UTC'), _pubsub_message_id String, _pubsub_row_index UInt32,"
+            + " _pubsub_subscription String) ENGINE = MergeTree ORDER BY _pubsub_message_id"
+            + " SETTINGS non_replicated_deduplication_window = 1000");
+    Letters.createDeadLetterTable(sql, "dedup_dead");
+    Letter a = Letters.letter(171, OLD_REASON, T0);
+    Letter b = Letters.letter(172, OLD_REASON, T0.plusSeconds(1));
+    Letter c = Letters.letter(173, OLD_REASON, T0.plusSeconds(3));
+    Letters.insert(sql, "dedup_dead", List.of(a, b, a.failedAt(T0.plusSeconds(2)), c));
+    // Stopped after its first page ...
+    assertThat(replay("dedup", "dedup_dead", "--batchSize=2", "--limit=2").exitCode()).isZero();
+    sql.query("CREATE TABLE dedup_left AS dedup_dead");
+    sql.query("INSERT INTO dedup_left SELECT * FROM dedup_dead");
+    // ... run again, and stopped after its INSERT, before its DELETE ...
+    assertThat(replay("dedup", "dedup_dead", "--batchSize=2").exitCode()).isZero();
+    sql.query("INSERT INTO dedup_dead SELECT * FROM dedup_left");
+
+    // ... and run again.
+    Run run = replay("dedup", "dedup_dead", "--batchSize=2");
+
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+    assertThat(sql.query("SELECT _pubsub_message_id, count() FROM dedup GROUP BY 1 ORDER BY 1"))
+        .isEqualTo("9000171\t1\n9000172\t1\n9000173\t1");
+    assertThat(Letters.deadLetterRows(sql, "dedup_dead")).isEmpty();
+  }
+
   @Test
   void theSeedsFourColumnTableReplaysWhatItsStackTraceKeeps() {
     Letters.createTarget(sql, "seeded");
