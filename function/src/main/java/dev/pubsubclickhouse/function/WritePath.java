@@ -38,10 +38,12 @@ import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -225,10 +227,18 @@ record WritePath(
             policy ->
                 new ColumnAdder(
                     policy,
+                    serviceColumns(config),
                     sql ->
                         client.execute(sql).get(DDL_TIMEOUT.toSeconds(), TimeUnit.SECONDS).close(),
                     new PushEvolutionEvents(metrics)))
         .orElse(null);
+  }
+
+  /** The columns the service fills itself, which no new field may become. */
+  private static Set<String> serviceColumns(PushConfig config) {
+    Set<String> columns = new HashSet<>(MessageEncoder.METADATA_COLUMNS);
+    config.tables().unknownFieldsColumn().ifPresent(columns::add);
+    return columns;
   }
 
   /** A CLICKHOUSE_SETTINGS name or value ClickHouse refuses is named with the variable. */

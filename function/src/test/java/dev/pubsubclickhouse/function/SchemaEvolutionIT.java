@@ -183,6 +183,39 @@ class SchemaEvolutionIT {
   }
 
   @Test
+  void aFieldNamedAsTheUnknownFieldsColumnGetsNoColumnSoLaterMessagesAreWritten() throws Exception {
+    database.execute("CREATE TABLE unkept (id UInt32) ENGINE = MergeTree ORDER BY id");
+    createDeadLetterTable(database, "unkept_dead");
+    Map<String, String> settings = new HashMap<>(EVOLVING);
+    settings.put("UNKNOWN_FIELDS_COLUMN", "extra");
+    settings.put("CLICKHOUSE_DEAD_LETTER_TABLE", "unkept_dead");
+    try (RunningService service = RunningService.start(database, "unkept", settings)) {
+      assertThat(service.push("u-1", "{\"id\":1,\"extra\":5}")).isEqualTo(204);
+      assertThat(service.push("u-2", "{\"id\":2}")).isEqualTo(204);
+      assertThat(service.push("u-3", "{\"id\":3,\"name\":\"x\"}")).isEqualTo(204);
+    }
+    assertThat(columns("unkept")).isEqualTo("['id UInt32','name Nullable(String)']");
+    assertThat(database.query("SELECT id, name FROM unkept ORDER BY id"))
+        .isEqualTo("1\t\\N\n2\t\\N\n3\tx");
+    assertThat(database.count("unkept_dead")).isZero();
+  }
+
+  @Test
+  void aFieldNamedAsAMetadataColumnGetsNoColumnAndKeepsItsValueInTheUnknownFieldsColumn()
+      throws Exception {
+    database.execute(
+        "CREATE TABLE stamped (id UInt32, rest Map(String, String)) ENGINE = MergeTree ORDER BY id");
+    Map<String, String> settings = new HashMap<>(EVOLVING);
+    settings.put("UNKNOWN_FIELDS_COLUMN", "rest");
+    try (RunningService service = RunningService.start(database, "stamped", settings)) {
+      assertThat(service.push("s-1", "{\"id\":1,\"_ingested_at\":\"hello\"}")).isEqualTo(204);
+    }
+    assertThat(columns("stamped")).isEqualTo("['id UInt32','rest Map(String, String)']");
+    assertThat(database.query("SELECT id, rest FROM stamped"))
+        .isEqualTo("1\t{'_ingested_at':'hello'}");
+  }
+
+  @Test
   void aTypeClickHouseRefusesDeclinesTheFieldAnyOtherFailedAlterLeavesTheMessageFor503()
       throws Exception {
     database.execute(

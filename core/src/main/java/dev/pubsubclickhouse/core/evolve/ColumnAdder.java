@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -23,8 +24,9 @@ import java.util.function.LongSupplier;
  * one request adds the column and the others wait for it; across instances {@code ADD COLUMN IF NOT
  * EXISTS} makes every ALTER after the first a no-op, and each instance then reads the table again
  * and encodes for the column as it is, whichever instance's type won. A column's type is never
- * changed. Bounded: plain names only, at most {@link EvolutionPolicy#maxNewColumns()} per table per
- * period per instance, none once the table has {@link EvolutionPolicy#maxTableColumns()}.
+ * changed. Bounded: plain names only, none the service fills itself, at most {@link
+ * EvolutionPolicy#maxNewColumns()} per table per period per instance, none once the table has
+ * {@link EvolutionPolicy#maxTableColumns()}.
  *
  * <p>Thread-safe.
  */
@@ -65,18 +67,31 @@ public final class ColumnAdder {
   private static final int MAX_REMEMBERED = 1000;
 
   private final EvolutionPolicy policy;
+  private final Set<String> serviceColumns;
   private final Ddl ddl;
   private final EvolutionEvents events;
   private final LongSupplier nanoTime;
   private final Map<TableName, TableState> tables = new ConcurrentHashMap<>();
   private final Map<String, CompletableFuture<Void>> inFlight = new ConcurrentHashMap<>();
 
-  public ColumnAdder(EvolutionPolicy policy, Ddl ddl, EvolutionEvents events) {
-    this(policy, ddl, events, System::nanoTime);
+  /**
+   * @param serviceColumns the columns the service fills itself (its metadata columns, the
+   *     unknown-fields column): no field becomes one, since the service would overwrite its value
+   *     or fill the column with something of another type
+   */
+  public ColumnAdder(
+      EvolutionPolicy policy, Set<String> serviceColumns, Ddl ddl, EvolutionEvents events) {
+    this(policy, serviceColumns, ddl, events, System::nanoTime);
   }
 
-  ColumnAdder(EvolutionPolicy policy, Ddl ddl, EvolutionEvents events, LongSupplier nanoTime) {
+  ColumnAdder(
+      EvolutionPolicy policy,
+      Set<String> serviceColumns,
+      Ddl ddl,
+      EvolutionEvents events,
+      LongSupplier nanoTime) {
     this.policy = policy;
+    this.serviceColumns = Set.copyOf(serviceColumns);
     this.ddl = ddl;
     this.events = events;
     this.nanoTime = nanoTime;
@@ -179,7 +194,10 @@ public final class ColumnAdder {
 
   private void add(TargetTable table, TableState state, String field, JsonNode value)
       throws ColumnsUnavailableException, InterruptedException {
-    String refusal = ColumnTypes.nameRefusal(field);
+    String refusal =
+        serviceColumns.contains(field)
+            ? "the service fills column " + field + " itself"
+            : ColumnTypes.nameRefusal(field);
     if (refusal != null) {
       decline(table, state, field, refusal, Long.MAX_VALUE);
       return;

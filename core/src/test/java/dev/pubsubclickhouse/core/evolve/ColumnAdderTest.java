@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.Test;
 class ColumnAdderTest {
   private static final TableName TABLE = new TableName("db", "events");
   private static final Pattern ADD = Pattern.compile("ADD COLUMN IF NOT EXISTS `([^`]+)` (.+)$");
+  private static final Set<String> SERVICE_COLUMNS = Set.of("_ingested_at", "extra");
 
   /** A table in memory: its columns, and the ALTERs it ran. */
   private static final class MemoryTable implements SchemaSource {
@@ -91,6 +93,7 @@ class ColumnAdderTest {
   private ColumnAdder adder(int maxNew, int maxColumns, Optional<String> cluster) {
     return new ColumnAdder(
         new EvolutionPolicy("Nullable(String)", maxNew, Duration.ofHours(1), maxColumns, cluster),
+        SERVICE_COLUMNS,
         memory::alter,
         events,
         clock::get);
@@ -165,6 +168,21 @@ class ColumnAdderTest {
   }
 
   @Test
+  void aFieldNamedAsAColumnTheServiceFillsGetsNoColumn() throws Exception {
+    TargetTable table = new TargetTable(TABLE, memory);
+    ColumnAdder adder = adder(10, 100, Optional.empty());
+    for (int i = 0; i < 2; i++) {
+      adder.columnsFor(table, rows("{\"id\":1,\"extra\":5,\"_ingested_at\":\"hello\"}"));
+    }
+    assertThat(memory.alters).isEmpty();
+    assertThat(table.current().columns()).containsExactly("id");
+    assertThat(events.lines)
+        .containsExactly(
+            "not added extra: the service fills column extra itself",
+            "not added _ingested_at: the service fills column _ingested_at itself");
+  }
+
+  @Test
   void aTableWithTheMostColumnsAllowedGetsNoMore() throws Exception {
     TargetTable table = new TargetTable(TABLE, memory);
     adder(10, 2, Optional.empty()).columnsFor(table, rows("{\"id\":1,\"a\":1,\"b\":2}"));
@@ -234,6 +252,7 @@ class ColumnAdderTest {
     ColumnAdder adder =
         new ColumnAdder(
             new EvolutionPolicy("Nullable(String)", 10, Duration.ofHours(1), 100, Optional.empty()),
+            SERVICE_COLUMNS,
             sql -> {
               memory.alter(sql); // the column is added, yet ClickHouse answers it was there
               throw new ServerException(15, "Code: 15. DB::Exception: DUPLICATE_COLUMN", 500, "q");

@@ -44,6 +44,18 @@ public final class MessageEncoder {
   public static final String ROW_INDEX = "_pubsub_row_index";
   public static final String INGESTED_AT = "_ingested_at";
 
+  /** Every column the service fills from the message's metadata when the table has it. */
+  public static final Set<String> METADATA_COLUMNS =
+      Set.of(
+          MESSAGE_ID,
+          PUBLISH_TIME,
+          ATTRIBUTES,
+          ORDERING_KEY,
+          SUBSCRIPTION,
+          DELIVERY_ATTEMPT,
+          ROW_INDEX,
+          INGESTED_AT);
+
   /** Row reasons named in one rejection; the rest are counted. */
   private static final int MAX_REASONS = 5;
 
