@@ -89,7 +89,7 @@ public record PushConfig(
         authenticator(config),
         Duration.ofSeconds(config.longValue(SUMMARY_INTERVAL_SECONDS, 1, 86_400)),
         config.integer(PORT, 1, 65_535),
-        TableMapping.read(config, clickHouse.table()),
+        TableMapping.read(config, clickHouse.table(), clickHouse.deadLetterTable()),
         config.optional(GOOGLE_CLOUD_PROJECT),
         metricsExport(config));
   }

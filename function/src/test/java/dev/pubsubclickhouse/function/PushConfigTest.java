@@ -54,6 +54,24 @@ class PushConfigTest {
   }
 
   @Test
+  void theDeadLetterTableIsNoTableAMessageMayName() {
+    Map<String, String> env =
+        Map.of(
+            "CLICKHOUSE_DEAD_LETTER_TABLE", "dlt",
+            "CLICKHOUSE_TABLE_ATTRIBUTE", "table",
+            "CLICKHOUSE_TABLES", "clicks,default.dlt");
+    assertThatThrownBy(() -> read(env))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage(
+            "CLICKHOUSE_TABLES: lists the dead-letter table default.dlt"
+                + " (CLICKHOUSE_DEAD_LETTER_TABLE): a message naming it would write rows that replay"
+                + " takes for dead letters");
+    assertThatThrownBy(() -> read(Map.of("CLICKHOUSE_DEAD_LETTER_TABLE", "t")))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageStartingWith("CLICKHOUSE_DEAD_LETTER_TABLE: names the target table default.t");
+  }
+
+  @Test
   void aBatchLargerThanOneInsertBlockIsRefused() {
     assertThatThrownBy(
             () ->

@@ -44,6 +44,16 @@ public record ClickHouseConfig(
         config
             .optional(DEAD_LETTER_TABLE)
             .map(name -> tableName(config, DEAD_LETTER_TABLE, database));
+    if (deadLetterTable.equals(Optional.of(table))) {
+      // Replay writes a dead letter's rows into the target table under the message id it names.
+      throw new ConfigurationException(
+          DEAD_LETTER_TABLE,
+          "names the target table "
+              + table
+              + " ("
+              + TABLE.env()
+              + "): dead letters need a table of their own, one no message is written to");
+    }
     Secret password =
         config
             .optional(PASSWORD_SECRET)

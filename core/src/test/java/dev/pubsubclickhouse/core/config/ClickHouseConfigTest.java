@@ -48,4 +48,19 @@ class ClickHouseConfigTest {
     String[] pair = settings.split("=");
     assertThat(read(settings).insertOptions().extraSettings()).containsEntry(pair[0], pair[1]);
   }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"t", "default.t"})
+  void theTargetTableCannotBeTheDeadLetterTable(String deadLetterTable) {
+    Map<String, String> env = new HashMap<>();
+    env.put("CLICKHOUSE_URL", "http://127.0.0.1:8123");
+    env.put("CLICKHOUSE_TABLE", "t");
+    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", deadLetterTable);
+    assertThatThrownBy(
+            () -> ClickHouseConfig.read(new ConfigReader(env), new SecretManagerAccess(Map.of())))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage(
+            "CLICKHOUSE_DEAD_LETTER_TABLE: names the target table default.t (CLICKHOUSE_TABLE):"
+                + " dead letters need a table of their own, one no message is written to");
+  }
 }

@@ -38,7 +38,12 @@ public record TableMapping(
     return new TableMapping(table, Optional.empty(), List.of(), Optional.empty(), Optional.empty());
   }
 
-  public static TableMapping read(ConfigReader config, TableName defaultTable) {
+  /**
+   * @param deadLetterTable CLICKHOUSE_DEAD_LETTER_TABLE, which no message may name: replay writes
+   *     the rows of that table into their target under the message id each names
+   */
+  public static TableMapping read(
+      ConfigReader config, TableName defaultTable, Optional<TableName> deadLetterTable) {
     Optional<String> attribute = config.optional(CLICKHOUSE_TABLE_ATTRIBUTE);
     List<TableName> allowed = new ArrayList<>();
     for (String name : config.optional(CLICKHOUSE_TABLES).orElse("").split(",")) {
@@ -49,6 +54,14 @@ public record TableMapping(
           throw new ConfigurationException(CLICKHOUSE_TABLES, e.getMessage());
         }
       }
+    }
+    if (deadLetterTable.isPresent() && allowed.contains(deadLetterTable.get())) {
+      throw new ConfigurationException(
+          CLICKHOUSE_TABLES,
+          "lists the dead-letter table "
+              + deadLetterTable.get()
+              + " (CLICKHOUSE_DEAD_LETTER_TABLE): a message naming it would write rows that"
+              + " replay takes for dead letters");
     }
     if (attribute.isPresent() && allowed.isEmpty()) {
       throw new ConfigurationException(

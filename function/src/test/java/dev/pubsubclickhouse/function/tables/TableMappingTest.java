@@ -14,7 +14,7 @@ class TableMappingTest {
   private static final TableName DEFAULT = new TableName("db", "events");
 
   private static TableMapping read(Map<String, String> env) {
-    return TableMapping.read(new ConfigReader(env), DEFAULT);
+    return TableMapping.read(new ConfigReader(env), DEFAULT, Optional.empty());
   }
 
   @Test

@@ -99,7 +99,7 @@ public final class TableCommand implements Callable<Integer> {
         throw new ConfigurationException(
             ClickHouseParameters.DEAD_LETTER_TABLE, "is required (the table to replay from)");
       }
-      mapping = TableMapping.read(reader, config.table());
+      mapping = TableMapping.read(reader, config.table(), config.deadLetterTable());
       maxDecompressedBytes = reader.integer(PushParameters.MAX_DECOMPRESSED_BYTES, 1024, 1 << 30);
       pubsubEndpoint = reader.optional(PushParameters.PUBSUB_ENDPOINT).orElse(null);
     } catch (ConfigurationException | IllegalArgumentException e) {
