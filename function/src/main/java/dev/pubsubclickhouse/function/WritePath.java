@@ -206,6 +206,7 @@ record WritePath(
       Metrics metrics) {
     Function<TargetTable, Destination> writerFor =
         table -> {
+          config.tables().checkEvolvable(table);
           UnknownFieldsColumn.check(config.tables(), table);
           return new Destination(
               table,

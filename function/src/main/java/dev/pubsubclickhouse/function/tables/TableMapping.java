@@ -6,6 +6,7 @@ import dev.pubsubclickhouse.core.config.ConfigReader;
 import dev.pubsubclickhouse.core.config.ConfigurationException;
 import dev.pubsubclickhouse.core.evolve.EvolutionPolicy;
 import dev.pubsubclickhouse.core.schema.TableName;
+import dev.pubsubclickhouse.core.write.TargetTable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -74,6 +75,22 @@ public record TableMapping(
     }
     Optional<String> column = config.optional(UNKNOWN_FIELDS_COLUMN);
     return new TableMapping(defaultTable, attribute, allowed, evolution(config), column);
+  }
+
+  /**
+   * Refuses schema evolution for a Distributed table: an ALTER of it changes it alone, not its
+   * shards' tables, which would then refuse every INSERT naming the new column.
+   *
+   * @throws IllegalArgumentException naming the table and the setting
+   */
+  public void checkEvolvable(TargetTable table) {
+    if (evolution.isPresent() && table.current().distributed()) {
+      throw new IllegalArgumentException(
+          "table "
+              + table.name()
+              + " is Distributed, and SCHEMA_EVOLUTION=add_columns cannot add a column to its"
+              + " shards' tables: turn SCHEMA_EVOLUTION off, or add columns ON CLUSTER by hand");
+    }
   }
 
   private static Optional<EvolutionPolicy> evolution(ConfigReader config) {
