@@ -202,6 +202,12 @@ public final class ColumnAdder {
       decline(table, state, field, refusal, Long.MAX_VALUE);
       return;
     }
+    // The budget and the table as last read are checked before the table is read again, so that a
+    // flood of new names costs no query once either is spent.
+    if (declinedAsFull(table, state, field, table.current())
+        || declinedOverBudget(table, state, field, budgetWait(state))) {
+      return;
+    }
     TargetTable.Snapshot schema = refreshed(table, field);
     String inferred = ColumnTypes.inferred(value, policy.fallbackType());
     Optional<ColumnDefinition> existing = column(schema, field);
@@ -214,30 +220,8 @@ public final class ColumnAdder {
       }
       return;
     }
-    if (schema.definitions().size() >= policy.maxTableColumns()) {
-      decline(
-          table,
-          state,
-          field,
-          "the table has "
-              + schema.definitions().size()
-              + " columns, the most SCHEMA_EVOLUTION_MAX_TABLE_COLUMNS allows",
-          REFUSAL_COOLDOWN.toNanos());
-      return;
-    }
-    long budgetWait = takeBudget(state);
-    if (budgetWait > 0) {
-      decline(
-          table,
-          state,
-          field,
-          "more than "
-              + policy.maxNewColumns()
-              + " new columns in "
-              + policy.period().toMinutes()
-              + " minutes"
-              + " (SCHEMA_EVOLUTION_MAX_NEW_COLUMNS)",
-          budgetWait);
+    if (declinedAsFull(table, state, field, schema)
+        || declinedOverBudget(table, state, field, takeBudget(state))) {
       return;
     }
     try {
@@ -302,8 +286,47 @@ public final class ColumnAdder {
     return schema.definitions().stream().filter(c -> c.name().equals(name)).findFirst();
   }
 
-  /** 0 when a column may be added now (and counts it), else the nanoseconds until one may. */
-  private long takeBudget(TableState state) {
+  /** Declines the field when the table has the most columns allowed; true when it did. */
+  private boolean declinedAsFull(
+      TargetTable table, TableState state, String field, TargetTable.Snapshot schema) {
+    if (schema.definitions().size() < policy.maxTableColumns()) {
+      return false;
+    }
+    decline(
+        table,
+        state,
+        field,
+        "the table has "
+            + schema.definitions().size()
+            + " columns, the most SCHEMA_EVOLUTION_MAX_TABLE_COLUMNS allows",
+        REFUSAL_COOLDOWN.toNanos());
+    return true;
+  }
+
+  /**
+   * Declines the field when this instance may add no column to the table for {@code budgetWait}
+   * nanoseconds (0: it may now); true when it did.
+   */
+  private boolean declinedOverBudget(
+      TargetTable table, TableState state, String field, long budgetWait) {
+    if (budgetWait == 0) {
+      return false;
+    }
+    decline(
+        table,
+        state,
+        field,
+        "more than "
+            + policy.maxNewColumns()
+            + " new columns in "
+            + policy.period().toMinutes()
+            + " minutes (SCHEMA_EVOLUTION_MAX_NEW_COLUMNS)",
+        budgetWait);
+    return true;
+  }
+
+  /** 0 when a column may be added now, else the nanoseconds until one may. */
+  private long budgetWait(TableState state) {
     synchronized (state) {
       long now = nanoTime.getAsLong();
       long period = policy.period().toNanos();
@@ -311,11 +334,20 @@ public final class ColumnAdder {
         state.windowStart = now;
         state.addedInWindow = 0;
       }
-      if (state.addedInWindow >= policy.maxNewColumns()) {
-        return Math.max(1, state.windowStart + period - now);
+      return state.addedInWindow < policy.maxNewColumns()
+          ? 0
+          : Math.max(1, state.windowStart + period - now);
+    }
+  }
+
+  /** 0 when a column may be added now (and counts it), else the nanoseconds until one may. */
+  private long takeBudget(TableState state) {
+    synchronized (state) {
+      long wait = budgetWait(state);
+      if (wait == 0) {
+        state.addedInWindow++;
       }
-      state.addedInWindow++;
-      return 0;
+      return wait;
     }
   }
 

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -38,6 +39,7 @@ class ColumnAdderTest {
   private static final class MemoryTable implements SchemaSource {
     final List<ColumnDefinition> columns = new CopyOnWriteArrayList<>();
     final List<String> alters = new CopyOnWriteArrayList<>();
+    final AtomicInteger reads = new AtomicInteger();
     Exception nextFailure;
 
     MemoryTable(String... namesAndTypes) {
@@ -48,6 +50,7 @@ class ColumnAdderTest {
 
     @Override
     public TableSchema read(TableName table) {
+      reads.incrementAndGet();
       return new TableSchema(table, List.copyOf(columns));
     }
 
@@ -188,6 +191,29 @@ class ColumnAdderTest {
     adder(10, 2, Optional.empty()).columnsFor(table, rows("{\"id\":1,\"a\":1,\"b\":2}"));
     assertThat(table.current().columns()).containsExactlyInAnyOrder("id", "a");
     assertThat(events.lines.get(1)).startsWith("not added b: the table has 2 columns");
+  }
+
+  @Test
+  void aFloodOfNewNamesBeyondTheBudgetReadsTheTableNoMore() throws Exception {
+    TargetTable table = new TargetTable(TABLE, memory);
+    ColumnAdder adder = adder(2, 100, Optional.empty());
+    for (int i = 0; i < 100; i++) {
+      adder.columnsFor(table, rows("{\"id\":1,\"f" + i + "\":1}"));
+    }
+    assertThat(table.current().columns()).containsExactlyInAnyOrder("id", "f0", "f1");
+    assertThat(memory.reads).as("at start, then before and after each ALTER").hasValue(5);
+    assertThat(events.lines).as("each declined field is reported").hasSize(100);
+  }
+
+  @Test
+  void aFloodOfNewNamesIntoAFullTableReadsTheTableNoMore() throws Exception {
+    TargetTable table = new TargetTable(TABLE, memory);
+    ColumnAdder adder = adder(10, 2, Optional.empty());
+    for (int i = 0; i < 100; i++) {
+      adder.columnsFor(table, rows("{\"id\":1,\"f" + i + "\":1}"));
+    }
+    assertThat(table.current().columns()).containsExactlyInAnyOrder("id", "f0");
+    assertThat(memory.reads).as("at start, then before and after the ALTER").hasValue(3);
   }
 
   @Test
