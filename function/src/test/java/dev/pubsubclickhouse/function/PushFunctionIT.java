@@ -67,6 +67,27 @@ class PushFunctionIT {
   }
 
   @Test
+  void aColumnAddedByHandWhileTheServiceRunsIsWrittenOnceAMessageBringsItsField() throws Exception {
+    createTables("grown");
+    try (RunningService service = serviceFor("grown")) {
+      // An INSERT naming the columns read at start still succeeds, so no refusal would show it.
+      database.execute("ALTER TABLE grown ADD COLUMN region Nullable(String)");
+      for (String[] message : new String[][] {{"first", "eu"}, {"second", "us"}}) {
+        String data =
+            "{\"event_time\":\"2026-01-15 12:00:00\",\"service\":\"api\",\"level\":\"INFO\","
+                + "\"message\":\""
+                + message[0]
+                + "\",\"region\":\""
+                + message[1]
+                + "\"}";
+        assertThat(service.push("g-" + message[0], data)).isEqualTo(204);
+      }
+    }
+    assertThat(database.query("SELECT message, region FROM grown ORDER BY message"))
+        .isEqualTo("first\teu\nsecond\tus");
+  }
+
+  @Test
   void twoHundredConcurrentPushesShareAFewInserts() throws Exception {
     createTables("concurrent");
     List<Callable<Integer>> requests = new ArrayList<>();

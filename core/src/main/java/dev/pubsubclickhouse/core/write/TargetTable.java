@@ -1,23 +1,36 @@
 package dev.pubsubclickhouse.core.write;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.pubsubclickhouse.core.encode.RowEncoder;
 import dev.pubsubclickhouse.core.insert.InsertColumns;
 import dev.pubsubclickhouse.core.schema.ColumnDefinition;
 import dev.pubsubclickhouse.core.schema.SchemaSource;
 import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.core.schema.TableSchema;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The target table's schema as last read, and the encoder for it. Read at start and again when an
- * INSERT says the table changed, so a column added, dropped or retyped needs no restart.
- * Thread-safe.
+ * The target table's schema as last read, and the encoder for it. Read at start, again when an
+ * INSERT says the table changed (a column dropped or retyped), and again when rows bring a field no
+ * column takes (a column added by hand, which no INSERT would notice: one that names the old
+ * columns succeeds), so none of these needs a restart. Thread-safe.
  */
 public final class TargetTable {
+  /** One message in this many is looked at for fields no column takes. */
+  static final int LOOK_AT_ONE_MESSAGE_IN = 16;
+
+  /** The schema is read again for fields no column takes at most this often. */
+  static final Duration REREAD_AT_MOST_EVERY = Duration.ofSeconds(30);
+
   private final TableName name;
   private final SchemaSource reader;
   private volatile Snapshot current;
+  private final AtomicInteger messages = new AtomicInteger();
+  private final AtomicLong nextRereadNanos = new AtomicLong(System.nanoTime());
 
   /**
    * One reading of the schema: the encoder, the columns it writes, and every column's definition.
@@ -76,6 +89,31 @@ public final class TargetTable {
 
   public Snapshot current() {
     return current;
+  }
+
+  /**
+   * The schema to encode a message's {@code rows} with: the current one, or the schema read again
+   * when a row has a field no column takes, at most every {@link #REREAD_AT_MOST_EVERY} and looking
+   * at one message in {@link #LOOK_AT_ONE_MESSAGE_IN} (a look costs a lookup per field). A reading
+   * that fails keeps the current schema; the next look tries again.
+   */
+  public Snapshot forRows(List<JsonNode> rows) {
+    Snapshot snapshot = current;
+    if (messages.getAndIncrement() % LOOK_AT_ONE_MESSAGE_IN != 0) {
+      return snapshot;
+    }
+    long due = nextRereadNanos.get();
+    long now = System.nanoTime();
+    if (now - due < 0
+        || rows.stream().allMatch(row -> snapshot.encoder.unplacedFields(row).isEmpty())
+        || !nextRereadNanos.compareAndSet(due, now + REREAD_AT_MOST_EVERY.toNanos())) {
+      return snapshot;
+    }
+    try {
+      return refresh();
+    } catch (RuntimeException e) {
+      return snapshot;
+    }
   }
 
   /**

@@ -120,6 +120,8 @@ public final class MessageEncoder {
       } catch (ColumnsUnavailableException e) {
         throw new UnavailableException(e.getMessage(), e);
       }
+    } else {
+      schema = table.forRows(rows);
     }
     return new PendingMessage(message, this, route, format, schema, encode(message, rows, schema));
   }
