@@ -1,11 +1,11 @@
 package dev.pubsubclickhouse.function.schemas;
 
+import static dev.pubsubclickhouse.function.schemas.FormatData.hex;
+import static dev.pubsubclickhouse.function.schemas.FormatData.rejection;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pubsubclickhouse.core.encode.JsonPayloads;
-import dev.pubsubclickhouse.core.encode.PayloadRejectedException;
 import java.io.ByteArrayOutputStream;
-import java.util.HexFormat;
 import org.junit.jupiter.api.Test;
 
 class AvroFormatTest {
@@ -17,19 +17,6 @@ class AvroFormatTest {
   private static AvroFormat binary(String fields) {
     return AvroFormat.of(
         "s", "{\"type\":\"record\",\"name\":\"R\",\"fields\":[" + fields + "]}", true);
-  }
-
-  private static byte[] hex(String bytes) {
-    return HexFormat.ofDelimiter(" ").parseHex(bytes);
-  }
-
-  private static String rejection(PayloadFormat format, byte[] data) {
-    try {
-      format.rows(data);
-    } catch (PayloadRejectedException e) {
-      return e.getMessage();
-    }
-    throw new AssertionError("accepted " + data.length + " bytes");
   }
 
   /** A list of {@code nodes} Nodes of value 0, binary: each a 0 and the union's branch. */

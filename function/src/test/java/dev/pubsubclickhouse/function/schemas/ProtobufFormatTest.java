@@ -1,26 +1,13 @@
 package dev.pubsubclickhouse.function.schemas;
 
+import static dev.pubsubclickhouse.function.schemas.FormatData.hex;
+import static dev.pubsubclickhouse.function.schemas.FormatData.rejection;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pubsubclickhouse.core.encode.PayloadRejectedException;
 import java.io.ByteArrayOutputStream;
-import java.util.HexFormat;
 import org.junit.jupiter.api.Test;
 
 class ProtobufFormatTest {
-  private static byte[] hex(String bytes) {
-    return HexFormat.ofDelimiter(" ").parseHex(bytes);
-  }
-
-  private static String rejection(PayloadFormat format, byte[] data) {
-    try {
-      format.rows(data);
-    } catch (PayloadRejectedException e) {
-      return e.getMessage();
-    }
-    throw new AssertionError("accepted " + data.length + " bytes");
-  }
-
   /** {@code levels} Ms each in the field next of the one before, binary. */
   private static byte[] nestedBinary(int levels) {
     byte[] data = new byte[0];
