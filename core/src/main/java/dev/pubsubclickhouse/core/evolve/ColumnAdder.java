@@ -40,6 +40,12 @@ public final class ColumnAdder {
   /** How long an ALTER whose column ClickHouse refused is not tried again. */
   static final Duration REFUSAL_COOLDOWN = Duration.ofMinutes(1);
 
+  /**
+   * While a table's budget is spent or it is full, it is read again at most this often (for a
+   * column another instance added), and a field declined for either is looked at again after it.
+   */
+  static final Duration REREAD_WHILE_SPENT = Duration.ofSeconds(30);
+
   /** ClickHouse's DUPLICATE_COLUMN: the column the ALTER would add is there. */
   private static final int DUPLICATE_COLUMN = 15;
 
@@ -101,6 +107,7 @@ public final class ColumnAdder {
   private static final class TableState {
     long windowStart;
     int addedInWindow;
+    long lastReadWhileSpent = Long.MIN_VALUE;
     final Map<String, Declined> declined = new ConcurrentHashMap<>();
   }
 
@@ -202,10 +209,14 @@ public final class ColumnAdder {
       decline(table, state, field, refusal, Long.MAX_VALUE);
       return;
     }
-    // The budget and the table as last read are checked before the table is read again, so that a
-    // flood of new names costs no query once either is spent.
-    if (declinedAsFull(table, state, field, table.current())
-        || declinedOverBudget(table, state, field, budgetWait(state))) {
+    // Once the budget is spent or the table is full, a flood of new names reads the table at most
+    // every REREAD_WHILE_SPENT (for a column another instance added), not once per name.
+    long wait = budgetWait(state);
+    boolean looksFull = table.current().definitions().size() >= policy.maxTableColumns();
+    if ((wait > 0 || looksFull)
+        && !mayReadWhileSpent(state)
+        && (declinedAsFull(table, state, field, table.current())
+            || declinedOverBudget(table, state, field, wait))) {
       return;
     }
     TargetTable.Snapshot schema = refreshed(table, field);
@@ -312,6 +323,8 @@ public final class ColumnAdder {
     if (budgetWait == 0) {
       return false;
     }
+    // Looked at again before the budget renews: another instance may add the column meanwhile.
+    long declinedFor = Math.min(budgetWait, REREAD_WHILE_SPENT.toNanos());
     decline(
         table,
         state,
@@ -321,8 +334,21 @@ public final class ColumnAdder {
             + " new columns in "
             + policy.period().toMinutes()
             + " minutes (SCHEMA_EVOLUTION_MAX_NEW_COLUMNS)",
-        budgetWait);
+        declinedFor);
     return true;
+  }
+
+  /** True at most once every {@link #REREAD_WHILE_SPENT} for a table. */
+  private boolean mayReadWhileSpent(TableState state) {
+    synchronized (state) {
+      long now = nanoTime.getAsLong();
+      if (state.lastReadWhileSpent != Long.MIN_VALUE
+          && now - state.lastReadWhileSpent < REREAD_WHILE_SPENT.toNanos()) {
+        return false;
+      }
+      state.lastReadWhileSpent = now;
+      return true;
+    }
   }
 
   /** 0 when a column may be added now, else the nanoseconds until one may. */

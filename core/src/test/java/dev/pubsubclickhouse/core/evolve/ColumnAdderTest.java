@@ -201,8 +201,26 @@ class ColumnAdderTest {
       adder.columnsFor(table, rows("{\"id\":1,\"f" + i + "\":1}"));
     }
     assertThat(table.current().columns()).containsExactlyInAnyOrder("id", "f0", "f1");
-    assertThat(memory.reads).as("at start, then before and after each ALTER").hasValue(5);
+    assertThat(memory.reads)
+        .as("at start, before and after each ALTER, and once while the budget is spent")
+        .hasValue(6);
     assertThat(events.lines).as("each declined field is reported").hasSize(100);
+  }
+
+  @Test
+  void aColumnAnotherInstanceAddedIsUsedWhileThisOnesBudgetIsSpent() throws Exception {
+    TargetTable table = new TargetTable(TABLE, memory);
+    ColumnAdder adder = adder(1, 100, Optional.empty());
+    adder.columnsFor(table, rows("{\"id\":1,\"a\":1}"));
+    adder.columnsFor(table, rows("{\"id\":1,\"b\":1}"));
+    assertThat(table.current().columns()).as("the budget of 1 is spent").doesNotContain("b");
+    memory.columns.add(ColumnDefinition.of("b", "Nullable(Int64)")); // another instance's
+    clock.addAndGet(ColumnAdder.REREAD_WHILE_SPENT.toNanos());
+    TargetTable.Snapshot schema = adder.columnsFor(table, rows("{\"id\":1,\"b\":2}"));
+    assertThat(schema.columns())
+        .as("looked at again within REREAD_WHILE_SPENT, not after the hour")
+        .contains("b");
+    assertThat(memory.alters).hasSize(1);
   }
 
   @Test
@@ -213,7 +231,9 @@ class ColumnAdderTest {
       adder.columnsFor(table, rows("{\"id\":1,\"f" + i + "\":1}"));
     }
     assertThat(table.current().columns()).containsExactlyInAnyOrder("id", "f0");
-    assertThat(memory.reads).as("at start, then before and after the ALTER").hasValue(3);
+    assertThat(memory.reads)
+        .as("at start, before and after the ALTER, and once while the table is full")
+        .hasValue(4);
   }
 
   @Test
