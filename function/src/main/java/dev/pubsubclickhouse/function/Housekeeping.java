@@ -29,13 +29,25 @@ final class Housekeeping implements AutoCloseable {
         () -> {
           try {
             task.run();
-          } catch (RuntimeException | Error e) {
-            JsonLog.error(name + " failed; it runs again at its next interval", Map.of(), e);
+          } catch (Throwable e) {
+            logged(name, e);
           }
         },
         millis,
         millis,
         TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Logs the failure, if the heap lets it: after an OutOfMemoryError the log line can throw one
+   * too, which must not reach the executor either.
+   */
+  private static void logged(String name, Throwable failure) {
+    try {
+      JsonLog.error(name + " failed; it runs again at its next interval", Map.of(), failure);
+    } catch (Throwable ignored) {
+      // the task still runs at its next interval; the failure shows in the next lines it logs
+    }
   }
 
   @Override

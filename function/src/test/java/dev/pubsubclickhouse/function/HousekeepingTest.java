@@ -42,4 +42,33 @@ class HousekeepingTest {
         .contains("the sweep failed; it runs again at its next interval")
         .contains("OutOfMemoryError");
   }
+
+  @Test
+  void aTaskRunsAgainEvenWhenItsFailureCannotBeLogged() throws Exception {
+    // After an OutOfMemoryError, logging it can throw one too.
+    JsonLog.redirect(
+        new PrintStream(
+            new java.io.OutputStream() {
+              @Override
+              public void write(int b) {
+                throw new OutOfMemoryError("Java heap space");
+              }
+            },
+            true,
+            StandardCharsets.UTF_8));
+    AtomicInteger runs = new AtomicInteger();
+    CountDownLatch ranAfterTheFailure = new CountDownLatch(2);
+    try (Housekeeping housekeeping = new Housekeeping()) {
+      housekeeping.every(
+          Duration.ofMillis(10),
+          "the sweep",
+          () -> {
+            if (runs.incrementAndGet() == 1) {
+              throw new OutOfMemoryError("Java heap space");
+            }
+            ranAfterTheFailure.countDown();
+          });
+      assertThat(ranAfterTheFailure.await(5, TimeUnit.SECONDS)).isTrue();
+    }
+  }
 }
