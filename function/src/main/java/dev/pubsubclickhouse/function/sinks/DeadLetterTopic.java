@@ -44,8 +44,11 @@ public final class DeadLetterTopic implements DeadLetterSink {
 
   static final int MAX_ATTRIBUTES = 100;
 
-  /** Pub/Sub's limit on a message, data and attributes together. */
-  static final int MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+  /**
+   * Pub/Sub's limit on a publish request, less room for the request's topic name (at most 255
+   * characters and the project's) and framing: the message, data and attributes, must fit in it.
+   */
+  static final int MAX_MESSAGE_BYTES = 10 * 1024 * 1024 - 1024;
 
   /** Why the message could not be written, clipped to 1024 UTF-8 bytes. */
   public static final String ERROR_MESSAGE = "errorMessage";
