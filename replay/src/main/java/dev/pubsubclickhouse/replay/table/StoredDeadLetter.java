@@ -37,10 +37,11 @@ record StoredDeadLetter(
 
   /**
    * Written by a backfill, which shares the dead-letter table: not a message, and the backfill's to
-   * write again (from its checkpoint table).
+   * write again (from its checkpoint table). A message id or subscription says it is a message,
+   * whatever its stack_trace holds (an ordering key, the publisher's text, may read "sourceRow=").
    */
   boolean fromBackfill() {
-    return !sourceRow.isEmpty();
+    return !sourceRow.isEmpty() && messageId.isEmpty() && subscription.isEmpty();
   }
 
   Instant failedAt() {

@@ -131,6 +131,19 @@ final class Letters {
           failedAt);
     }
 
+    Letter withOrderingKey(String key) {
+      return new Letter(
+          data,
+          messageId,
+          publishTime,
+          attributes,
+          key,
+          subscription,
+          deliveryAttempt,
+          error,
+          failedAt);
+    }
+
     Letter withError(String reason) {
       return new Letter(
           data,

@@ -439,6 +439,21 @@ class TableReplayIT {
     assertThat(Letters.deadLetterRows(sql, "shared_dead")).isEqualTo(backfill);
   }
 
+  @Test
+  void aMessageWhoseOrderingKeyReadsLikeABackfillsSourceRowIsReplayed() {
+    Letters.createTarget(sql, "keyed");
+    Letters.createDeadLetterTable(sql, "keyed_dead");
+    Letter letter = Letters.letter(144, OLD_REASON, T0).withOrderingKey("a sourceRow=1");
+    Letters.insert(sql, "keyed_dead", List.of(letter));
+
+    Run run = replay("keyed", "keyed_dead");
+
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+    assertThat(Letters.rowsFinal(sql, "keyed"))
+        .containsExactlyElementsOf(Letters.expectedRows(List.of(letter), true));
+    assertThat(sql.number("SELECT count() FROM keyed_dead")).isZero();
+  }
+
   /**
    * Pub/Sub sends publish times to the microsecond, and a push stores them so; publish_time keeps
    * milliseconds (or seconds, in a table made so), stack_trace the text Pub/Sub sent.
