@@ -24,20 +24,7 @@ class HousekeepingTest {
   @Test
   void aTaskThatThrowsAnErrorRunsAgainAtItsNextInterval() throws Exception {
     JsonLog.redirect(new PrintStream(log, true, StandardCharsets.UTF_8));
-    AtomicInteger runs = new AtomicInteger();
-    CountDownLatch ranAfterTheFailure = new CountDownLatch(2);
-    try (Housekeeping housekeeping = new Housekeeping()) {
-      housekeeping.every(
-          Duration.ofMillis(10),
-          "the sweep",
-          () -> {
-            if (runs.incrementAndGet() == 1) {
-              throw new OutOfMemoryError("Java heap space");
-            }
-            ranAfterTheFailure.countDown();
-          });
-      assertThat(ranAfterTheFailure.await(5, TimeUnit.SECONDS)).isTrue();
-    }
+    assertRunsTwiceMoreAfterAnOutOfMemoryError();
     assertThat(log.toString(StandardCharsets.UTF_8))
         .contains("the sweep failed; it runs again at its next interval")
         .contains("OutOfMemoryError");
@@ -56,6 +43,11 @@ class HousekeepingTest {
             },
             true,
             StandardCharsets.UTF_8));
+    assertRunsTwiceMoreAfterAnOutOfMemoryError();
+  }
+
+  /** A task every 10 ms that throws an OutOfMemoryError the first time runs twice more. */
+  private static void assertRunsTwiceMoreAfterAnOutOfMemoryError() throws InterruptedException {
     AtomicInteger runs = new AtomicInteger();
     CountDownLatch ranAfterTheFailure = new CountDownLatch(2);
     try (Housekeeping housekeeping = new Housekeeping()) {
