@@ -51,4 +51,68 @@ class PayloadDecompressorTest {
         .isInstanceOf(IOException.class)
         .hasMessageStartingWith("corrupt gzip data: ");
   }
+
+  private static byte[] concat(byte[]... parts) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    for (byte[] part : parts) {
+      out.writeBytes(part);
+    }
+    return out.toByteArray();
+  }
+
+  @Test
+  void everyMemberOfMultiMemberGzipIsRead() throws Exception {
+    byte[] second = "{\"b\":2}".getBytes(StandardCharsets.UTF_8);
+    assertThat(decompressor.decompress(concat(gzip(json), gzip(second))))
+        .isEqualTo(concat(json, second));
+  }
+
+  @Test
+  void bytesAfterTheLastMemberAreRefusedNotIgnored() throws Exception {
+    // GZIPInputStream ends quietly at them, so the first member was stored as the whole message.
+    byte[] garbage =
+        "\u001f\u008b\u0008garbage-after-the-member".getBytes(StandardCharsets.ISO_8859_1);
+    assertThatThrownBy(() -> decompressor.decompress(concat(gzip(json), garbage)))
+        .isInstanceOf(IOException.class)
+        .hasMessage("corrupt gzip data: bytes after a member that start no other");
+    assertThatThrownBy(() -> decompressor.decompress(concat(gzip(json), new byte[] {0, 0})))
+        .hasMessage("corrupt gzip data: bytes after a member that start no other");
+  }
+
+  @Test
+  void aTruncatedSecondMemberIsCorruptGzipNotInvalidJson() throws Exception {
+    byte[] second = gzip("{\"b\":2}".getBytes(StandardCharsets.UTF_8));
+    assertThatThrownBy(
+            () ->
+                decompressor.decompress(
+                    concat(gzip(json), Arrays.copyOf(second, second.length - 4))))
+        .hasMessage("corrupt gzip data: a member's trailer is missing or does not match");
+    assertThatThrownBy(() -> decompressor.decompress(concat(gzip(json), Arrays.copyOf(second, 14))))
+        .hasMessage("corrupt gzip data: it ends inside a member");
+  }
+
+  @Test
+  void aMemberWhoseChecksumDoesNotMatchIsRefused() throws Exception {
+    byte[] member = gzip(json);
+    member[member.length - 8] ^= 1;
+    assertThatThrownBy(() -> decompressor.decompress(member))
+        .hasMessage("corrupt gzip data: a member's trailer is missing or does not match");
+  }
+
+  @Test
+  void headerOptionsAreSkippedAsRfc1952Says() throws Exception {
+    byte[] plain = gzip(json);
+    // FEXTRA (2 bytes of extra), FNAME "n", FCOMMENT "c", FHCRC: then the same compressed data.
+    byte[] header = Arrays.copyOf(plain, 10);
+    header[3] = 4 | 8 | 16 | 2;
+    byte[] withOptions =
+        concat(
+            header,
+            new byte[] {2, 0, 'x', 'y'},
+            new byte[] {'n', 0},
+            new byte[] {'c', 0},
+            new byte[] {0, 0},
+            Arrays.copyOfRange(plain, 10, plain.length));
+    assertThat(decompressor.decompress(withOptions)).isEqualTo(json);
+  }
 }
