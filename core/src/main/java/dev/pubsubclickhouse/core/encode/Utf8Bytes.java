@@ -1,5 +1,10 @@
 package dev.pubsubclickhouse.core.encode;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+
 /**
  * Checks bytes against the well-formed UTF-8 sequences of the Unicode standard (its table 3-7): no
  * overlong forms, no encoded surrogates, nothing above U+10FFFF. A JSON parser that decodes UTF-8
@@ -49,5 +54,19 @@ public final class Utf8Bytes {
       i += length;
     }
     return -1;
+  }
+
+  /**
+   * The text of the first {@code length} bytes, or empty when they are not UTF-8: {@code new
+   * String(bytes, UTF_8)} would put U+FFFD in place of what does not decode, and store altered
+   * text.
+   */
+  public static Optional<String> text(byte[] bytes, int length) {
+    try {
+      return Optional.of(
+          StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes, 0, length)).toString());
+    } catch (CharacterCodingException e) {
+      return Optional.empty();
+    }
   }
 }

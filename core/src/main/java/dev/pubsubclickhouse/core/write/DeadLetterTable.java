@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pubsubclickhouse.core.encode.RowBinaryOutput;
 import dev.pubsubclickhouse.core.encode.RowEncoder;
 import dev.pubsubclickhouse.core.encode.RowRejectedException;
+import dev.pubsubclickhouse.core.encode.Utf8Bytes;
 import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
 import dev.pubsubclickhouse.core.insert.InsertColumns;
 import dev.pubsubclickhouse.core.schema.ColumnDefinition;
@@ -15,10 +16,6 @@ import dev.pubsubclickhouse.core.schema.SchemaReader;
 import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.core.schema.TableNotFoundException;
 import dev.pubsubclickhouse.core.schema.TableSchema;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -246,7 +243,7 @@ public final class DeadLetterTable implements DeadLetterSink {
     RowBinaryOutput out = new RowBinaryOutput();
     for (DeadLetter deadLetter : deadLetters) {
       ObjectNode row = JsonNodeFactory.instance.objectNode();
-      String text = utf8(deadLetter.payload());
+      String text = Utf8Bytes.text(deadLetter.payload(), deadLetter.payload().length).orElse(null);
       String origin = origin(deadLetter.origin());
       if (text == null) {
         text = Base64.getEncoder().encodeToString(deadLetter.payload());
@@ -325,20 +322,6 @@ public final class DeadLetterTable implements DeadLetterSink {
       long attempt = Long.parseLong(text);
       return attempt >= 0 && attempt <= 0xFFFF_FFFFL ? attempt : null;
     } catch (NumberFormatException notOne) {
-      return null;
-    }
-  }
-
-  /** The payload as UTF-8 text, or null when it is not valid UTF-8. */
-  private static String utf8(byte[] data) {
-    try {
-      return StandardCharsets.UTF_8
-          .newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(data))
-          .toString();
-    } catch (CharacterCodingException e) {
       return null;
     }
   }

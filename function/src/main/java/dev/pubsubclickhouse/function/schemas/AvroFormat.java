@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pubsubclickhouse.core.encode.JsonPayloads;
 import dev.pubsubclickhouse.core.encode.PayloadRejectedException;
+import dev.pubsubclickhouse.core.encode.Utf8Bytes;
 import java.io.EOFException;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -98,7 +99,7 @@ final class AvroFormat implements PayloadFormat {
         }
       } else {
         String text =
-            StrictUtf8.decode(data, data.length)
+            Utf8Bytes.text(data, data.length)
                 .orElseThrow(
                     () -> new PayloadRejectedException(describe() + ": the data is not UTF-8"));
         datum = reader.read(null, DecoderFactory.get().jsonDecoder(schema, text));
@@ -204,7 +205,7 @@ final class AvroFormat implements PayloadFormat {
         return in.readString();
       }
       Utf8 text = in.readString(null);
-      return StrictUtf8.decode(text.getBytes(), text.getByteLength())
+      return Utf8Bytes.text(text.getBytes(), text.getByteLength())
           .orElseThrow(
               () ->
                   new AvroRuntimeException("field " + field + " holds a string that is not UTF-8"));

@@ -13,6 +13,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
 import dev.pubsubclickhouse.core.encode.PayloadRejectedException;
+import dev.pubsubclickhouse.core.encode.Utf8Bytes;
 import java.math.BigInteger;
 import java.util.List;
 
@@ -54,7 +55,7 @@ final class ProtobufFormat implements PayloadFormat {
         message = DynamicMessage.parseFrom(type, data);
       } else {
         String text =
-            StrictUtf8.decode(data, data.length)
+            Utf8Bytes.text(data, data.length)
                 .orElseThrow(
                     () -> new PayloadRejectedException(describe() + ": the data is not UTF-8"));
         DynamicMessage.Builder builder = DynamicMessage.newBuilder(type);
