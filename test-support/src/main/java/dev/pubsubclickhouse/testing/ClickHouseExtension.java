@@ -15,8 +15,8 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 /**
  * Gives a test class a real ClickHouse and a database of its own (a {@link TestDatabase}
  * parameter). The server is, in order: the one {@code CLICKHOUSE_URL} names (with {@code
- * CLICKHOUSE_USER}/{@code CLICKHOUSE_PASSWORD}); the developer's {@code scripts/clickhouse-local}
- * server when it runs; else one started for this test run and stopped after it.
+ * CLICKHOUSE_USER}/{@code CLICKHOUSE_PASSWORD}), else one started for this test run on a free port
+ * and stopped after it.
  */
 public final class ClickHouseExtension
     implements BeforeAllCallback, AfterAllCallback, ParameterResolver {
@@ -102,10 +102,9 @@ public final class ClickHouseExtension
                 env.getOrDefault("CLICKHOUSE_USER", "default"),
                 env.getOrDefault("CLICKHOUSE_PASSWORD", ""));
         started = null;
-      } else if (LocalClickHouse.answers(Map.of())) {
-        server = new ClickHouseServer("http://127.0.0.1:18123", "default", "");
-        started = null;
       } else {
+        // Never a server that merely answers on the default port: a developer's, or another
+        // checkout's test run, can stop it in the middle of this run.
         Path directory = LocalClickHouse.repositoryRoot().resolve("target/test-clickhouse");
         started = LocalClickHouse.start(directory);
         server = new ClickHouseServer(started.url(), "default", "");
