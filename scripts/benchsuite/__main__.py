@@ -31,8 +31,8 @@ def parse_args():
     parser.add_argument("--duration", type=int, default=None, help="measured seconds per point")
     parser.add_argument("--warmup", type=int, default=None, help="warm-up seconds per point")
     parser.add_argument("--rounds", type=int, default=None,
-                        help="measure every push point this many times (rotating the order) and"
-                             " keep the sample other processes disturbed least (default 2, quick 1)")
+                        help="measure every push point this many times (rotating the order);"
+                             " peers are compared on the median round (default 3, quick 1)")
     parser.add_argument("--fleet-sizes", default="1,4,16",
                         help="service processes in each fleet simulation")
     parser.add_argument("--fleet-concurrency", type=int, default=256,
@@ -43,10 +43,10 @@ def parse_args():
                         help="TABLE_MAX_INSERTS_PER_SECOND of the fleets with flow control")
     parser.add_argument("--fleet-cpus", type=float, default=1.5,
                         help="CPU cores the whole fleet's instances may use together")
-    parser.add_argument("--one-cpu-service", action="store_true",
-                        help="push part: every target runs as the service is deployed, on one CPU"
-                             " of its own (Cloud Run's default 1 vCPU), wrk and ClickHouse on the"
-                             " other CPUs")
+    parser.add_argument("--shared-cpus", action="store_true",
+                        help="push part: every target shares every CPU with wrk and ClickHouse;"
+                             " by default each runs as the service is deployed, on one CPU of its"
+                             " own (Cloud Run's default 1 vCPU), wrk and ClickHouse on the others")
     parser.add_argument("--skip-build", action="store_true")
     parser.add_argument("--variant", action="append", default=[],
                         help="an extra push target measured beside ours: NAME:KEY=VALUE,... with"
@@ -70,7 +70,7 @@ def parse_args():
         args.variant = list(DEFAULT_VARIANTS)
     args.duration = args.duration or (5 if args.quick else 10)
     args.warmup = args.warmup or (3 if args.quick else 5)
-    args.rounds = args.rounds or (1 if args.quick else 2)
+    args.rounds = args.rounds or (1 if args.quick else 3)
     args.fleet_duration = args.fleet_duration or (8 if args.quick else 20)
     args.parts = set(args.only.split(","))
     unknown = args.parts - set(PARTS)

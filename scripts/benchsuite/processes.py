@@ -139,16 +139,17 @@ def jar(path):
     return os.path.join(REPO, path)
 
 
-# With --one-cpu-service: the CPUs the push targets run on, and those wrk and ClickHouse run on
-# (taskset lists); None: everything shares every CPU.
+# The CPUs the push targets run on, and those wrk and ClickHouse run on (taskset lists); None:
+# everything shares every CPU (--shared-cpus, or a machine with one CPU).
 CPU_LAYOUT = {"service": None, "load": None}
 
 
 def one_cpu_service_layout():
-    """The last CPU for the service under test, the others for wrk and ClickHouse."""
+    """The last CPU for the service under test, the others for wrk and ClickHouse; None with one
+    CPU."""
     cpus = sorted(os.sched_getaffinity(0))
     if len(cpus) < 2:
-        raise SystemExit("--one-cpu-service needs at least 2 CPUs")
+        return None
     return {"service": str(cpus[-1]), "load": ",".join(str(c) for c in cpus[:-1])}
 
 

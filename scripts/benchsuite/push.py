@@ -158,15 +158,18 @@ def parse_variant(text, index):
 
 
 def run_push(args, chpid):
-    if args.one_cpu_service:
-        CPU_LAYOUT.update(one_cpu_service_layout())
+    layout = None if args.shared_cpus else one_cpu_service_layout()
+    if layout:
+        CPU_LAYOUT.update(layout)
         pin_process(chpid, CPU_LAYOUT["load"])
         log("one CPU per service: targets on CPU %s, wrk and ClickHouse on CPU %s"
             % (CPU_LAYOUT["service"], CPU_LAYOUT["load"]))
+    else:
+        log("every target, wrk and ClickHouse share every CPU")
     try:
         return measure_every_target(args, chpid)
     finally:
-        if args.one_cpu_service:
+        if layout:
             pin_process(chpid, CPU_LAYOUT["service"] + "," + CPU_LAYOUT["load"], check=False)
             CPU_LAYOUT.update({"service": None, "load": None})
 
