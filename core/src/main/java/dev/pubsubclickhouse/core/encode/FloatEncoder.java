@@ -29,14 +29,15 @@ final class FloatEncoder implements ValueEncoder {
     boolean exact = value.isBigDecimal() || value.isBigInteger();
     // A double that is infinite already (BigQuery's FLOAT64, Avro's double) stays infinite.
     boolean infinite = !exact && Double.isInfinite(value.doubleValue());
+    // An exact node rounds its value to the nearest float or double; a negative zero's is -0.0.
     if (single) {
-      float f = exact ? value.decimalValue().floatValue() : value.floatValue();
+      float f = value.floatValue();
       if (Float.isInfinite(f) && !infinite) {
         throw new ValueRejectedException("out of range for Float32");
       }
       out.writeIntLE(Float.floatToRawIntBits(f));
     } else {
-      double d = exact ? value.decimalValue().doubleValue() : value.doubleValue();
+      double d = value.doubleValue();
       if (Double.isInfinite(d) && !infinite) {
         throw new ValueRejectedException("out of range for Float64");
       }

@@ -35,7 +35,7 @@ final class JsonObjectEncoder implements ValueEncoder {
   /** The JSON the text holds, read as a payload is (same limits); null when it holds none. */
   private static JsonNode parsed(String text) {
     try {
-      return JsonPayloads.mapper().readTree(text);
+      return JsonPayloads.value(text);
     } catch (Exception e) {
       return null;
     }

@@ -12,15 +12,20 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.NumericNode;
+import com.fasterxml.jackson.databind.node.ValueNode;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Reads a message payload into rows: one JSON object is one row, a JSON array of objects is
- * several. Numbers keep their exact decimal value. The payload must be well-formed UTF-8 and hold
- * no object with the same key twice; nesting depth, number length, tokens and rows are bounded, so
- * that a small payload cannot build a tree that fills the heap.
+ * several. Numbers keep their exact decimal value, and a zero its minus sign ({@link
+ * NegativeZeroNode}). The payload must be well-formed UTF-8 and hold no object with the same key
+ * twice; nesting depth, number length, tokens and rows are bounded, so that a small payload cannot
+ * build a tree that fills the heap.
  */
 public final class JsonPayloads {
   /** Deeper documents reject: no ClickHouse type nests this far, and deep trees cost stack. */
@@ -101,11 +106,12 @@ public final class JsonPayloads {
       if (first == null) {
         throw new PayloadRejectedException("payload is empty");
       }
+      SignedZeros nodes = new SignedZeros(parser);
       if (first == JsonToken.START_OBJECT) {
-        return List.of(ROW.readTree(parser));
+        return List.of(ROW.with(nodes).readTree(parser));
       }
       if (first == JsonToken.START_ARRAY) {
-        return arrayRows(parser);
+        return arrayRows(parser, ONE_ROW.with(nodes));
       }
       throw new PayloadRejectedException(
           "payload must be a JSON object or an array of objects, got "
@@ -126,7 +132,7 @@ public final class JsonPayloads {
   }
 
   /** The rows of an array, read one by one so that an array of too many stops at the limit. */
-  private static List<JsonNode> arrayRows(JsonParser parser)
+  private static List<JsonNode> arrayRows(JsonParser parser, ObjectReader oneRow)
       throws IOException, PayloadRejectedException {
     List<JsonNode> rows = new ArrayList<>();
     while (parser.nextToken() != JsonToken.END_ARRAY) {
@@ -134,7 +140,7 @@ public final class JsonPayloads {
         throw new PayloadRejectedException(
             "payload has more than " + MAX_ROWS + " rows (JSON array elements)");
       }
-      JsonNode row = ONE_ROW.readTree(parser);
+      JsonNode row = oneRow.readTree(parser);
       if (!row.isObject()) {
         throw new PayloadRejectedException(
             "element "
@@ -153,6 +159,53 @@ public final class JsonPayloads {
       throw new PayloadRejectedException("payload is an empty JSON array: no rows");
     }
     return rows;
+  }
+
+  /**
+   * One JSON value from text, read as a payload's values are (the same limits but for the token
+   * count, and a negative zero keeps its sign).
+   */
+  static JsonNode value(String text) throws IOException {
+    try (JsonParser parser = MAPPER.createParser(text)) {
+      return MAPPER.reader().with(new SignedZeros(parser)).readTree(parser);
+    }
+  }
+
+  /**
+   * The nodes of one parse, where a zero read with a minus sign becomes a {@link NegativeZeroNode}.
+   * The int or BigDecimal the parser hands over has lost the sign, so the factory looks at the
+   * number's text; only for zeros, so other numbers cost one comparison.
+   */
+  private static final class SignedZeros extends JsonNodeFactory {
+    private static final long serialVersionUID = 1L;
+
+    private final transient JsonParser parser;
+
+    SignedZeros(JsonParser parser) {
+      super(true); // exact BigDecimals, as the mapper's factory
+      this.parser = parser;
+    }
+
+    @Override
+    public NumericNode numberNode(int value) {
+      return value == 0 && hasMinusSign() ? NegativeZeroNode.INTEGER : super.numberNode(value);
+    }
+
+    @Override
+    public ValueNode numberNode(BigDecimal value) {
+      return value.signum() == 0 && hasMinusSign()
+          ? NegativeZeroNode.decimal(value)
+          : super.numberNode(value);
+    }
+
+    /** True when the number the parser stands on is written with a minus sign. */
+    private boolean hasMinusSign() {
+      try {
+        return parser.getTextCharacters()[parser.getTextOffset()] == '-';
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
   }
 
   /** The parser's reason, without what names Jackson's own classes and features. */
