@@ -98,9 +98,10 @@ public final class BackfillJob {
   /** Checks parameters, both schemas, the type mapping and the dead letters; writes nothing. */
   private int dryRun(Client client, SourceResolver resolver, BigQuery bigQuery)
       throws InterruptedException {
-    Optional<TableSchema> existing = start(() -> target(client));
+    Optional<TableSchema> existing = start(usingClickHouse(), () -> target(client));
     Schema schema =
         start(
+            USING_BIGQUERY,
             () ->
                 config.query().isPresent()
                     ? resolver.schemaOf(querySpec())
@@ -115,6 +116,7 @@ public final class BackfillJob {
     log.text(plan.describe());
     if (config.deadLetterTable().isPresent()) {
       start(
+          USING_BIGQUERY,
           () -> {
             DeadLetterCheck.check(bigQuery, config.deadLetterTable().get(), retry);
             return null;
@@ -134,13 +136,14 @@ public final class BackfillJob {
 
   /** Plans this task's share of the execution's snapshot and writes it. */
   private int execute(Client client, SourceResolver resolver) throws InterruptedException {
-    Optional<TableSchema> existing = start(() -> target(client));
+    Optional<TableSchema> existing = start(usingClickHouse(), () -> target(client));
     ClickHouseInserter inserter =
         new ClickHouseInserter(
             ClickHouseHttp.open(config.clickHouse(), "pubsub-clickhouse-backfill"),
-            start(() -> InsertFormat.supportedBy(client)),
+            start(usingClickHouse(), () -> InsertFormat.supportedBy(client)),
             config.clickHouse().insertOptions());
     start(
+        usingClickHouse(),
         () -> {
           try {
             inserter.checkPassedSettings();
@@ -149,12 +152,15 @@ public final class BackfillJob {
           }
           return null;
         });
-    List<DeadLetterSink> sinks = start(() -> deadLetterSinks(client, inserter));
-    Optional<Checkpoints> checkpoints = start(() -> checkpoints(client, inserter));
-    Optional<PlanStore> plans = start(() -> planStore(client));
+    List<DeadLetterSink> sinks =
+        start("cannot open the dead-letter tables", () -> deadLetterSinks(client, inserter));
+    Optional<Checkpoints> checkpoints =
+        start(usingClickHouse(), () -> checkpoints(client, inserter));
+    Optional<PlanStore> plans = start(usingClickHouse(), () -> planStore(client));
     StorageReads storage =
         config.read().reader() == PageReaderKind.STORAGE
             ? start(
+                "cannot use BigQuery's Storage Read API",
                 () ->
                     StorageReads.open(
                         config.read().storageEndpoint(), config.credentialsWithEndpoint(), retry))
@@ -162,6 +168,7 @@ public final class BackfillJob {
     try {
       TaskPlan plan =
           start(
+              "cannot plan the execution",
               () ->
                   new ExecutionPlanner(
                           config,
@@ -174,12 +181,16 @@ public final class BackfillJob {
                           clock)
                       .plan());
       TableSchema target =
-          existing.isPresent() ? existing.get() : start(() -> createTarget(client, plan.schema()));
+          existing.isPresent()
+              ? existing.get()
+              : start(usingClickHouse(), () -> createTarget(client, plan.schema()));
       ColumnPlan columns = columnPlan(plan.schema(), target);
       log.info(
           "column plan", Map.of("columns", columns.mappings().size(), "plan", columns.describe()));
       TargetTable table =
-          start(() -> new TargetTable(config.clickHouse().table(), new SchemaReader(client)));
+          start(
+              usingClickHouse(),
+              () -> new TargetTable(config.clickHouse().table(), new SchemaReader(client)));
       return write(
           plan,
           table,
@@ -210,7 +221,7 @@ public final class BackfillJob {
     }
     Set<String> finished =
         checkpoints.isPresent() && plan.readSessionOf().isPresent()
-            ? start(() -> checkpoints.get().finishedUnits(plan.origin()))
+            ? start(usingClickHouse(), () -> checkpoints.get().finishedUnits(plan.origin()))
             : Set.of();
     List<ReadUnit> units = plan.units().stream().filter(u -> !finished.contains(u.key())).toList();
     Map<ReadUnit, Long> from = new HashMap<>();
@@ -219,7 +230,9 @@ public final class BackfillJob {
       long position =
           checkpoints.isEmpty()
               ? unit.range().start()
-              : start(() -> checkpoints.get().resumePosition(unit.key(), unit.range()));
+              : start(
+                  usingClickHouse(),
+                  () -> checkpoints.get().resumePosition(unit.key(), unit.range()));
       from.put(unit, position);
       resumed += position - unit.range().start();
     }
@@ -379,7 +392,7 @@ public final class BackfillJob {
   }
 
   private ColumnPlan columnPlan(Schema schema, TableSchema target) throws InterruptedException {
-    ColumnPlan plan = start(() -> ColumnPlan.of(schema, target));
+    ColumnPlan plan = start("cannot map the columns", () -> ColumnPlan.of(schema, target));
     if (!plan.ignoredFields().isEmpty()) {
       log.warning(
           "BigQuery fields without a ClickHouse column are ignored",
@@ -476,7 +489,17 @@ public final class BackfillJob {
     T get() throws Exception;
   }
 
-  private <T> T start(Step<T> step) throws InterruptedException {
+  private static final String USING_BIGQUERY = "cannot use BigQuery";
+
+  private String usingClickHouse() {
+    return "cannot use ClickHouse at " + config.clickHouse().url();
+  }
+
+  /**
+   * Runs {@code step}; a failure the step's own checks do not describe is reported as {@code
+   * failure}: what could not be done, naming only the service the step uses.
+   */
+  private <T> T start(String failure, Step<T> step) throws InterruptedException {
     try {
       return step.get();
     } catch (InterruptedException e) {
@@ -490,8 +513,7 @@ public final class BackfillJob {
     } catch (BigQueryException e) {
       throw new FailedStart("BigQuery: " + describe(e), e);
     } catch (Exception e) {
-      throw new FailedStart(
-          "cannot use ClickHouse at " + config.clickHouse().url() + ": " + describe(e), e);
+      throw new FailedStart(failure + ": " + describe(e), e);
     }
   }
 

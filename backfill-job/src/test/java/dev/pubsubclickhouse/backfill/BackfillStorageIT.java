@@ -65,6 +65,26 @@ class BackfillStorageIT extends BackfillSuite {
         .isEqualTo("30\t30\t0\t29");
   }
 
+  /** A failure to open the Storage Read API names it, not ClickHouse, which was reachable. */
+  @Test
+  void storageCredentialsThatCannotBeReadStopTheJobNamingTheStorageReadApi() {
+    idTables("no_credentials", 3, "");
+    Map<String, String> env = new java.util.HashMap<>(environment());
+    env.put("GOOGLE_APPLICATION_CREDENTIALS", "/nonexistent/service-account.json");
+
+    JobRun run =
+        JobRun.of(
+            env,
+            "--inputTableSpec=" + FakeBigQuery.PROJECT + ":ds.no_credentials",
+            "--clickHouseTable=no_credentials");
+
+    assertThat(run.exitCode()).as(run.output()).isEqualTo(1);
+    assertThat(run.out())
+        .contains("backfill failed before reading: cannot use BigQuery's Storage Read API: ")
+        .doesNotContain("cannot use ClickHouse");
+    assertThat(storage.createdSessions()).isEmpty();
+  }
+
   /**
    * An execution fails part way, and its read session expires before the next one: a new session
    * would split the table anew and write again what the first wrote, so the new execution stops
