@@ -107,11 +107,15 @@ public final class JsonPayloads {
         throw new PayloadRejectedException("payload is empty");
       }
       SignedZeros nodes = new SignedZeros(parser);
-      if (first == JsonToken.START_OBJECT) {
-        return List.of(ROW.with(nodes).readTree(parser));
-      }
-      if (first == JsonToken.START_ARRAY) {
-        return arrayRows(parser, ONE_ROW.with(nodes));
+      try {
+        if (first == JsonToken.START_OBJECT) {
+          return List.of(ROW.with(nodes).readTree(parser));
+        }
+        if (first == JsonToken.START_ARRAY) {
+          return arrayRows(parser, ONE_ROW.with(nodes));
+        }
+      } finally {
+        nodes.detach();
       }
       throw new PayloadRejectedException(
           "payload must be a JSON object or an array of objects, got "
@@ -167,7 +171,12 @@ public final class JsonPayloads {
    */
   static JsonNode value(String text) throws IOException {
     try (JsonParser parser = MAPPER.createParser(text)) {
-      return MAPPER.reader().with(new SignedZeros(parser)).readTree(parser);
+      SignedZeros nodes = new SignedZeros(parser);
+      try {
+        return MAPPER.reader().with(nodes).readTree(parser);
+      } finally {
+        nodes.detach();
+      }
     }
   }
 
@@ -175,11 +184,15 @@ public final class JsonPayloads {
    * The nodes of one parse, where a zero read with a minus sign becomes a {@link NegativeZeroNode}.
    * The int or BigDecimal the parser hands over has lost the sign, so the factory looks at the
    * number's text; only for zeros, so other numbers cost one comparison.
+   *
+   * <p>The containers of the tree keep their factory, and a number put into a row later (the
+   * service's _pubsub_row_index 0) is made by it too: the parse detaches the parser when it ends,
+   * and such a number is plain. The parser, closed then and on no token, had no text to look at.
    */
   private static final class SignedZeros extends JsonNodeFactory {
     private static final long serialVersionUID = 1L;
 
-    private final transient JsonParser parser;
+    private transient JsonParser parser;
 
     SignedZeros(JsonParser parser) {
       super(true); // exact BigDecimals, as the mapper's factory
@@ -198,10 +211,20 @@ public final class JsonPayloads {
           : super.numberNode(value);
     }
 
+    /** Ends the parse: later numbers are made without a look at the parser. */
+    void detach() {
+      parser = null;
+    }
+
     /** True when the number the parser stands on is written with a minus sign. */
     private boolean hasMinusSign() {
+      JsonParser source = parser;
+      JsonToken token = source == null ? null : source.currentToken();
+      if (token == null || !token.isNumeric()) {
+        return false;
+      }
       try {
-        return parser.getTextCharacters()[parser.getTextOffset()] == '-';
+        return source.getTextCharacters()[source.getTextOffset()] == '-';
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }

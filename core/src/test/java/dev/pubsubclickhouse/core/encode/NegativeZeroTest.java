@@ -3,6 +3,11 @@ package dev.pubsubclickhouse.core.encode;
 import static dev.pubsubclickhouse.core.encode.Rows.oneColumn;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.DecimalNode;
+import com.fasterxml.jackson.databind.node.IntNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -94,6 +99,23 @@ class NegativeZeroTest {
       })
   void exactTypesStoreZero(String type, String value, String hex) throws Exception {
     assertThat(valueBytes(type, value)).containsExactly(HexFormat.of().parseHex(hex));
+  }
+
+  /**
+   * The service puts numbers into a row after the parse (_pubsub_row_index 0 for a message's first
+   * row, _pubsub_delivery_attempt 0 when Pub/Sub sends none), through the row's node factory. The
+   * parser is closed then and stands on no token: such a zero is a plain zero, and no exception.
+   */
+  @ParameterizedTest(name = "a zero put into a row of {0} after the parse")
+  @ValueSource(strings = {"{\"v\": 1}", "[{\"v\": -0}, {\"v\": -0.0}]", "{\"v\": -0}"})
+  void aZeroPutIntoARowAfterTheParseIsAPlainZero(String payload) throws Exception {
+    for (JsonNode row : JsonPayloads.rows(payload.getBytes(StandardCharsets.UTF_8))) {
+      ObjectNode object = (ObjectNode) row;
+      object.put("_pubsub_row_index", 0);
+      object.put("decimal", BigDecimal.ZERO);
+      assertThat(object.get("_pubsub_row_index")).isEqualTo(IntNode.valueOf(0));
+      assertThat(object.get("decimal")).isEqualTo(DecimalNode.valueOf(BigDecimal.ZERO));
+    }
   }
 
   /** A length-prefixed UTF-8 string of at most 127 bytes, as RowBinary writes it. */
