@@ -20,12 +20,10 @@ public final class ColumnPlan {
   /** How one ClickHouse column is filled. */
   public record Mapping(String column, String clickHouseType, String source, String note) {}
 
-  private final RowEncoder encoder;
   private final List<Mapping> mappings;
   private final List<String> ignoredFields;
 
-  private ColumnPlan(RowEncoder encoder, List<Mapping> mappings, List<String> ignoredFields) {
-    this.encoder = encoder;
+  private ColumnPlan(List<Mapping> mappings, List<String> ignoredFields) {
     this.mappings = List.copyOf(mappings);
     this.ignoredFields = List.copyOf(ignoredFields);
   }
@@ -99,17 +97,14 @@ public final class ColumnPlan {
         ignored.add(field.getName());
       }
     }
-    RowEncoder encoder;
     try {
-      encoder = RowEncoder.forTable(target);
+      // The rows are encoded for the table as it is when they are written (TargetTable); this
+      // refuses a column no encoder can write before any row is read.
+      RowEncoder.forTable(target);
     } catch (IllegalArgumentException e) {
       throw new PlanException(e.getMessage());
     }
-    return new ColumnPlan(encoder, mappings, ignored);
-  }
-
-  public RowEncoder encoder() {
-    return encoder;
+    return new ColumnPlan(mappings, ignored);
   }
 
   public List<Mapping> mappings() {

@@ -105,7 +105,6 @@ class ColumnPlanTest {
                     ColumnDefinition.of("note", "Nullable(String)"),
                     ColumnDefinition.of("day", "Date", DefaultKind.MATERIALIZED, "toDate(at)"))));
     assertThat(plan.ignoredFields()).containsExactly("extra");
-    assertThat(plan.encoder().columnNames()).containsExactly("id", "at", "note");
     assertThat(plan.mappings())
         .extracting(ColumnPlan.Mapping::note)
         .containsExactly("exact", "DEFAULT now()", "NULL", "MATERIALIZED, computed by ClickHouse");
