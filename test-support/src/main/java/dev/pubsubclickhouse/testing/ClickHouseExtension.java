@@ -1,10 +1,15 @@
 package dev.pubsubclickhouse.testing;
 
 import com.clickhouse.client.api.Client;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -15,8 +20,9 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 /**
  * Gives a test class a real ClickHouse and a database of its own (a {@link TestDatabase}
  * parameter). The server is, in order: the one {@code CLICKHOUSE_URL} names (with {@code
- * CLICKHOUSE_USER}/{@code CLICKHOUSE_PASSWORD}), else one started for this test run on a free port
- * and stopped after it.
+ * CLICKHOUSE_USER}/{@code CLICKHOUSE_PASSWORD}), else one started for this test run on a free port,
+ * with its data in a directory of its own under {@code target/test-clickhouse/}, and stopped (its
+ * directory deleted) after it.
  */
 public final class ClickHouseExtension
     implements BeforeAllCallback, AfterAllCallback, ParameterResolver {
@@ -105,8 +111,7 @@ public final class ClickHouseExtension
       } else {
         // Never a server that merely answers on the default port: a developer's, or another
         // checkout's test run, can stop it in the middle of this run.
-        Path directory = LocalClickHouse.repositoryRoot().resolve("target/test-clickhouse");
-        started = LocalClickHouse.start(directory);
+        started = startOwnServer();
         server = new ClickHouseServer(started.url(), "default", "");
       }
     }
@@ -114,8 +119,51 @@ public final class ClickHouseExtension
     @Override
     public void close() {
       if (started != null) {
-        started.stop();
+        stopOwnServer(started);
       }
     }
   }
+
+  /**
+   * Starts a server for this test run in a directory of its own under {@code
+   * target/test-clickhouse/}: two test JVMs of one checkout can run at once (modules built in
+   * parallel, {@code -DforkCount=2}, two {@code mvn verify -pl ...}), and one data directory holds
+   * one server only (the second failed to start, and its pid file then named no running server).
+   */
+  static LocalClickHouse startOwnServer() {
+    LocalClickHouse server;
+    try {
+      Path runs = Files.createDirectories(LocalClickHouse.repositoryRoot().resolve(RUNS));
+      server = LocalClickHouse.unstarted(Files.createTempDirectory(runs, "run-"));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    try {
+      server.start();
+    } catch (RuntimeException e) {
+      // A server that started but did not answer in time is not left running until this JVM ends;
+      // its directory, with server.log, is kept.
+      try {
+        server.stop();
+      } catch (RuntimeException stop) {
+        e.addSuppressed(stop);
+      }
+      throw e;
+    }
+    return server;
+  }
+
+  /** Stops a server of {@link #startOwnServer()} and deletes its directory. */
+  static void stopOwnServer(LocalClickHouse server) {
+    server.stop();
+    try (Stream<Path> paths = Files.walk(server.directory())) {
+      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(path);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static final String RUNS = "target/test-clickhouse";
 }
