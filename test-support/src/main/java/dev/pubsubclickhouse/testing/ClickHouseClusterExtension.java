@@ -1,11 +1,6 @@
 package dev.pubsubclickhouse.testing;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ExtensionContext.Namespace;
@@ -81,21 +76,8 @@ public final class ClickHouseClusterExtension
           System.err.println(
               "ClickHouse cluster logs kept in " + cluster.directory() + "/shard-*/server.log");
         } else {
-          delete(cluster.directory());
+          Directories.delete(cluster.directory());
         }
-      }
-    }
-
-    private static void delete(Path directory) {
-      if (!Files.exists(directory)) {
-        return;
-      }
-      try (Stream<Path> paths = Files.walk(directory)) {
-        for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-          Files.deleteIfExists(path);
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
       }
     }
   }

@@ -5,11 +5,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -131,38 +129,18 @@ public final class ClickHouseExtension
    * one server only (the second failed to start, and its pid file then named no running server).
    */
   static LocalClickHouse startOwnServer() {
-    LocalClickHouse server;
     try {
       Path runs = Files.createDirectories(LocalClickHouse.repositoryRoot().resolve(RUNS));
-      server = LocalClickHouse.unstarted(Files.createTempDirectory(runs, "run-"));
+      return LocalClickHouse.start(Files.createTempDirectory(runs, "run-"));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    try {
-      server.start();
-    } catch (RuntimeException e) {
-      // A server that started but did not answer in time is not left running until this JVM ends;
-      // its directory, with server.log, is kept.
-      try {
-        server.stop();
-      } catch (RuntimeException stop) {
-        e.addSuppressed(stop);
-      }
-      throw e;
-    }
-    return server;
   }
 
   /** Stops a server of {@link #startOwnServer()} and deletes its directory. */
   static void stopOwnServer(LocalClickHouse server) {
     server.stop();
-    try (Stream<Path> paths = Files.walk(server.directory())) {
-      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(path);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    Directories.delete(server.directory());
   }
 
   private static final String RUNS = "target/test-clickhouse";

@@ -32,10 +32,22 @@ public final class LocalClickHouse {
     this.clusterEnvironment = Map.copyOf(clusterEnvironment);
   }
 
-  /** Starts a server on a free port with its data in {@code directory}. */
+  /**
+   * Starts a server on a free port with its data in {@code directory}. One that started but did not
+   * answer in time is stopped, not left running until this JVM ends; its {@code server.log} stays.
+   */
   public static LocalClickHouse start(Path directory) {
     LocalClickHouse server = new LocalClickHouse(directory, freePort(), Map.of());
-    server.start();
+    try {
+      server.start();
+    } catch (RuntimeException e) {
+      try {
+        server.stop();
+      } catch (RuntimeException stop) {
+        e.addSuppressed(stop);
+      }
+      throw e;
+    }
     return server;
   }
 

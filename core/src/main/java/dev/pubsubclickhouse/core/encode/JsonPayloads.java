@@ -216,15 +216,16 @@ public final class JsonPayloads {
       parser = null;
     }
 
-    /** True when the number the parser stands on is written with a minus sign. */
+    /**
+     * True when the number the parser stands on is written with a minus sign. The factory makes a
+     * number during the parse only when the parser stands on one.
+     */
     private boolean hasMinusSign() {
-      JsonParser source = parser;
-      JsonToken token = source == null ? null : source.currentToken();
-      if (token == null || !token.isNumeric()) {
+      if (parser == null) {
         return false;
       }
       try {
-        return source.getTextCharacters()[source.getTextOffset()] == '-';
+        return parser.getTextCharacters()[parser.getTextOffset()] == '-';
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
