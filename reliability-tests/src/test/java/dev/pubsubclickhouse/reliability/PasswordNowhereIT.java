@@ -122,7 +122,7 @@ class PasswordNowhereIT {
       }
     }
     outputs.add(sql.query("SELECT * FROM secret_errors FORMAT TSV"));
-    sql.query("SYSTEM FLUSH LOGS");
+    database.flushLogs();
     outputs.add(
         sql.query(
             "SELECT query, exception FROM system.query_log WHERE current_database = '"

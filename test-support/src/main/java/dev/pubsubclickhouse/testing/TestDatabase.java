@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 
 /** A database of its own for one test class, on the shared test server. */
 public final class TestDatabase {
@@ -64,8 +65,27 @@ public final class TestDatabase {
     return Long.parseLong(query("SELECT count() FROM " + name + "." + table));
   }
 
-  /** Makes system.query_log hold every finished query before it is read. */
+  /**
+   * Makes system.query_log hold every query of this database that has been answered. ClickHouse
+   * sends a query's HTTP answer before it queues the query's log entry, and takes the query off
+   * system.processes only after that; so this first waits (up to 30 s) until no other query of this
+   * database is running, then flushes.
+   */
   public void flushLogs() {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (!query(
+                "SELECT count() FROM system.processes WHERE current_database = '"
+                    + name
+                    + "' AND query_id != queryID()")
+            .equals("0")
+        && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for queries to finish", e);
+      }
+    }
     execute("SYSTEM FLUSH LOGS");
   }
 }
