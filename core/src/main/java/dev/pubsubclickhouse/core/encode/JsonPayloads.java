@@ -22,10 +22,10 @@ import java.util.List;
 
 /**
  * Reads a message payload into rows: one JSON object is one row, a JSON array of objects is
- * several. Numbers keep their exact decimal value, and a zero its minus sign ({@link
- * NegativeZeroNode}). The payload must be well-formed UTF-8 and hold no object with the same key
- * twice; nesting depth, number length, tokens and rows are bounded, so that a small payload cannot
- * build a tree that fills the heap.
+ * several. Numbers keep their exact decimal value, and their text as written where the value alone
+ * would lose it: a zero's minus sign, {@code 1e3} ({@link NumberAsWrittenNode}). The payload must
+ * be well-formed UTF-8 and hold no object with the same key twice; nesting depth, number length,
+ * tokens and rows are bounded, so that a small payload cannot build a tree that fills the heap.
  */
 public final class JsonPayloads {
   /** Deeper documents reject: no ClickHouse type nests this far, and deep trees cost stack. */
@@ -106,7 +106,7 @@ public final class JsonPayloads {
       if (first == null) {
         throw new PayloadRejectedException("payload is empty");
       }
-      SignedZeros nodes = new SignedZeros(parser);
+      NumbersAsWritten nodes = new NumbersAsWritten(parser);
       try {
         if (first == JsonToken.START_OBJECT) {
           return List.of(ROW.with(nodes).readTree(parser));
@@ -171,7 +171,7 @@ public final class JsonPayloads {
    */
   static JsonNode value(String text) throws IOException {
     try (JsonParser parser = MAPPER.createParser(text)) {
-      SignedZeros nodes = new SignedZeros(parser);
+      NumbersAsWritten nodes = new NumbersAsWritten(parser);
       try {
         return MAPPER.reader().with(nodes).readTree(parser);
       } finally {
@@ -181,34 +181,39 @@ public final class JsonPayloads {
   }
 
   /**
-   * The nodes of one parse, where a zero read with a minus sign becomes a {@link NegativeZeroNode}.
-   * The int or BigDecimal the parser hands over has lost the sign, so the factory looks at the
-   * number's text; only for zeros, so other numbers cost one comparison.
+   * The nodes of one parse, where a number keeps what its text says beyond its value ({@link
+   * NumberAsWrittenNode}): a zero's minus sign, a decimal's text where BigDecimal writes it
+   * otherwise. The int or BigDecimal the parser hands over has lost both, so the factory looks at
+   * the number's text: for an int only when it is zero.
    *
    * <p>The containers of the tree keep their factory, and a number put into a row later (the
    * service's _pubsub_row_index 0) is made by it too: the parse detaches the parser when it ends,
    * and such a number is plain. The parser, closed then and on no token, had no text to look at.
    */
-  private static final class SignedZeros extends JsonNodeFactory {
+  private static final class NumbersAsWritten extends JsonNodeFactory {
     private static final long serialVersionUID = 1L;
 
     private transient JsonParser parser;
 
-    SignedZeros(JsonParser parser) {
+    NumbersAsWritten(JsonParser parser) {
       super(true); // exact BigDecimals, as the mapper's factory
       this.parser = parser;
     }
 
     @Override
     public NumericNode numberNode(int value) {
-      return value == 0 && hasMinusSign() ? NegativeZeroNode.INTEGER : super.numberNode(value);
+      return value == 0 && parser != null && text()[textOffset()] == '-'
+          ? NumberAsWrittenNode.NEGATIVE_INTEGER_ZERO
+          : super.numberNode(value);
     }
 
     @Override
     public ValueNode numberNode(BigDecimal value) {
-      return value.signum() == 0 && hasMinusSign()
-          ? NegativeZeroNode.decimal(value)
-          : super.numberNode(value);
+      NumberAsWrittenNode written =
+          parser == null
+              ? null
+              : NumberAsWrittenNode.decimalOrNull(value, text(), textOffset(), textLength());
+      return written != null ? written : super.numberNode(value);
     }
 
     /** Ends the parse: later numbers are made without a look at the parser. */
@@ -217,15 +222,28 @@ public final class JsonPayloads {
     }
 
     /**
-     * True when the number the parser stands on is written with a minus sign. The factory makes a
+     * The characters of the number the parser stands on, from its text offset. The factory makes a
      * number during the parse only when the parser stands on one.
      */
-    private boolean hasMinusSign() {
-      if (parser == null) {
-        return false;
-      }
+    private char[] text() {
       try {
-        return parser.getTextCharacters()[parser.getTextOffset()] == '-';
+        return parser.getTextCharacters();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
+    private int textOffset() {
+      try {
+        return parser.getTextOffset();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
+    private int textLength() {
+      try {
+        return parser.getTextLength();
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }

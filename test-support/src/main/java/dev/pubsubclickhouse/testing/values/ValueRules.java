@@ -78,8 +78,8 @@ public final class ValueRules {
       "Bool reads true/false, 0/1 and the texts \"true\"/\"false\"/\"0\"/\"1\"; ClickHouse reads"
           + " no text";
   static final String STRING_OF_JSON =
-      "a String column given a number, boolean, array or object stores its compact JSON text"
-          + " (numbers as BigDecimal writes them: 1e3 is 1E+3); ClickHouse keeps the text as sent";
+      "a String column given an array or object stores its compact JSON text (its numbers as"
+          + " written); ClickHouse keeps the text as sent";
   static final String LONE_SURROGATE =
       "text with a lone UTF-16 surrogate is refused, as ClickHouse refuses it (code 25)";
   static final String FIXED_STRING_LENGTH = "text longer than FixedString(N) in UTF-8 is refused";
@@ -454,6 +454,9 @@ public final class ValueRules {
   private Expectation string(JsonNode value) {
     if (value.isTextual()) {
       return hasLoneSurrogate(value.textValue()) ? refuse(LONE_SURROGATE) : store(value);
+    }
+    if (value.isNumber() || value.isBoolean()) {
+      return store(value); // a number or boolean: its text as written, as ClickHouse keeps it
     }
     String compact = value.toString();
     return hasLoneSurrogate(compact)
