@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.BooleanSupplier;
 
 /**
  * Sends one {@code INSERT INTO db.table (cols) FORMAT <format>} per call with the configured
@@ -82,6 +83,20 @@ public final class ClickHouseInserter {
   public long insert(
       TableName table, InsertColumns columns, RowBinaryOutput rows, String deduplicationToken)
       throws InsertException, InterruptedException {
+    return insert(table, columns, rows, deduplicationToken, () -> true);
+  }
+
+  /**
+   * As {@link #insert(TableName, InsertColumns, RowBinaryOutput, String)}, retrying a transient
+   * failure only while {@code wanted} says the rows are still waited for.
+   */
+  public long insert(
+      TableName table,
+      InsertColumns columns,
+      RowBinaryOutput rows,
+      String deduplicationToken,
+      BooleanSupplier wanted)
+      throws InsertException, InterruptedException {
     String sql =
         "INSERT INTO "
             + table.quoted()
@@ -109,6 +124,9 @@ public final class ClickHouseInserter {
         }
         Thread.sleep(backoffMillis);
         backoffMillis = Math.min(backoffMillis * 2, options.maxBackoff().toMillis());
+        if (!wanted.getAsBoolean()) {
+          throw new InsertException(kind, attempt, e);
+        }
       }
     }
   }

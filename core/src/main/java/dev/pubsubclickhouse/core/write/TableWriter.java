@@ -152,6 +152,11 @@ public final class TableWriter {
         continue;
       }
       FailureKind kind = failure.kind();
+      if (kind == FailureKind.TRANSIENT && abandoned(group)) {
+        // Not retried: its source sends it again. The other groups are still tried.
+        retryLater(batch, List.of(group), failure);
+        continue;
+      }
       if (kind == FailureKind.VIEW_FAILED && !reachedTheTableWhole(group, failure, schema)) {
         kind = FailureKind.REFUSED;
       }
@@ -208,6 +213,11 @@ public final class TableWriter {
     return rows <= inserter.options().maxInsertBlockSize() && failure.writtenRows() >= rows;
   }
 
+  /** True when nobody waits for any record of the group any more. */
+  private static boolean abandoned(List<Entry> group) {
+    return group.stream().allMatch(entry -> entry.record.abandoned());
+  }
+
   /** Halves a refused group, or blames its record when it holds only one. */
   private static void split(List<Entry> group, InsertException failure, Deque<List<Entry>> groups) {
     if (group.size() == 1) {
@@ -262,7 +272,11 @@ public final class TableWriter {
     long start = System.nanoTime();
     try {
       inserter.insert(
-          table.name(), schema.insertColumns(), body, DeduplicationTokens.of(source, identities));
+          table.name(),
+          schema.insertColumns(),
+          body,
+          DeduplicationTokens.of(source, identities),
+          () -> !abandoned(group));
       events.inserted(rowCount(group), (System.nanoTime() - start) / 1_000_000);
       return null;
     } catch (InsertException e) {

@@ -19,4 +19,13 @@ public interface WriteRecord {
 
   /** The record as a dead letter, with why it could not be written. */
   DeadLetter deadLetter(String reason);
+
+  /**
+   * True once nobody waits for the record any more (its source gave up on it and will send it
+   * again, e.g. a push request answered 503 at its deadline): an INSERT that carries only such
+   * records is not retried, since a retry that landed would store them a second time.
+   */
+  default boolean abandoned() {
+    return false;
+  }
 }

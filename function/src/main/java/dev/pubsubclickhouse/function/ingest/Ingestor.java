@@ -70,17 +70,20 @@ public final class Ingestor {
     if (deadlines.expired(arrived)) {
       return PushOutcome.UNAVAILABLE;
     }
+    // Watched before it is offered: a caller that writes its own batch (see offer) is in it.
+    deadlines.watch(pending.answer(), arrived);
     switch (batcher.offer(pending)) {
       case FULL -> {
         metrics.overloaded.increment();
+        pending.answer().complete(PushOutcome.OVERLOADED); // the sweep forgets it
         return PushOutcome.OVERLOADED;
       }
       case CLOSING -> {
+        pending.answer().complete(PushOutcome.UNAVAILABLE);
         return PushOutcome.UNAVAILABLE;
       }
       case NONE -> {}
     }
-    deadlines.watch(pending.answer(), arrived);
     return pending.answer().join(); // only ever completed with an outcome, never exceptionally
   }
 

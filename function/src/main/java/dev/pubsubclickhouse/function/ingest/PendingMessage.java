@@ -116,6 +116,12 @@ public final class PendingMessage implements WriteRecord {
     return encoded;
   }
 
+  /** Its request was answered (503 at its deadline) before its batch was written. */
+  @Override
+  public boolean abandoned() {
+    return answer.isDone();
+  }
+
   @Override
   public DeadLetter deadLetter(String reason) {
     return encoder.deadLetter(message, identity(), reason);
