@@ -106,7 +106,7 @@ final class DateTimeEncoder implements ValueEncoder {
 
   /** Digits beyond the precision are cut toward the past, as the instant's ticks are. */
   private long epochTicks(BigDecimal seconds) {
-    if (seconds.precision() - seconds.scale() > MAX_EPOCH_DIGITS) {
+    if (NumericValues.integerDigits(seconds) > MAX_EPOCH_DIGITS) {
       return DateTimeText.BEYOND_INT64;
     }
     if (NumericValues.isBelowPlaces(seconds, precision)) {

@@ -27,7 +27,7 @@ final class DecimalEncoder implements ValueEncoder {
   public void encode(JsonNode value, RowBinaryOutput out) throws ValueRejectedException {
     BigDecimal exact = NumericValues.decimal(value);
     // Zero has one integer digit to BigDecimal, and fits Decimal(P, P) all the same.
-    if (exact.signum() != 0 && exact.precision() - exact.scale() > precision - scale) {
+    if (exact.signum() != 0 && NumericValues.integerDigits(exact) > precision - scale) {
       throw overflow();
     }
     BigInteger unscaled =

@@ -110,7 +110,16 @@ final class NumericValues {
    * otherwise compute 10^999999999.
    */
   static boolean isBelowPlaces(BigDecimal value, int places) {
-    return value.precision() - value.scale() <= -places;
+    return integerDigits(value) <= -places;
+  }
+
+  /**
+   * precision() - scale(): the digits before the point, or minus the zeros after it. Counted in a
+   * long, since in an int it overflows for an exponent near Integer.MAX_VALUE (1e2147483647 would
+   * have a negative count, as if it were below one).
+   */
+  static long integerDigits(BigDecimal value) {
+    return (long) value.precision() - value.scale();
   }
 
   /** The exact integer value; a fraction other than zero rejects. */
@@ -126,7 +135,7 @@ final class NumericValues {
     if (stripped.scale() > 0) {
       throw new ValueRejectedException("has a fractional part");
     }
-    if (stripped.precision() - stripped.scale() > 80) {
+    if (integerDigits(stripped) > 80) {
       throw new ValueRejectedException("is out of range");
     }
     return stripped.toBigIntegerExact();
