@@ -246,6 +246,43 @@ class ValueDifferentialIT {
   }
 
   /**
+   * Exponent and many-zero spellings in Float64, Float32, Decimal256 and a JSON column are stored
+   * as ClickHouse reads the same JSON text. A JSON column gets the number's text as written:
+   * before, 9.223372036854775807e18 reached it as 9223372036854775807, an Int64 where ClickHouse
+   * has a Float64.
+   */
+  @Test
+  void aNumberSpelledWithAnExponentIsStoredAsClickHouseReadsIt() {
+    List<Column> columns =
+        List.of(
+            new Column("f", new FloatType(false)),
+            new Column("f32", new FloatType(true)),
+            new Column("d2", new DecimalType(76, 20, false)),
+            new Column("j", new JsonType()),
+            new Column("s", new StringType()));
+    List<String> numbers =
+        List.of(
+            "1e3",
+            "1E+3",
+            "1.5e-3",
+            "1E0",
+            "100e-2",
+            "0.0000001",
+            "0.00000000",
+            "2e1",
+            "9.223372036854775807e18",
+            "0.0000000000001e13",
+            "1e-400",
+            "-1.5E-7",
+            "123456789.123456789e-5",
+            "-0e5",
+            "12345678901234567890.5",
+            "-0.0000000");
+    String template = "{\"id\":$id,\"f\":$z,\"f32\":$z,\"d2\":$z,\"j\":{\"a\":$z},\"s\":$z}";
+    storeTheSameJsonBothWays("exponent_numbers", columns, template, numbers);
+  }
+
+  /**
    * Stores each of {@code values} put into {@code template} (for $z, and $id) in {@code table}
    * through our encoder and in its twin as ClickHouse reads the very same JSON text, then compares
    * every value as text.
