@@ -68,17 +68,19 @@ public final class TestDatabase {
   /**
    * Makes system.query_log hold every query of this database that has been answered. ClickHouse
    * sends a query's HTTP answer before it queues the query's log entry, and takes the query off
-   * system.processes only after that; so this first waits (up to 30 s) until no other query of this
-   * database is running, then flushes.
+   * system.processes only after that; so this first waits until no other query of this database is
+   * running, then flushes. A query still running after 30 s fails the wait, naming it.
    */
   public void flushLogs() {
+    String running =
+        "SELECT query FROM system.processes WHERE current_database = '"
+            + name
+            + "' AND query_id != queryID()";
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (!query(
-                "SELECT count() FROM system.processes WHERE current_database = '"
-                    + name
-                    + "' AND query_id != queryID()")
-            .equals("0")
-        && System.nanoTime() < deadline) {
+    for (String queries = query(running); !queries.isEmpty(); queries = query(running)) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("still running after 30 s: " + queries);
+      }
       try {
         Thread.sleep(10);
       } catch (InterruptedException e) {
