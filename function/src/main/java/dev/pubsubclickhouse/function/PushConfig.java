@@ -57,17 +57,37 @@ public record PushConfig(
               + clickHouse.insertOptions().maxInsertBlockSize()
               + "), so that one batch is one block");
     }
+    long maxWaitMillis = config.longValue(BATCH_MAX_WAIT_MS, 0, 600_000);
+    long lingerMillis = config.longValue(BATCH_LINGER_MS, 0, 60_000);
+    long answerMillis = config.longValue(ANSWER_TIMEOUT_MS, 100, 600_000);
+    if (lingerMillis > maxWaitMillis) {
+      // The batcher sends an overdue batch whatever its linger: the linger would silently shrink.
+      throw new ConfigurationException(
+          BATCH_LINGER_MS,
+          "must not exceed BATCH_MAX_WAIT_MS ("
+              + maxWaitMillis
+              + "), which sends a batch whatever its linger; got "
+              + lingerMillis);
+    }
+    if (lingerMillis > 0 && lingerMillis >= answerMillis) {
+      throw new ConfigurationException(
+          BATCH_LINGER_MS,
+          "must be below ANSWER_TIMEOUT_MS ("
+              + answerMillis
+              + "), or messages are answered 503 while their batch lingers; got "
+              + lingerMillis);
+    }
     BatchPolicy batch =
         new BatchPolicy(
             batchMaxRows,
             config.longValue(BATCH_MAX_BYTES, 1024, 1L << 30),
-            Duration.ofMillis(config.longValue(BATCH_MAX_WAIT_MS, 0, 600_000)),
-            Duration.ofMillis(config.longValue(BATCH_LINGER_MS, 0, 60_000)),
+            Duration.ofMillis(maxWaitMillis),
+            Duration.ofMillis(lingerMillis),
             config.integer(MAX_CONCURRENT_INSERTS, 1, 64),
             config.integer(MAX_INSERTS_PER_SECOND, 1, 100_000),
             config.longValue(MAX_PENDING_BYTES, 1 << 20, 1L << 40),
             config.integer(MAX_PENDING_MESSAGES, 1, 1_000_000),
-            Duration.ofMillis(config.longValue(ANSWER_TIMEOUT_MS, 100, 600_000)));
+            Duration.ofMillis(answerMillis));
     long watchMillis = config.longValue(TABLE_WATCH_INTERVAL_MS, 0, 3_600_000);
     if (watchMillis > 0 && watchMillis < 100) {
       throw new ConfigurationException(

@@ -34,7 +34,8 @@ public final class PushParameters {
           "BATCH_LINGER_MS",
           "0",
           "A batch waits at least this long from its first message (fewer, larger INSERTs for"
-              + " more latency); 0: it goes as soon as no INSERT into its table is in flight.");
+              + " more latency); 0: it goes as soon as no INSERT into its table is in flight. At"
+              + " most BATCH_MAX_WAIT_MS, and below ANSWER_TIMEOUT_MS.");
   public static final Parameter MAX_CONCURRENT_INSERTS =
       Parameter.of(
           "MAX_CONCURRENT_INSERTS",

@@ -85,6 +85,37 @@ class PushConfigTest {
   }
 
   @Test
+  void aLingerLongerThanTheMaximumWaitIsRefusedRatherThanSilentlyShortened() {
+    // The batcher sends a batch once its oldest message is overdue (BATCH_MAX_WAIT_MS), linger or
+    // not: BATCH_LINGER_MS=5000 with the default 1000 lingered 1 s.
+    assertThatThrownBy(() -> read(Map.of("BATCH_LINGER_MS", "5000")))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage(
+            "BATCH_LINGER_MS: must not exceed BATCH_MAX_WAIT_MS (1000), which sends a batch"
+                + " whatever its linger; got 5000");
+    assertThat(
+            read(Map.of("BATCH_LINGER_MS", "5000", "BATCH_MAX_WAIT_MS", "5000")).batch().linger())
+        .hasMillis(5000);
+  }
+
+  @Test
+  void aLingerThatOutlastsTheAnswerTimeoutIsRefused() {
+    // Every message would be answered 503 before the batch that holds it is sent, and sent to no
+    // table: with 3000/3000/1000, pushes one after another got 503, 503, 204 and 1 row of 3.
+    assertThatThrownBy(
+            () ->
+                read(
+                    Map.of(
+                        "BATCH_LINGER_MS", "3000",
+                        "BATCH_MAX_WAIT_MS", "3000",
+                        "ANSWER_TIMEOUT_MS", "1000")))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage(
+            "BATCH_LINGER_MS: must be below ANSWER_TIMEOUT_MS (1000), or messages are answered 503"
+                + " while their batch lingers; got 3000");
+  }
+
+  @Test
   void distributedInsertsAreSynchronousByDefault() {
     assertThat(read(Map.of()).clickHouse().insertOptions().distributedSync()).isTrue();
     assertThat(

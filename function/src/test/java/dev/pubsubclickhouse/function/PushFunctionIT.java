@@ -407,7 +407,10 @@ class PushFunctionIT {
   void aRequestIsInProgressUntilItIsAnswered() throws Exception {
     createTables("in_progress");
     try (RunningService service =
-        RunningService.start(database, "in_progress", Map.of("BATCH_LINGER_MS", "2000"))) {
+        RunningService.start(
+            database,
+            "in_progress",
+            Map.of("BATCH_LINGER_MS", "2000", "BATCH_MAX_WAIT_MS", "2000"))) {
       CompletableFuture<Integer> answer =
           CompletableFuture.supplyAsync(
               () -> {
