@@ -3,6 +3,7 @@ package dev.pubsubclickhouse.function;
 import dev.pubsubclickhouse.core.config.ConfigurationException;
 import dev.pubsubclickhouse.core.config.ParameterHelp;
 import dev.pubsubclickhouse.function.observability.JsonLog;
+import java.io.IOException;
 import java.util.Map;
 
 /**
@@ -53,7 +54,22 @@ public final class Main {
     }
     Runtime.getRuntime()
         .addShutdownHook(new Thread(() -> service.shutdown(SHUTDOWN_SECONDS), "shutdown"));
-    PushServer server = PushServer.start(service.config().port(), service);
+    PushServer server;
+    try {
+      server = PushServer.start(service.config().port(), service);
+    } catch (IOException e) {
+      // Jetty's "Failed to bind to ..." around the BindException: "Address already in use".
+      Throwable why = e.getCause() == null ? e : e.getCause();
+      System.err.println(
+          "pubsub-clickhouse: "
+              + PushParameters.PORT.env()
+              + ": cannot listen on port "
+              + service.config().port()
+              + ": "
+              + why.getMessage());
+      System.exit(2);
+      return;
+    }
     JsonLog.info(
         "serving",
         Map.of(

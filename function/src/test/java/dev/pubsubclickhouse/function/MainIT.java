@@ -378,6 +378,23 @@ class MainIT {
   }
 
   @Test
+  void aPortInUseStopsStartWithOneLineNamingIt() throws Exception {
+    try (java.net.ServerSocket taken = new java.net.ServerSocket(0)) {
+      int port = taken.getLocalPort();
+      Service service =
+          launch(Map.of("CLICKHOUSE_TABLE", "t", "PORT", Integer.toString(port)), env -> {});
+      assertThat(service.process().waitFor(60, TimeUnit.SECONDS)).isTrue();
+      assertThat(service.process().exitValue()).isEqualTo(2);
+      // Before, a Java stack trace (not JSON, so Cloud Logging splits it line by line) and exit 1.
+      assertThat(service.output().lines().filter(line -> !line.startsWith("{")).toList())
+          .containsExactly(
+              "pubsub-clickhouse: PORT: cannot listen on port "
+                  + port
+                  + ": Address already in use");
+    }
+  }
+
+  @Test
   void sigtermWritesTheOpenBatchAnswersEveryRequestAndExitsInTime() throws Exception {
     database.execute("CREATE TABLE drained (n UInt32) ENGINE = MergeTree ORDER BY n");
     // A long linger holds every message in the open batch until the shutdown flushes it.
