@@ -4,9 +4,13 @@ import static dev.pubsubclickhouse.core.config.ClickHouseParameters.*;
 
 import dev.pubsubclickhouse.core.insert.InsertOptions;
 import dev.pubsubclickhouse.core.schema.TableName;
+import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -37,6 +41,7 @@ public record ClickHouseConfig(
         throw new ConfigurationException(
             CA_CERT, "no readable file at " + caCertificate.get().toAbsolutePath());
       }
+      checkHoldsCertificates(caCertificate.get());
     }
     String database = config.required(DATABASE);
     TableName table = tableName(config, TABLE, database);
@@ -85,6 +90,24 @@ public record ClickHouseConfig(
         deadLetterTable,
         config.bool(CREATE_DEAD_LETTER_TABLE),
         insertOptions);
+  }
+
+  /**
+   * A file that holds no X.509 certificate would make the client fail later with a stack trace, or
+   * (empty) trust nothing.
+   */
+  private static void checkHoldsCertificates(Path pem) {
+    String problem;
+    try (InputStream in = Files.newInputStream(pem)) {
+      if (!CertificateFactory.getInstance("X.509").generateCertificates(in).isEmpty()) {
+        return;
+      }
+      problem = "the file is empty";
+    } catch (IOException | GeneralSecurityException e) {
+      problem = String.valueOf(e.getMessage()).lines().findFirst().orElse("");
+    }
+    throw new ConfigurationException(
+        CA_CERT, "no certificate in " + pem.toAbsolutePath() + " (PEM expected): " + problem);
   }
 
   private static TableName tableName(ConfigReader config, Parameter parameter, String database) {

@@ -3,8 +3,12 @@ package dev.pubsubclickhouse.core.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -62,5 +66,24 @@ class ClickHouseConfigTest {
         .hasMessage(
             "CLICKHOUSE_DEAD_LETTER_TABLE: names the target table default.t (CLICKHOUSE_TABLE):"
                 + " dead letters need a table of their own, one no message is written to");
+  }
+
+  @Test
+  void aCaFileThatHoldsNoCertificateStopsStartWithOneLine(@TempDir Path directory)
+      throws Exception {
+    // Before, it passed here and client-v2 threw "Failed to create SSL context" with a stack trace
+    // out of main (exit 1); an empty file gave a trust store that trusts nothing.
+    for (String content : new String[] {"not a certificate\n", ""}) {
+      Path pem = Files.writeString(directory.resolve("ca.pem"), content);
+      Map<String, String> env = new HashMap<>();
+      env.put("CLICKHOUSE_URL", "https://127.0.0.1:8443");
+      env.put("CLICKHOUSE_TABLE", "t");
+      env.put("CLICKHOUSE_CA_CERT", pem.toString());
+      assertThatThrownBy(
+              () -> ClickHouseConfig.read(new ConfigReader(env), new SecretManagerAccess(Map.of())))
+          .isInstanceOf(ConfigurationException.class)
+          .hasMessageStartingWith("CLICKHOUSE_CA_CERT: no certificate in " + pem.toAbsolutePath())
+          .hasMessageNotContaining("\n");
+    }
   }
 }
