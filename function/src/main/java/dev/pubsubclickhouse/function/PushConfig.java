@@ -16,6 +16,8 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** The push service's configuration, read and checked at start. */
 public record PushConfig(
@@ -100,7 +102,7 @@ public record PushConfig(
     return new PushConfig(
         clickHouse,
         topic,
-        config.optional(PUBSUB_ENDPOINT),
+        pubsubEndpoint(config),
         batch,
         flow,
         config.integer(MAX_REQUEST_BYTES, 1024, 1 << 30),
@@ -112,6 +114,27 @@ public record PushConfig(
         TableMapping.read(config, clickHouse.table(), clickHouse.deadLetterTable()),
         config.optional(GOOGLE_CLOUD_PROJECT),
         metricsExport(config));
+  }
+
+  /**
+   * {@code host:port}, as gRPC takes it in plaintext: anything else failed later, blamed on
+   * ClickHouse or only when the first message with a schema came.
+   */
+  private static Optional<String> pubsubEndpoint(ConfigReader config) {
+    Optional<String> endpoint = config.optional(PUBSUB_ENDPOINT);
+    endpoint.ifPresent(
+        value -> {
+          Matcher hostPort =
+              Pattern.compile("(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9._-]+):(\\d{1,5})").matcher(value);
+          if (!hostPort.matches()
+              || Integer.parseInt(hostPort.group(2)) < 1
+              || Integer.parseInt(hostPort.group(2)) > 65_535) {
+            throw new ConfigurationException(
+                PUBSUB_ENDPOINT,
+                "expected host:port (plaintext, e.g. 127.0.0.1:8085), got '" + value + "'");
+          }
+        });
+    return endpoint;
   }
 
   private static Optional<MetricsExport> metricsExport(ConfigReader config) {

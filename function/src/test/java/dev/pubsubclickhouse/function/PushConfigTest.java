@@ -115,6 +115,33 @@ class PushConfigTest {
                 + " while their batch lingers; got 3000");
   }
 
+  @ParameterizedTest
+  @ValueSource(strings = {"not a host:::", "http://127.0.0.1:8085", "127.0.0.1", "host:0"})
+  void aPubSubEndpointThatIsNotHostAndPortStopsStartNamingIt(String endpoint) {
+    // Before: with DEAD_LETTER_TOPIC the first one stopped start blaming ClickHouse ("cannot use
+    // ClickHouse at ...: Illegal character in authority"); without it the schema service failed
+    // only when a message with a schema came.
+    assertThatThrownBy(
+            () ->
+                read(
+                    Map.of(
+                        "PUBSUB_ENDPOINT",
+                        endpoint,
+                        "DEAD_LETTER_TOPIC",
+                        "projects/p/topics/dead")))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage(
+            "PUBSUB_ENDPOINT: expected host:port (plaintext, e.g. 127.0.0.1:8085), got '"
+                + endpoint
+                + "'");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"127.0.0.1:8085", "localhost:8085", "[::1]:8085", "pubsub-emu:1"})
+  void aPubSubEndpointOfHostAndPortIsTaken(String endpoint) {
+    assertThat(read(Map.of("PUBSUB_ENDPOINT", endpoint)).pubsubEndpoint()).contains(endpoint);
+  }
+
   @Test
   void distributedInsertsAreSynchronousByDefault() {
     assertThat(read(Map.of()).clickHouse().insertOptions().distributedSync()).isTrue();
