@@ -1,7 +1,11 @@
 package dev.pubsubclickhouse.function.observability;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import dev.pubsubclickhouse.core.log.JsonLogHandler;
 import dev.pubsubclickhouse.core.log.LogLine;
 import java.io.PrintStream;
@@ -118,14 +122,48 @@ public final class JsonLog {
 
   private static void write(
       String severity, String message, Map<String, ?> fields, Throwable failure) {
-    String line = LogLine.json(severity, message, Instant.now(), withTrace(fields), failure);
-    for (String secret : SECRETS) {
-      line = line.replace(secret, MASK);
-    }
+    String line =
+        masked(LogLine.json(severity, message, Instant.now(), withTrace(fields), failure));
     PrintStream target = out;
     synchronized (target) {
       target.println(line);
     }
+  }
+
+  /**
+   * The line with every registered secret masked in its text values. The line's JSON is kept: a
+   * secret such as {@code ","} also appears between fields, where replacing it would break the
+   * line.
+   */
+  private static String masked(String line) {
+    if (SECRETS.stream().noneMatch(line::contains)) {
+      return line;
+    }
+    try {
+      return JSON.writeValueAsString(maskedTexts(JSON.readTree(line)));
+    } catch (JsonProcessingException e) {
+      return "{\"severity\":\"ERROR\",\"message\":\"log line failed\"}";
+    }
+  }
+
+  private static JsonNode maskedTexts(JsonNode node) {
+    if (node.isTextual()) {
+      String text = node.textValue();
+      for (String secret : SECRETS) {
+        text = text.replace(secret, MASK);
+      }
+      return TextNode.valueOf(text);
+    }
+    if (node.isObject()) {
+      ObjectNode object = (ObjectNode) node;
+      object.properties().forEach(field -> field.setValue(maskedTexts(field.getValue())));
+    } else if (node.isArray()) {
+      ArrayNode array = (ArrayNode) node;
+      for (int i = 0; i < array.size(); i++) {
+        array.set(i, maskedTexts(array.get(i)));
+      }
+    }
+    return node;
   }
 
   private static Map<String, ?> withTrace(Map<String, ?> fields) {

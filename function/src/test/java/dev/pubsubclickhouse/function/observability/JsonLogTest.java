@@ -114,6 +114,24 @@ class JsonLogTest {
     assertThat(jul.get("message").asText()).isEqualTo("from JUL");
   }
 
+  /**
+   * A secret may be any text, also one that occurs in the line's JSON itself: masked only in the
+   * line's text values, the line stays the JSON Cloud Logging reads (before, {@code ","} was
+   * replaced between fields too, and the line was no JSON).
+   */
+  @Test
+  void aSecretThatOccursInTheJsonOfTheLineIsMaskedInItsTextsOnly() throws Exception {
+    String secret = "\",\"";
+    JsonLog.neverPrint(secret);
+    JsonLog.warning("refused: a" + secret + "b", Map.of("detail", List.of("x" + secret), "n", 3));
+
+    JsonNode line = lines().get(0);
+    assertThat(line.get("severity").asText()).isEqualTo("WARNING");
+    assertThat(line.get("message").asText()).isEqualTo("refused: a[redacted]b");
+    assertThat(line.get("detail").get(0).asText()).isEqualTo("x[redacted]");
+    assertThat(line.get("n").asInt()).isEqualTo(3);
+  }
+
   @Test
   void aRegisteredSecretIsMaskedWhoeverPrintsIt() throws Exception {
     String secret = "s3cret\"pass";
