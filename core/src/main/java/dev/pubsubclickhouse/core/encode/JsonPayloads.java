@@ -202,18 +202,24 @@ public final class JsonPayloads {
 
     @Override
     public NumericNode numberNode(int value) {
-      return value == 0 && parser != null && text()[textOffset()] == '-'
+      return value == 0 && parser != null && writtenWithMinusSign()
           ? NumberAsWrittenNode.NEGATIVE_INTEGER_ZERO
           : super.numberNode(value);
     }
 
     @Override
     public ValueNode numberNode(BigDecimal value) {
-      NumberAsWrittenNode written =
-          parser == null
-              ? null
-              : NumberAsWrittenNode.decimalOrNull(value, text(), textOffset(), textLength());
-      return written != null ? written : super.numberNode(value);
+      if (parser == null) {
+        return super.numberNode(value);
+      }
+      try {
+        NumberAsWrittenNode written =
+            NumberAsWrittenNode.decimalOrNull(
+                value, parser.getTextCharacters(), parser.getTextOffset(), parser.getTextLength());
+        return written != null ? written : super.numberNode(value);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
     }
 
     /** Ends the parse: later numbers are made without a look at the parser. */
@@ -222,28 +228,12 @@ public final class JsonPayloads {
     }
 
     /**
-     * The characters of the number the parser stands on, from its text offset. The factory makes a
+     * True when the number the parser stands on is written with a minus sign. The factory makes a
      * number during the parse only when the parser stands on one.
      */
-    private char[] text() {
+    private boolean writtenWithMinusSign() {
       try {
-        return parser.getTextCharacters();
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-
-    private int textOffset() {
-      try {
-        return parser.getTextOffset();
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-
-    private int textLength() {
-      try {
-        return parser.getTextLength();
+        return parser.getTextCharacters()[parser.getTextOffset()] == '-';
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
