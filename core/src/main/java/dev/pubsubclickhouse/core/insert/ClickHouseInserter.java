@@ -3,6 +3,8 @@ package dev.pubsubclickhouse.core.insert;
 import dev.pubsubclickhouse.core.encode.RowBinaryOutput;
 import dev.pubsubclickhouse.core.schema.TableName;
 import java.io.IOException;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
@@ -83,19 +85,25 @@ public final class ClickHouseInserter {
   public long insert(
       TableName table, InsertColumns columns, RowBinaryOutput rows, String deduplicationToken)
       throws InsertException, InterruptedException {
-    return insert(table, columns, rows, deduplicationToken, () -> true);
+    return insert(table, columns, rows, deduplicationToken, () -> true, WAITED_FOR_ALWAYS);
   }
 
+  /** For {@code waitedForUntilNanos}: somebody waits for the rows however long they take. */
+  public static final long WAITED_FOR_ALWAYS = Long.MAX_VALUE;
+
   /**
-   * As {@link #insert(TableName, InsertColumns, RowBinaryOutput, String)}, retrying a transient
-   * failure only while {@code wanted} says the rows are still waited for.
+   * As {@link #insert(TableName, InsertColumns, RowBinaryOutput, String)}, for rows that somebody
+   * stops waiting for: a transient failure is retried only while {@code wanted} says they are still
+   * waited for, and no attempt outlasts {@code waitedForUntilNanos} (a {@link System#nanoTime()}),
+   * after which nobody would be told that they were written.
    */
   public long insert(
       TableName table,
       InsertColumns columns,
       RowBinaryOutput rows,
       String deduplicationToken,
-      BooleanSupplier wanted)
+      BooleanSupplier wanted,
+      long waitedForUntilNanos)
       throws InsertException, InterruptedException {
     String sql =
         "INSERT INTO "
@@ -115,7 +123,8 @@ public final class ClickHouseInserter {
     long backoffMillis = options.firstBackoff().toMillis();
     for (int attempt = 1; ; attempt++) {
       try {
-        return http.post(sql, settings(table, columns, deduplicationToken), body, options.timeout())
+        Duration timeout = attemptTimeout(waitedForUntilNanos);
+        return http.post(sql, settings(table, columns, deduplicationToken), body, timeout)
             .writtenRows();
       } catch (IOException | ClickHouseHttpException e) {
         FailureKind kind = ClickHouseFailures.classify(e);
@@ -129,6 +138,22 @@ public final class ClickHouseInserter {
         }
       }
     }
+  }
+
+  /**
+   * INSERT_TIMEOUT_MS, or less when nobody waits for the rows that long.
+   *
+   * @throws SocketTimeoutException when nobody waits for them any more
+   */
+  private Duration attemptTimeout(long waitedForUntilNanos) throws SocketTimeoutException {
+    if (waitedForUntilNanos == WAITED_FOR_ALWAYS) {
+      return options.timeout();
+    }
+    long left = waitedForUntilNanos - System.nanoTime();
+    if (left <= 0) {
+      throw new SocketTimeoutException("not sent: nobody waits for the rows any more");
+    }
+    return left < options.timeout().toNanos() ? Duration.ofNanos(left) : options.timeout();
   }
 
   private Map<String, String> settings(

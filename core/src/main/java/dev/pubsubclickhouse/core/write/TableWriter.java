@@ -218,6 +218,21 @@ public final class TableWriter {
     return group.stream().allMatch(entry -> entry.record.abandoned());
   }
 
+  /** When the last of the group's records stops being waited for. */
+  private static long waitedForUntil(List<Entry> group) {
+    long until = group.get(0).record.waitedForUntilNanos();
+    for (Entry entry : group) {
+      long next = entry.record.waitedForUntilNanos();
+      if (next == ClickHouseInserter.WAITED_FOR_ALWAYS) {
+        return next;
+      }
+      if (next - until > 0) {
+        until = next;
+      }
+    }
+    return until;
+  }
+
   /** Halves a refused group, or blames its record when it holds only one. */
   private static void split(List<Entry> group, InsertException failure, Deque<List<Entry>> groups) {
     if (group.size() == 1) {
@@ -276,7 +291,8 @@ public final class TableWriter {
           schema.insertColumns(),
           body,
           DeduplicationTokens.of(source, identities),
-          () -> !abandoned(group));
+          () -> !abandoned(group),
+          waitedForUntil(group));
       events.inserted(rowCount(group), (System.nanoTime() - start) / 1_000_000);
       return null;
     } catch (InsertException e) {

@@ -1,5 +1,7 @@
 package dev.pubsubclickhouse.core.write;
 
+import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
+
 /**
  * What the writer keeps whole: all of a record's rows reach the target table in one INSERT, or the
  * record goes to the dead letters as one. A Pub/Sub message is a record (a JSON array in it is
@@ -27,5 +29,14 @@ public interface WriteRecord {
    */
   default boolean abandoned() {
     return false;
+  }
+
+  /**
+   * The {@link System#nanoTime()} after which nobody waits for the record (a push request's answer
+   * deadline): an INSERT attempt that carries only such records ends by the latest of them. {@link
+   * ClickHouseInserter#WAITED_FOR_ALWAYS} when somebody waits however long it takes.
+   */
+  default long waitedForUntilNanos() {
+    return ClickHouseInserter.WAITED_FOR_ALWAYS;
   }
 }

@@ -13,8 +13,10 @@ import dev.pubsubclickhouse.core.encode.RowEncoder;
 import dev.pubsubclickhouse.core.schema.SchemaReader;
 import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
+import dev.pubsubclickhouse.testing.FaultInjectingProxy;
 import dev.pubsubclickhouse.testing.LocalClickHouse;
 import dev.pubsubclickhouse.testing.TestDatabase;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -30,7 +32,7 @@ class ClickHouseInserterIT {
 
   private ClickHouseConfig config(String table, Map<String, String> extra) {
     Map<String, String> env = new java.util.HashMap<>(extra);
-    env.put("CLICKHOUSE_URL", database.server().url());
+    env.putIfAbsent("CLICKHOUSE_URL", database.server().url());
     env.put("CLICKHOUSE_DATABASE", database.name());
     env.put("CLICKHOUSE_TABLE", table);
     env.putIfAbsent("CLICKHOUSE_USER", database.server().user());
@@ -81,6 +83,55 @@ class ClickHouseInserterIT {
                     + database.name()
                     + "'"))
         .isEqualTo("inserter-it\t2\t3\ttok-a\t1000000\t1");
+  }
+
+  @Test
+  void noAttemptOutlastsTheTimeTheRowsAreWaitedFor() throws Exception {
+    database.execute("CREATE TABLE waited_for (v UInt32) ENGINE = MergeTree ORDER BY v");
+    try (FaultInjectingProxy proxy = FaultInjectingProxy.to(database.server().url())) {
+      ClickHouseConfig config =
+          config(
+              "waited_for",
+              Map.of(
+                  "CLICKHOUSE_URL", proxy.url(), "INSERT_TIMEOUT_MS", "20000", "MAX_RETRIES", "3"));
+      try (Client client = ClickHouseClients.open(config, "inserter-it", 2)) {
+        RowEncoder encoder = RowEncoder.forTable(new SchemaReader(client).read(config.table()));
+        ClickHouseInserter inserter = inserter(client, config);
+        proxy.slowInserts(Duration.ofSeconds(3));
+        long start = System.nanoTime();
+        assertThatThrownBy(
+                () ->
+                    inserter.insert(
+                        config.table(),
+                        columns(encoder),
+                        rows(encoder, "{\"v\":1}"),
+                        "tok-slow",
+                        () -> true,
+                        start + Duration.ofMillis(500).toNanos()))
+            .isInstanceOfSatisfying(
+                InsertException.class, e -> assertThat(e.kind()).isEqualTo(FailureKind.TRANSIENT));
+        assertThat(Duration.ofNanos(System.nanoTime() - start))
+            .as("cut at the time the rows are waited for, not INSERT_TIMEOUT_MS")
+            .isLessThan(Duration.ofMillis(1500));
+        assertThatThrownBy(
+                () ->
+                    inserter.insert(
+                        config.table(),
+                        columns(encoder),
+                        rows(encoder, "{\"v\":2}"),
+                        "tok-late",
+                        () -> true,
+                        System.nanoTime() - 1))
+            .isInstanceOfSatisfying(
+                InsertException.class, e -> assertThat(e.kind()).isEqualTo(FailureKind.TRANSIENT))
+            .hasMessageContaining("nobody waits for the rows any more");
+        Thread.sleep(3500); // the proxy passes the slow INSERT on after 3 s
+        assertThat(proxy.inserts())
+            .as("the cut attempt is not tried again, and rows nobody waits for are not sent")
+            .extracting(FaultInjectingProxy.Insert::deduplicationToken)
+            .containsExactly("tok-slow");
+      }
+    }
   }
 
   @Test

@@ -26,9 +26,15 @@ public final class AnswerDeadlines {
     this.timeoutNanos = timeout.toNanos();
   }
 
-  /** Gives {@code answer} until the timeout from {@code arrivedNanos} (System.nanoTime()). */
-  void watch(CompletableFuture<PushOutcome> answer, long arrivedNanos) {
-    watched.add(new Watched(arrivedNanos + timeoutNanos, answer));
+  /**
+   * Gives {@code answer} until the timeout from {@code arrivedNanos} (System.nanoTime()).
+   *
+   * @return that deadline, on the same clock
+   */
+  long watch(CompletableFuture<PushOutcome> answer, long arrivedNanos) {
+    long deadline = arrivedNanos + timeoutNanos;
+    watched.add(new Watched(deadline, answer));
+    return deadline;
   }
 
   /** True when a request that arrived at {@code arrivedNanos} has no time left. */

@@ -70,8 +70,10 @@ public final class Ingestor {
     if (deadlines.expired(arrived)) {
       return PushOutcome.UNAVAILABLE;
     }
-    // Watched before it is offered: a caller that writes its own batch (see offer) is in it.
-    deadlines.watch(pending.answer(), arrived);
+    // Watched before it is offered: a caller that writes its own batch (see offer) is in it, and
+    // the batch's INSERT attempt ends by the last deadline of its messages (no later answer
+    // counts).
+    pending.answerBy(deadlines.watch(pending.answer(), arrived));
     switch (batcher.offer(pending)) {
       case FULL -> {
         metrics.overloaded.increment();

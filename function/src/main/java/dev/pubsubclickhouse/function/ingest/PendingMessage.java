@@ -1,5 +1,6 @@
 package dev.pubsubclickhouse.function.ingest;
 
+import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
 import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.core.write.DeadLetter;
 import dev.pubsubclickhouse.core.write.EncodedRows;
@@ -24,6 +25,7 @@ public final class PendingMessage implements WriteRecord {
   private final long enqueuedNanos;
   private final CompletableFuture<PushOutcome> answer = new CompletableFuture<>();
   private final long footprintBytes;
+  private long answerDeadlineNanos = ClickHouseInserter.WAITED_FOR_ALWAYS;
   private TargetTable.Snapshot encodedWith;
   private EncodedRows encoded;
 
@@ -120,6 +122,16 @@ public final class PendingMessage implements WriteRecord {
   @Override
   public boolean abandoned() {
     return answer.isDone();
+  }
+
+  /** Its request is answered 503 at {@code deadlineNanos}; set before it is offered. */
+  void answerBy(long deadlineNanos) {
+    answerDeadlineNanos = deadlineNanos;
+  }
+
+  @Override
+  public long waitedForUntilNanos() {
+    return answerDeadlineNanos;
   }
 
   @Override
