@@ -40,7 +40,7 @@ public record PushConfig(
     ConfigReader config = new ConfigReader(environment);
     ClickHouseConfig clickHouse =
         ClickHouseConfig.read(config, new SecretManagerAccess(environment));
-    refuseEarlyAcknowledgement(clickHouse.insertOptions());
+    refuseEarlyAcknowledgement(config, clickHouse.insertOptions());
     Optional<String> topic = config.optional(DEAD_LETTER_TOPIC);
     topic.ifPresent(
         name -> {
@@ -158,9 +158,9 @@ public record PushConfig(
    * would do the same through CLICKHOUSE_SETTINGS are refused by core's InsertOptions, for the
    * backfill job too.)
    */
-  private static void refuseEarlyAcknowledgement(InsertOptions options) {
+  private static void refuseEarlyAcknowledgement(ConfigReader config, InsertOptions options) {
     if (!options.distributedSync()) {
-      throw new ConfigurationException(
+      throw config.problem(
           INSERT_DISTRIBUTED_SYNC,
           "false is refused: a Distributed table would answer once the rows are queued on the"
               + " server that took the INSERT, before they are on their shards, and the messages"

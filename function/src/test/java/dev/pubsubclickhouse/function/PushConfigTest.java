@@ -17,8 +17,8 @@ class PushConfigTest {
 
   private static Map<String, String> environment(Map<String, String> extra) {
     Map<String, String> env = new HashMap<>(extra);
-    env.put("CLICKHOUSE_URL", "http://127.0.0.1:8123");
-    env.put("CLICKHOUSE_TABLE", "t");
+    env.putIfAbsent("CLICKHOUSE_URL", "http://127.0.0.1:8123");
+    env.putIfAbsent("CLICKHOUSE_TABLE", "t");
     return env;
   }
 
@@ -69,6 +69,16 @@ class PushConfigTest {
     assertThatThrownBy(() -> read(Map.of("CLICKHOUSE_DEAD_LETTER_TABLE", "t")))
         .isInstanceOf(ConfigurationException.class)
         .hasMessageStartingWith("CLICKHOUSE_DEAD_LETTER_TABLE: names the target table default.t");
+  }
+
+  @Test
+  void errorsNameTheVariablesTheServiceReadsNotTheBackfillsFlags() {
+    assertThatThrownBy(() -> PushConfig.read(environment(Map.of("MAX_RETRIES", "lots"))))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage("MAX_RETRIES: expected a whole number, got 'lots'");
+    assertThatThrownBy(() -> PushConfig.read(environment(Map.of("CLICKHOUSE_TABLE", "a.b.c"))))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageStartingWith("CLICKHOUSE_TABLE: ");
   }
 
   @Test
@@ -159,7 +169,7 @@ class PushConfigTest {
     assertThatThrownBy(() -> read(Map.of("INSERT_DISTRIBUTED_SYNC", value)))
         .isInstanceOf(ConfigurationException.class)
         .hasMessage(
-            "--insertDistributedSync (INSERT_DISTRIBUTED_SYNC): false is refused: a Distributed"
+            "INSERT_DISTRIBUTED_SYNC: false is refused: a Distributed"
                 + " table would answer once the rows are queued on the server that took the"
                 + " INSERT, before they are on their shards, and the messages would be"
                 + " acknowledged; leave it true")

@@ -71,7 +71,7 @@ class SqlSafetyIT {
   void aHostileDatabaseNameIsRefusedAtStartNamingTheVariable() {
     assertThatThrownBy(() -> PushConfig.read(env("CLICKHOUSE_DATABASE", "db`; DROP DATABASE x")))
         .isInstanceOf(ConfigurationException.class)
-        .hasMessageContaining("(CLICKHOUSE_TABLE): database name")
+        .hasMessageContaining("CLICKHOUSE_TABLE: database name")
         .hasMessageContaining("use 1 to 255 letters, digits, '_', '$' or '-'");
   }
 

@@ -196,7 +196,7 @@ class DistributedTargetIT {
     assertThat(service.startExpectingExit()).isEqualTo(2);
     assertThat(service.output())
         .contains(
-            "--insertDistributedSync (INSERT_DISTRIBUTED_SYNC): false is refused: a Distributed"
+            "INSERT_DISTRIBUTED_SYNC: false is refused: a Distributed"
                 + " table would answer once the rows are queued on the server that took the"
                 + " INSERT, before they are on their shards");
   }

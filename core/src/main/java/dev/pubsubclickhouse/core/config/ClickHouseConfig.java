@@ -114,7 +114,7 @@ public record ClickHouseConfig(
     try {
       return TableName.parse(config.required(parameter), database);
     } catch (IllegalArgumentException e) {
-      throw new ConfigurationException(parameter, e.getMessage());
+      throw config.problem(parameter, e.getMessage());
     }
   }
 }

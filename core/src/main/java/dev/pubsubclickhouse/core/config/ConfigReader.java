@@ -13,14 +13,29 @@ import java.util.Optional;
 public final class ConfigReader {
   private final Map<String, String> environment;
   private final Map<String, String> flags;
+  private final boolean takesFlags;
 
+  /** For a deployable configured by its environment alone: errors name the variables only. */
   public ConfigReader(Map<String, String> environment) {
-    this(environment, Map.of());
+    this(environment, Map.of(), false);
   }
 
+  /** For a command line: errors name a parameter's flag beside its variable. */
   public ConfigReader(Map<String, String> environment, Map<String, String> flags) {
+    this(environment, flags, true);
+  }
+
+  private ConfigReader(
+      Map<String, String> environment, Map<String, String> flags, boolean takesFlags) {
     this.environment = Map.copyOf(environment);
     this.flags = Map.copyOf(flags);
+    this.takesFlags = takesFlags;
+  }
+
+  /** An error about the parameter, named as whoever configures it sets it. */
+  public ConfigurationException problem(Parameter parameter, String problem) {
+    return new ConfigurationException(
+        (takesFlags ? parameter.displayName() : parameter.env()) + ": " + problem);
   }
 
   /** The value as given, or empty when neither the flag nor the variable is set (or is blank). */
@@ -36,8 +51,7 @@ public final class ConfigReader {
   }
 
   public String required(Parameter parameter) {
-    return optional(parameter)
-        .orElseThrow(() -> new ConfigurationException(parameter, "is required"));
+    return optional(parameter).orElseThrow(() -> problem(parameter, "is required"));
   }
 
   public int integer(Parameter parameter, int min, int max) {
@@ -50,12 +64,10 @@ public final class ConfigReader {
     try {
       value = Long.parseLong(text);
     } catch (NumberFormatException e) {
-      throw new ConfigurationException(
-          parameter, "expected a whole number, got " + shown(parameter, text));
+      throw problem(parameter, "expected a whole number, got " + shown(parameter, text));
     }
     if (value < min || value > max) {
-      throw new ConfigurationException(
-          parameter, "must be between " + min + " and " + max + ", got " + value);
+      throw problem(parameter, "must be between " + min + " and " + max + ", got " + value);
     }
     return value;
   }
@@ -71,9 +83,7 @@ public final class ConfigReader {
     return switch (text.toLowerCase(java.util.Locale.ROOT)) {
       case "true", "1", "yes" -> true;
       case "false", "0", "no" -> false;
-      default ->
-          throw new ConfigurationException(
-              parameter, "expected true or false, got " + shown(parameter, text));
+      default -> throw problem(parameter, "expected true or false, got " + shown(parameter, text));
     };
   }
 
@@ -84,16 +94,14 @@ public final class ConfigReader {
     try {
       uri = URI.create(text);
     } catch (IllegalArgumentException e) {
-      throw new ConfigurationException(parameter, "not a URL: " + shown(parameter, text));
+      throw problem(parameter, "not a URL: " + shown(parameter, text));
     }
     if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))
         || uri.getHost() == null) {
-      throw new ConfigurationException(
-          parameter, "expected http(s)://host:port, got " + shown(parameter, text));
+      throw problem(parameter, "expected http(s)://host:port, got " + shown(parameter, text));
     }
     if (uri.getUserInfo() != null) {
-      throw new ConfigurationException(
-          parameter, "must not hold credentials; set the user and password parameters");
+      throw problem(parameter, "must not hold credentials; set the user and password parameters");
     }
     return uri;
   }
@@ -111,7 +119,7 @@ public final class ConfigReader {
       }
       int equals = pair.indexOf('=');
       if (equals <= 0) {
-        throw new ConfigurationException(
+        throw problem(
             parameter, "expected key=value pairs separated by commas, got '" + pair.trim() + "'");
       }
       result.put(pair.substring(0, equals).trim(), pair.substring(equals + 1).trim());

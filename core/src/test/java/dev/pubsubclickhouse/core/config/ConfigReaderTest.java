@@ -14,10 +14,20 @@ class ConfigReaderTest {
       Parameter.of("CLICKHOUSE_PASSWORD", null, "pw").asSecret();
 
   @Test
-  void aMissingRequiredParameterIsNamed() {
-    assertThatThrownBy(() -> new ConfigReader(Map.of()).required(TABLE))
+  void aMissingRequiredParameterIsNamedWithItsFlagOnACommandLine() {
+    assertThatThrownBy(() -> new ConfigReader(Map.of(), Map.of()).required(TABLE))
         .isInstanceOf(ConfigurationException.class)
         .hasMessage("--clickHouseTable (CLICKHOUSE_TABLE): is required");
+  }
+
+  @Test
+  void aDeployableConfiguredByItsEnvironmentAloneNamesNoFlag() {
+    assertThatThrownBy(() -> new ConfigReader(Map.of()).required(TABLE))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage("CLICKHOUSE_TABLE: is required");
+    assertThatThrownBy(
+            () -> new ConfigReader(Map.of("CLICKHOUSE_TABLE", "lots")).integer(TABLE, 1, 10))
+        .hasMessage("CLICKHOUSE_TABLE: expected a whole number, got 'lots'");
   }
 
   @Test
@@ -92,6 +102,6 @@ class ConfigReaderTest {
                             "logs; DROP TABLE x")),
                     new SecretManagerAccess(Map.of())))
         .hasMessage(
-            "--clickHouseTable (CLICKHOUSE_TABLE): table name 'logs; DROP TABLE x' is invalid: use 1 to 255 letters, digits, '_', '$' or '-'");
+            "CLICKHOUSE_TABLE: table name 'logs; DROP TABLE x' is invalid: use 1 to 255 letters, digits, '_', '$' or '-'");
   }
 }
