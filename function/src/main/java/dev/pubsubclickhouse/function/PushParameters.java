@@ -76,7 +76,9 @@ public final class PushParameters {
       Parameter.of(
           "ANSWER_TIMEOUT_MS",
           "50000",
-          "A request not answered by then gets 503; keep it below the subscription's ack deadline.");
+          "A request not answered by then gets 503; keep it below the subscription's ack deadline."
+              + " An INSERT attempt (or dead-letter write) ends by the last deadline of the"
+              + " messages it carries, and is not retried after it.");
   public static final Parameter MAX_REQUEST_BYTES =
       Parameter.of(
           "MAX_REQUEST_BYTES",

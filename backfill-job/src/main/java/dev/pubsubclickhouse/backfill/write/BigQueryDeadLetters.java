@@ -15,6 +15,7 @@ import com.google.cloud.bigquery.TableInfo;
 import dev.pubsubclickhouse.backfill.source.BigQueryRetry;
 import dev.pubsubclickhouse.backfill.source.SourceException;
 import dev.pubsubclickhouse.backfill.source.TableSpec;
+import dev.pubsubclickhouse.core.insert.WaitedFor;
 import dev.pubsubclickhouse.core.write.DeadLetter;
 import dev.pubsubclickhouse.core.write.DeadLetterSink;
 import java.nio.charset.StandardCharsets;
@@ -96,11 +97,14 @@ public final class BigQueryDeadLetters implements DeadLetterSink {
   }
 
   /**
+   * A backfill waits for its dead letters however long they take ({@code always}: its rows are
+   * never given up on by their source).
+   *
    * @throws SourceException naming the request when BigQuery fails for good (after the retries)
    * @throws IllegalStateException when BigQuery refuses rows
    */
   @Override
-  public void write(List<DeadLetter> deadLetters) throws InterruptedException {
+  public void write(List<DeadLetter> deadLetters, WaitedFor always) throws InterruptedException {
     for (int from = 0; from < deadLetters.size(); from += ROWS_PER_REQUEST) {
       InsertAllRequest.Builder request = InsertAllRequest.newBuilder(table);
       for (DeadLetter deadLetter :

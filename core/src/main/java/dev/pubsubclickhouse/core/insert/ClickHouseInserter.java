@@ -3,12 +3,10 @@ package dev.pubsubclickhouse.core.insert;
 import dev.pubsubclickhouse.core.encode.RowBinaryOutput;
 import dev.pubsubclickhouse.core.schema.TableName;
 import java.io.IOException;
-import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
-import java.util.function.BooleanSupplier;
 
 /**
  * Sends one {@code INSERT INTO db.table (cols) FORMAT <format>} per call with the configured
@@ -85,25 +83,20 @@ public final class ClickHouseInserter {
   public long insert(
       TableName table, InsertColumns columns, RowBinaryOutput rows, String deduplicationToken)
       throws InsertException, InterruptedException {
-    return insert(table, columns, rows, deduplicationToken, () -> true, WAITED_FOR_ALWAYS);
+    return insert(table, columns, rows, deduplicationToken, WaitedFor.ALWAYS);
   }
-
-  /** For {@code waitedForUntilNanos}: somebody waits for the rows however long they take. */
-  public static final long WAITED_FOR_ALWAYS = Long.MAX_VALUE;
 
   /**
    * As {@link #insert(TableName, InsertColumns, RowBinaryOutput, String)}, for rows that somebody
-   * stops waiting for: a transient failure is retried only while {@code wanted} says they are still
-   * waited for, and no attempt outlasts {@code waitedForUntilNanos} (a {@link System#nanoTime()}),
-   * after which nobody would be told that they were written.
+   * may stop waiting for: a transient failure is retried only while they are waited for, and no
+   * attempt outlasts the time they are waited for.
    */
   public long insert(
       TableName table,
       InsertColumns columns,
       RowBinaryOutput rows,
       String deduplicationToken,
-      BooleanSupplier wanted,
-      long waitedForUntilNanos)
+      WaitedFor waitedFor)
       throws InsertException, InterruptedException {
     String sql =
         "INSERT INTO "
@@ -123,7 +116,7 @@ public final class ClickHouseInserter {
     long backoffMillis = options.firstBackoff().toMillis();
     for (int attempt = 1; ; attempt++) {
       try {
-        Duration timeout = attemptTimeout(waitedForUntilNanos);
+        Duration timeout = waitedFor.cap(options.timeout());
         return http.post(sql, settings(table, columns, deduplicationToken), body, timeout)
             .writtenRows();
       } catch (IOException | ClickHouseHttpException e) {
@@ -133,27 +126,11 @@ public final class ClickHouseInserter {
         }
         Thread.sleep(backoffMillis);
         backoffMillis = Math.min(backoffMillis * 2, options.maxBackoff().toMillis());
-        if (!wanted.getAsBoolean()) {
+        if (waitedFor.over()) {
           throw new InsertException(kind, attempt, e);
         }
       }
     }
-  }
-
-  /**
-   * INSERT_TIMEOUT_MS, or less when nobody waits for the rows that long.
-   *
-   * @throws SocketTimeoutException when nobody waits for them any more
-   */
-  private Duration attemptTimeout(long waitedForUntilNanos) throws SocketTimeoutException {
-    if (waitedForUntilNanos == WAITED_FOR_ALWAYS) {
-      return options.timeout();
-    }
-    long left = waitedForUntilNanos - System.nanoTime();
-    if (left <= 0) {
-      throw new SocketTimeoutException("not sent: nobody waits for the rows any more");
-    }
-    return left < options.timeout().toNanos() ? Duration.ofNanos(left) : options.timeout();
   }
 
   private Map<String, String> settings(

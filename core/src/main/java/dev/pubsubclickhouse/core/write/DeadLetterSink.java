@@ -1,5 +1,6 @@
 package dev.pubsubclickhouse.core.write;
 
+import dev.pubsubclickhouse.core.insert.WaitedFor;
 import java.util.List;
 
 /**
@@ -7,8 +8,11 @@ import java.util.List;
  * BigQuery table.
  */
 public interface DeadLetterSink {
-  /** Keeps every one of them, or throws: then none of them counts as kept. */
-  void write(List<DeadLetter> deadLetters) throws Exception;
+  /**
+   * Keeps every one of them, or throws: then none of them counts as kept. Not tried again, nor
+   * waited for beyond the time, once nobody waits for them ({@code waitedFor}).
+   */
+  void write(List<DeadLetter> deadLetters, WaitedFor waitedFor) throws Exception;
 
   String name();
 }

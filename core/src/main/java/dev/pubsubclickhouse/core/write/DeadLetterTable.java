@@ -11,6 +11,7 @@ import dev.pubsubclickhouse.core.encode.RowRejectedException;
 import dev.pubsubclickhouse.core.encode.Utf8Bytes;
 import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
 import dev.pubsubclickhouse.core.insert.InsertColumns;
+import dev.pubsubclickhouse.core.insert.WaitedFor;
 import dev.pubsubclickhouse.core.schema.ColumnDefinition;
 import dev.pubsubclickhouse.core.schema.SchemaReader;
 import dev.pubsubclickhouse.core.schema.TableName;
@@ -239,7 +240,7 @@ public final class DeadLetterTable implements DeadLetterSink {
    * deduplicating table.
    */
   @Override
-  public void write(List<DeadLetter> deadLetters) throws Exception {
+  public void write(List<DeadLetter> deadLetters, WaitedFor waitedFor) throws Exception {
     RowBinaryOutput out = new RowBinaryOutput();
     for (DeadLetter deadLetter : deadLetters) {
       ObjectNode row = JsonNodeFactory.instance.objectNode();
@@ -266,7 +267,8 @@ public final class DeadLetterTable implements DeadLetterSink {
         columns,
         out,
         DeduplicationTokens.of(
-            tokenSource, deadLetters.stream().map(DeadLetter::identity).toList()));
+            tokenSource, deadLetters.stream().map(DeadLetter::identity).toList()),
+        waitedFor);
   }
 
   @Override

@@ -5,6 +5,7 @@ import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
 import dev.pubsubclickhouse.core.insert.FailureKind;
 import dev.pubsubclickhouse.core.insert.InsertException;
 import dev.pubsubclickhouse.core.insert.InsertFormat;
+import dev.pubsubclickhouse.core.insert.WaitedFor;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -218,19 +219,20 @@ public final class TableWriter {
     return group.stream().allMatch(entry -> entry.record.abandoned());
   }
 
-  /** When the last of the group's records stops being waited for. */
-  private static long waitedForUntil(List<Entry> group) {
+  /** Somebody waits for the group while anybody waits for one of its records. */
+  private static WaitedFor waitedFor(List<Entry> group) {
     long until = group.get(0).record.waitedForUntilNanos();
     for (Entry entry : group) {
       long next = entry.record.waitedForUntilNanos();
-      if (next == ClickHouseInserter.WAITED_FOR_ALWAYS) {
-        return next;
+      if (next == WaitedFor.NO_END) {
+        until = next;
+        break;
       }
       if (next - until > 0) {
         until = next;
       }
     }
-    return until;
+    return new WaitedFor(() -> !abandoned(group), until);
   }
 
   /** Halves a refused group, or blames its record when it holds only one. */
@@ -291,8 +293,7 @@ public final class TableWriter {
           schema.insertColumns(),
           body,
           DeduplicationTokens.of(source, identities),
-          () -> !abandoned(group),
-          waitedForUntil(group));
+          waitedFor(group));
       events.inserted(rowCount(group), (System.nanoTime() - start) / 1_000_000);
       return null;
     } catch (InsertException e) {
@@ -369,7 +370,7 @@ public final class TableWriter {
     }
     for (DeadLetterSink sink : sinks) {
       try {
-        sink.write(deadLetters);
+        sink.write(deadLetters, waitedFor(refused));
       } catch (Exception e) {
         if (e instanceof InterruptedException) {
           Thread.currentThread().interrupt();

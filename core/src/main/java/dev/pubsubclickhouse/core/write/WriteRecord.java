@@ -1,6 +1,6 @@
 package dev.pubsubclickhouse.core.write;
 
-import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
+import dev.pubsubclickhouse.core.insert.WaitedFor;
 
 /**
  * What the writer keeps whole: all of a record's rows reach the target table in one INSERT, or the
@@ -34,9 +34,9 @@ public interface WriteRecord {
   /**
    * The {@link System#nanoTime()} after which nobody waits for the record (a push request's answer
    * deadline): an INSERT attempt that carries only such records ends by the latest of them. {@link
-   * ClickHouseInserter#WAITED_FOR_ALWAYS} when somebody waits however long it takes.
+   * WaitedFor#NO_END} when somebody waits however long it takes.
    */
   default long waitedForUntilNanos() {
-    return ClickHouseInserter.WAITED_FOR_ALWAYS;
+    return WaitedFor.NO_END;
   }
 }

@@ -106,8 +106,7 @@ class ClickHouseInserterIT {
                         columns(encoder),
                         rows(encoder, "{\"v\":1}"),
                         "tok-slow",
-                        () -> true,
-                        start + Duration.ofMillis(500).toNanos()))
+                        new WaitedFor(() -> true, start + Duration.ofMillis(500).toNanos())))
             .isInstanceOfSatisfying(
                 InsertException.class, e -> assertThat(e.kind()).isEqualTo(FailureKind.TRANSIENT));
         assertThat(Duration.ofNanos(System.nanoTime() - start))
@@ -120,8 +119,7 @@ class ClickHouseInserterIT {
                         columns(encoder),
                         rows(encoder, "{\"v\":2}"),
                         "tok-late",
-                        () -> true,
-                        System.nanoTime() - 1))
+                        new WaitedFor(() -> true, System.nanoTime() - 1)))
             .isInstanceOfSatisfying(
                 InsertException.class, e -> assertThat(e.kind()).isEqualTo(FailureKind.TRANSIENT))
             .hasMessageContaining("nobody waits for the rows any more");

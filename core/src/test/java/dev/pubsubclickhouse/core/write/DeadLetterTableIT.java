@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
 import dev.pubsubclickhouse.core.insert.TestInserters;
+import dev.pubsubclickhouse.core.insert.WaitedFor;
 import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.TestDatabase;
@@ -62,7 +63,8 @@ class DeadLetterTableIT {
                 Map.of(),
                 Map.of("sourceRow", "7"),
                 "not JSON",
-                Instant.parse("2026-01-15T12:00:01Z"))));
+                Instant.parse("2026-01-15T12:00:01Z"))),
+        WaitedFor.ALWAYS);
     assertThat(
             database.query(
                 "SELECT raw_message, error_message, stack_trace, toUnixTimestamp(failed_at) FROM errors ORDER BY failed_at"))
@@ -117,7 +119,8 @@ class DeadLetterTableIT {
                 new TreeMap<>(Map.of("source", "web", "trace", "t-1")),
                 origin,
                 "column 'a' rejects 1",
-                Instant.parse("2026-01-15T12:35:00Z"))));
+                Instant.parse("2026-01-15T12:35:00Z"))),
+        WaitedFor.ALWAYS);
     assertThat(
             database.query(
                 "SELECT raw_message, error_message, stack_trace, toUnixTimestamp(failed_at),"
@@ -156,7 +159,8 @@ class DeadLetterTableIT {
                 Map.of(),
                 Map.of("sourceRow", "7"),
                 "why",
-                Instant.parse("2026-01-15T12:35:01Z"))));
+                Instant.parse("2026-01-15T12:35:01Z"))),
+        WaitedFor.ALWAYS);
     assertThat(
             database.query(
                 "SELECT stack_trace, message_id, publish_time, toJSONString(attributes),"

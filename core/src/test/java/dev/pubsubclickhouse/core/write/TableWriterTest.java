@@ -18,6 +18,7 @@ import dev.pubsubclickhouse.core.insert.ClickHouseHttp;
 import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
 import dev.pubsubclickhouse.core.insert.InsertException;
 import dev.pubsubclickhouse.core.insert.InsertFormat;
+import dev.pubsubclickhouse.core.insert.WaitedFor;
 import dev.pubsubclickhouse.core.schema.ColumnDefinition;
 import dev.pubsubclickhouse.core.schema.SchemaSource;
 import dev.pubsubclickhouse.core.schema.TableName;
@@ -127,7 +128,7 @@ class TableWriterTest {
     volatile boolean failing;
 
     @Override
-    public void write(List<DeadLetter> deadLetters) throws Exception {
+    public void write(List<DeadLetter> deadLetters, WaitedFor waitedFor) throws Exception {
       if (failing) {
         throw new IllegalStateException("sink down");
       }

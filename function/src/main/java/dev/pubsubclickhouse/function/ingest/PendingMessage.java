@@ -1,6 +1,6 @@
 package dev.pubsubclickhouse.function.ingest;
 
-import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
+import dev.pubsubclickhouse.core.insert.WaitedFor;
 import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.core.write.DeadLetter;
 import dev.pubsubclickhouse.core.write.EncodedRows;
@@ -25,7 +25,7 @@ public final class PendingMessage implements WriteRecord {
   private final long enqueuedNanos;
   private final CompletableFuture<PushOutcome> answer = new CompletableFuture<>();
   private final long footprintBytes;
-  private long answerDeadlineNanos = ClickHouseInserter.WAITED_FOR_ALWAYS;
+  private long answerDeadlineNanos = WaitedFor.NO_END;
   private TargetTable.Snapshot encodedWith;
   private EncodedRows encoded;
 
@@ -118,10 +118,15 @@ public final class PendingMessage implements WriteRecord {
     return encoded;
   }
 
-  /** Its request was answered (503 at its deadline) before its batch was written. */
+  /**
+   * Its request was answered (503 at its deadline) before its batch was written, or will be: its
+   * deadline passed, and the next sweep of the deadlines answers it.
+   */
   @Override
   public boolean abandoned() {
-    return answer.isDone();
+    return answer.isDone()
+        || (answerDeadlineNanos != WaitedFor.NO_END
+            && System.nanoTime() - answerDeadlineNanos >= 0);
   }
 
   /** Its request is answered 503 at {@code deadlineNanos}; set before it is offered. */

@@ -11,6 +11,7 @@ import com.google.cloud.pubsub.v1.Publisher;
 import com.google.protobuf.ByteString;
 import com.google.pubsub.v1.PubsubMessage;
 import com.google.pubsub.v1.TopicName;
+import dev.pubsubclickhouse.core.insert.WaitedFor;
 import dev.pubsubclickhouse.core.write.DeadLetter;
 import dev.pubsubclickhouse.core.write.DeadLetterSink;
 import dev.pubsubclickhouse.function.PubSubRetries;
@@ -38,6 +39,9 @@ public final class DeadLetterTopic implements DeadLetterSink {
    */
   private static final RetrySettings RETRIES =
       PubSubRetries.within(Duration.ofSeconds(10), Duration.ofSeconds(5), Duration.ofSeconds(2));
+
+  /** The longest a batch waits for its dead letters' publishes. */
+  private static final Duration PUBLISH_WAIT = Duration.ofSeconds(15);
 
   /** Pub/Sub's limits: attribute values of at most 1024 bytes, at most 100 attributes. */
   static final int MAX_ATTRIBUTE_VALUE_BYTES = 1024;
@@ -103,13 +107,19 @@ public final class DeadLetterTopic implements DeadLetterSink {
     return new DeadLetterTopic(topic, publisher, owned);
   }
 
+  /**
+   * Publishes them and waits until Pub/Sub has every one, at most 15 s and never past the time they
+   * are waited for: a publish nobody would hear of is not made (it would be made again with the
+   * redelivered message).
+   */
   @Override
-  public void write(List<DeadLetter> deadLetters) throws Exception {
+  public void write(List<DeadLetter> deadLetters, WaitedFor waitedFor) throws Exception {
+    Duration wait = waitedFor.cap(PUBLISH_WAIT);
     List<ApiFuture<String>> published = new ArrayList<>(deadLetters.size());
     for (DeadLetter deadLetter : deadLetters) {
       published.add(publisher.publish(message(deadLetter)));
     }
-    ApiFutures.allAsList(published).get(15, TimeUnit.SECONDS);
+    ApiFutures.allAsList(published).get(wait.toNanos(), TimeUnit.NANOSECONDS);
   }
 
   /**

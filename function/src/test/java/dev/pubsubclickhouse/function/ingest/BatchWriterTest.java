@@ -80,6 +80,28 @@ class BatchWriterTest {
     assertThat(insert.getRequestUrl().queryParameter("query")).contains("`a`");
   }
 
+  /**
+   * A message whose deadline passed (the sweep answers it 503 within 100 ms) is not sent once a
+   * refused INSERT is split; the other half, whose request still waits, is.
+   */
+  @Test
+  void aHalfPastItsDeadlineIsLeftAndTheOtherHalfOfASplitIsStillWritten() throws Exception {
+    Destination a = destination("a");
+    PendingMessage overdue = pending("m-1", a);
+    PendingMessage waiting = pending("m-2", a);
+    overdue.answerBy(System.nanoTime()); // not yet answered: the sweep has not run
+    server.enqueue(new MockResponse().setResponseCode(413)); // both: too large, split them
+    server.enqueue(written(1));
+
+    new BatchWriter().accept(List.of(overdue, waiting));
+
+    assertThat(overdue.answer()).isCompletedWithValue(PushOutcome.UNAVAILABLE);
+    assertThat(waiting.answer()).isCompletedWithValue(PushOutcome.STORED);
+    assertThat(server.getRequestCount()).isEqualTo(2);
+    assertThat(server.takeRequest().getBodySize())
+        .isGreaterThan(server.takeRequest().getBodySize());
+  }
+
   @Test
   void aTableWhoseWriterFailsUnexpectedlyIsAnswered503AndTheNextTableIsStillWritten()
       throws Exception {

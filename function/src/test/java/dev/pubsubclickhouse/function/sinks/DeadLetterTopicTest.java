@@ -1,13 +1,19 @@
 package dev.pubsubclickhouse.function.sinks;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.pubsub.v1.PubsubMessage;
+import dev.pubsubclickhouse.core.insert.WaitedFor;
 import dev.pubsubclickhouse.core.write.DeadLetter;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 
 class DeadLetterTopicTest {
@@ -15,6 +21,27 @@ class DeadLetterTopicTest {
     byte[] data = "{\"a\":1}".getBytes(StandardCharsets.UTF_8);
     return new DeadLetter(
         "s\nm", data, data, attributes, Map.of(), reason, Instant.parse("2026-01-15T12:00:00Z"));
+  }
+
+  @Test
+  void aPublishIsNotWaitedForPastTheTimeItsMessagesAreWaitedFor() throws Exception {
+    // Nothing listens there: the publisher retries for 10 s, and the sink would wait 15 s.
+    DeadLetterTopic topic = DeadLetterTopic.open("projects/p/topics/nowhere", "127.0.0.1:1");
+    try {
+      List<DeadLetter> letters = List.of(deadLetter(Map.of(), "refused"));
+      long start = System.nanoTime();
+      assertThatThrownBy(
+              () ->
+                  topic.write(
+                      letters, new WaitedFor(() -> true, start + Duration.ofMillis(500).toNanos())))
+          .isInstanceOf(TimeoutException.class);
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+      assertThatThrownBy(() -> topic.write(letters, new WaitedFor(() -> true, System.nanoTime())))
+          .isInstanceOf(SocketTimeoutException.class)
+          .hasMessageContaining("nobody waits");
+    } finally {
+      topic.close();
+    }
   }
 
   @Test

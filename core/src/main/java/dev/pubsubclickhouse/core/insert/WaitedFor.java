@@ -1,0 +1,44 @@
+package dev.pubsubclickhouse.core.insert;
+
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Whether somebody still waits to hear that rows were written, and until when at most: a push
+ * request until its answer deadline, a backfill however long it takes. A write nobody would hear of
+ * is not tried again, and no attempt outlasts that time, since a retry that landed after its source
+ * gave up (and sent the rows again) would store them a second time.
+ *
+ * @param stillWaiting false once nobody waits any more
+ * @param untilNanos the {@link System#nanoTime()} after which nobody waits, or {@link #NO_END}
+ */
+public record WaitedFor(BooleanSupplier stillWaiting, long untilNanos) {
+  /** For {@code untilNanos}: somebody waits however long the write takes. */
+  public static final long NO_END = Long.MAX_VALUE;
+
+  /** Somebody waits, however long the write takes. */
+  public static final WaitedFor ALWAYS = new WaitedFor(() -> true, NO_END);
+
+  /** True once nobody waits any more. */
+  public boolean over() {
+    return !stillWaiting.getAsBoolean()
+        || (untilNanos != NO_END && System.nanoTime() - untilNanos >= 0);
+  }
+
+  /**
+   * {@code timeout}, or less when nobody waits that long.
+   *
+   * @throws SocketTimeoutException when nobody waits any more
+   */
+  public Duration cap(Duration timeout) throws SocketTimeoutException {
+    if (untilNanos == NO_END) {
+      return timeout;
+    }
+    long left = untilNanos - System.nanoTime();
+    if (left <= 0) {
+      throw new SocketTimeoutException("not sent: nobody waits for the rows any more");
+    }
+    return left < timeout.toNanos() ? Duration.ofNanos(left) : timeout;
+  }
+}
