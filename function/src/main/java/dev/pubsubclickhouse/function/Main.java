@@ -13,9 +13,6 @@ import java.util.Map;
  * service serves unready until they do ({@link PushService}).
  */
 public final class Main {
-  /** Cloud Run allows 10 s between SIGTERM and SIGKILL. */
-  private static final long SHUTDOWN_SECONDS = 9;
-
   private Main() {}
 
   /** What {@code --help} prints: the variables of the README's table, and nothing it ignores. */
@@ -53,7 +50,8 @@ public final class Main {
       return;
     }
     Runtime.getRuntime()
-        .addShutdownHook(new Thread(() -> service.shutdown(SHUTDOWN_SECONDS), "shutdown"));
+        .addShutdownHook(
+            new Thread(() -> service.shutdown(PushService.SHUTDOWN_SECONDS), "shutdown"));
     PushServer server;
     try {
       server = PushServer.start(service.config().port(), service);

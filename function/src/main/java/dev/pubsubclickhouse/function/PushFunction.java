@@ -27,23 +27,43 @@ import java.util.Optional;
 public final class PushFunction implements HttpFunction {
   private final PushService service;
 
+  /**
+   * True under the Functions Framework's own invoker (a Cloud Functions deployment), where nothing
+   * else counts the requests in progress for the shutdown: a request counts until this handler
+   * returns, and the invoker writes its answer right after. Under {@link PushServer} (the jar's
+   * Main), the server counts it until the answer is on the wire.
+   */
+  private final boolean countsItsRequests;
+
   /** The Functions Framework's constructor: the process's shared service. */
   public PushFunction() {
-    this(PushService.shared());
+    this(PushService.shared(), true);
   }
 
   PushFunction(PushService service) {
+    this(service, false);
+  }
+
+  private PushFunction(PushService service, boolean countsItsRequests) {
     this.service = service;
+    this.countsItsRequests = countsItsRequests;
   }
 
   @Override
   public void service(HttpRequest request, HttpResponse response) throws IOException {
+    if (countsItsRequests) {
+      service.requestStarted();
+    }
     Optional<RequestTrace> trace =
         RequestTrace.from(
             request.getFirstHeader("traceparent").orElse(null),
             request.getFirstHeader("X-Cloud-Trace-Context").orElse(null));
     try (JsonLog.RequestScope scope = JsonLog.request(trace)) {
       serve(request, response);
+    } finally {
+      if (countsItsRequests) {
+        service.requestEnded();
+      }
     }
   }
 

@@ -34,6 +34,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * answered 503 and {@code /healthz} says what is missing.
  */
 public final class PushService {
+  /**
+   * How long a shutdown may take: Cloud Run kills the process 10 s after SIGTERM, and the answers
+   * must be on the wire before that.
+   */
+  static final long SHUTDOWN_SECONDS = 9;
+
   private static volatile PushService shared;
 
   private final PushConfig config;
@@ -163,13 +169,21 @@ public final class PushService {
     return false;
   }
 
-  /** The process's service; built from the environment the first time it is asked for. */
+  /**
+   * The process's service; built from the environment the first time it is asked for (under the
+   * Functions Framework's own invoker; the jar's Main installs its own), with a shutdown hook that
+   * drains it on SIGTERM as Main's does.
+   */
   static PushService shared() {
     PushService service = shared;
     if (service == null) {
       synchronized (PushService.class) {
         if (shared == null) {
-          shared = start(PushConfig.read(System.getenv()));
+          PushService started = start(PushConfig.read(System.getenv()));
+          Runtime.getRuntime()
+              .addShutdownHook(
+                  new Thread(() -> started.shutdown(SHUTDOWN_SECONDS), "push-service-shutdown"));
+          shared = started;
         }
         service = shared;
       }

@@ -75,13 +75,35 @@ class MainIT {
       Map<String, String> settings,
       java.util.function.Consumer<Map<String, String>> environment)
       throws Exception {
-    Path jar = jar();
+    return launch(List.of(java.toString(), "-jar", jar().toString()), settings, environment);
+  }
+
+  /**
+   * The Functions Framework's own invoker serving the jar's function, as a Cloud Functions
+   * deployment (entry point {@code PushFunction}) runs it: not through the jar's Main.
+   */
+  private Service launchUnderTheStockInvoker(Map<String, String> settings) throws Exception {
+    return launch(
+        List.of(
+            ServiceJava.ofTests().toString(),
+            "-cp",
+            jar().toString(),
+            "com.google.cloud.functions.invoker.runner.Invoker",
+            "--target",
+            PushFunction.class.getName()),
+        settings,
+        env -> {});
+  }
+
+  private Service launch(
+      List<String> command,
+      Map<String, String> settings,
+      java.util.function.Consumer<Map<String, String>> environment)
+      throws Exception {
     int port = LocalClickHouse.freePort();
     Path output = Files.createTempFile(directory, "service", ".log");
     ProcessBuilder builder =
-        new ProcessBuilder(java.toString(), "-jar", jar.toString())
-            .redirectErrorStream(true)
-            .redirectOutput(output.toFile());
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
     Map<String, String> env = builder.environment();
     env.keySet().removeIf(name -> name.startsWith("CLICKHOUSE_") || name.startsWith("BATCH_"));
     env.put("CLICKHOUSE_URL", database.server().url());
@@ -392,6 +414,35 @@ class MainIT {
                   + port
                   + ": Address already in use");
     }
+  }
+
+  @Test
+  void underTheStockInvokerSigtermAlsoWritesTheOpenBatchAndAnswersEveryRequest() throws Exception {
+    database.execute("CREATE TABLE drained_invoker (n UInt32) ENGINE = MergeTree ORDER BY n");
+    Service service =
+        launchUnderTheStockInvoker(
+            Map.of(
+                "CLICKHOUSE_TABLE",
+                "drained_invoker",
+                "BATCH_LINGER_MS",
+                "30000",
+                "BATCH_MAX_WAIT_MS",
+                "60000"));
+    awaitReady(service);
+    List<CompletableFuture<Integer>> answers = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      answers.add(push(service, "i-" + i, "{\"n\":" + i + "}"));
+    }
+    while (!get(service, "/metrics").body().contains("pubsub_clickhouse_waiting_requests 20.0\n")) {
+      Thread.sleep(20);
+    }
+    service.process().destroy(); // SIGTERM
+    assertThat(service.process().waitFor(10, TimeUnit.SECONDS)).isTrue();
+    for (CompletableFuture<Integer> answer : answers) {
+      assertThat(answer.get(5, TimeUnit.SECONDS)).isEqualTo(204);
+    }
+    assertThat(database.count("drained_invoker")).isEqualTo(20);
+    assertThat(service.output()).contains("\"message\":\"push service stopped\"");
   }
 
   @Test
