@@ -28,25 +28,21 @@ public final class PushFunction implements HttpFunction {
   private final PushService service;
 
   /**
-   * True under the Functions Framework's own invoker (a Cloud Functions deployment), where nothing
-   * else counts the requests in progress for the shutdown: a request counts until this handler
-   * returns, and the invoker writes its answer right after. Under {@link PushServer} (the jar's
-   * Main), the server counts it until the answer is on the wire.
+   * True unless a server that counts the requests in progress for the shutdown installed the
+   * service ({@link PushServer}, the jar's Main: until the answer is on the wire). Under the
+   * Functions Framework's own invoker (a Cloud Functions deployment) nothing else counts them: a
+   * request counts until this handler returns, and the invoker writes its answer right after.
    */
   private final boolean countsItsRequests;
 
   /** The Functions Framework's constructor: the process's shared service. */
   public PushFunction() {
-    this(PushService.shared(), true);
+    this(PushService.shared());
   }
 
   PushFunction(PushService service) {
-    this(service, false);
-  }
-
-  private PushFunction(PushService service, boolean countsItsRequests) {
     this.service = service;
-    this.countsItsRequests = countsItsRequests;
+    this.countsItsRequests = !service.requestsCountedByItsServer();
   }
 
   @Override

@@ -51,6 +51,7 @@ public final class PushService {
   private final SchemaService schemas;
   private final Housekeeping housekeeping;
   private final AtomicInteger activeRequests = new AtomicInteger();
+  private volatile boolean requestsCountedByItsServer;
   private final RequestMemoryBudget requestMemory;
   private final Readiness<WritePath> readiness;
   private volatile WritePath writePath;
@@ -191,8 +192,18 @@ public final class PushService {
     return service;
   }
 
+  /**
+   * Makes {@code service} the process's, for a server that counts the requests in progress itself
+   * ({@link PushServer}).
+   */
   static void install(PushService service) {
+    service.requestsCountedByItsServer = true;
     shared = service;
+  }
+
+  /** True when the server that installed it counts the requests in progress. */
+  boolean requestsCountedByItsServer() {
+    return requestsCountedByItsServer;
   }
 
   public PushConfig config() {
