@@ -6,6 +6,8 @@ import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.FaultInjectingProxy;
 import dev.pubsubclickhouse.testing.TestDatabase;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -27,25 +29,10 @@ class AnswerDeadlineIT {
   @Test
   void aRequestWritingItsOwnBatchIsAnsweredByItsDeadline() throws Exception {
     database.execute("CREATE TABLE lead (message String) ENGINE = MergeTree ORDER BY message");
-    try (FaultInjectingProxy proxy = FaultInjectingProxy.to(database.server().url());
-        RunningService service =
-            RunningService.start(
-                database,
-                "lead",
-                Map.of(
-                    "CLICKHOUSE_URL", proxy.url(),
-                    "ANSWER_TIMEOUT_MS", "1000",
-                    "INSERT_TIMEOUT_MS", "20000",
-                    "MAX_RETRIES", "3"))) {
-      proxy.slowInserts(Duration.ofSeconds(5));
-      long start = System.nanoTime();
-      int status = service.push("slow", EVENT.formatted("slow"));
-      long millis = (System.nanoTime() - start) / 1_000_000;
-      assertThat(millis).as("answered within its answer timeout (and one sweep)").isLessThan(2500);
-      assertThat(status).isEqualTo(503);
-      Thread.sleep(5000); // the proxy passes the slow INSERT on after 5 s
-      assertThat(proxy.inserts()).as("the INSERT cut at the deadline is not retried").hasSize(1);
-    }
+    assertThat(
+            pushedWithEveryInsertSlowerThanTheDeadline("lead", Map.of(), EVENT.formatted("slow")))
+        .as("the INSERT cut at the deadline is not retried")
+        .hasSize(1);
   }
 
   @Test
@@ -54,30 +41,43 @@ class AnswerDeadlineIT {
     database.execute(
         "CREATE TABLE counted_errors (raw_message String, error_message String,"
             + " stack_trace String, failed_at DateTime) ENGINE = MergeTree ORDER BY failed_at");
-    try (FaultInjectingProxy proxy = FaultInjectingProxy.to(database.server().url());
-        RunningService service =
-            RunningService.start(
-                database,
+    // The dead letter's INSERT is the only one.
+    assertThat(
+            pushedWithEveryInsertSlowerThanTheDeadline(
                 "counted",
-                Map.of(
-                    "CLICKHOUSE_URL", proxy.url(),
-                    "CLICKHOUSE_DEAD_LETTER_TABLE", "counted_errors",
-                    "ANSWER_TIMEOUT_MS", "1000",
-                    "INSERT_TIMEOUT_MS", "20000",
-                    "MAX_RETRIES", "3"))) {
-      proxy.slowInserts(Duration.ofSeconds(5)); // the dead letter's INSERT: the only one
-      long start = System.nanoTime();
-      int status = service.push("refused", "{\"n\":\"not a number\"}");
-      long millis = (System.nanoTime() - start) / 1_000_000;
-      assertThat(millis).as("answered within its answer timeout (and one sweep)").isLessThan(2500);
-      assertThat(status).isEqualTo(503);
-      Thread.sleep(5000); // the proxy passes the slow INSERT on after 5 s
-      assertThat(proxy.inserts())
-          .as("one INSERT, into the dead-letter table, cut at the deadline and not retried")
-          .hasSize(1)
-          .allSatisfy(
-              insert ->
-                  assertThat(insert.url().queryParameter("query")).contains("counted_errors"));
+                Map.of("CLICKHOUSE_DEAD_LETTER_TABLE", "counted_errors"),
+                "{\"n\":\"not a number\"}"))
+        .as("one INSERT, into the dead-letter table, cut at the deadline and not retried")
+        .hasSize(1)
+        .allSatisfy(
+            insert -> assertThat(insert.url().queryParameter("query")).contains("counted_errors"));
+  }
+
+  /**
+   * Pushes one message to a service whose ClickHouse takes 5 s for every INSERT (ANSWER_TIMEOUT_MS
+   * 1 s, INSERT_TIMEOUT_MS 20 s, three retries), checks that it was answered 503 by its deadline,
+   * and returns the INSERTs ClickHouse got by the time the slow one landed.
+   */
+  private List<FaultInjectingProxy.Insert> pushedWithEveryInsertSlowerThanTheDeadline(
+      String table, Map<String, String> settings, String data) throws Exception {
+    Map<String, String> environment = new HashMap<>(settings);
+    environment.put("ANSWER_TIMEOUT_MS", "1000");
+    environment.put("INSERT_TIMEOUT_MS", "20000");
+    environment.put("MAX_RETRIES", "3");
+    try (FaultInjectingProxy proxy = FaultInjectingProxy.to(database.server().url())) {
+      environment.put("CLICKHOUSE_URL", proxy.url());
+      try (RunningService service = RunningService.start(database, table, environment)) {
+        proxy.slowInserts(Duration.ofSeconds(5));
+        long start = System.nanoTime();
+        int status = service.push("pushed", data);
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        assertThat(millis)
+            .as("answered within its answer timeout (and one sweep)")
+            .isLessThan(2500);
+        assertThat(status).isEqualTo(503);
+        Thread.sleep(5000); // the proxy passes the slow INSERT on after 5 s
+        return proxy.inserts();
+      }
     }
   }
 }

@@ -419,23 +419,9 @@ class MainIT {
   @Test
   void underTheStockInvokerSigtermAlsoWritesTheOpenBatchAndAnswersEveryRequest() throws Exception {
     database.execute("CREATE TABLE drained_invoker (n UInt32) ENGINE = MergeTree ORDER BY n");
-    Service service =
-        launchUnderTheStockInvoker(
-            Map.of(
-                "CLICKHOUSE_TABLE",
-                "drained_invoker",
-                "BATCH_LINGER_MS",
-                "30000",
-                "BATCH_MAX_WAIT_MS",
-                "60000"));
+    Service service = launchUnderTheStockInvoker(holdingTheOpenBatch("drained_invoker"));
     awaitReady(service);
-    List<CompletableFuture<Integer>> answers = new ArrayList<>();
-    for (int i = 0; i < 20; i++) {
-      answers.add(push(service, "i-" + i, "{\"n\":" + i + "}"));
-    }
-    while (!get(service, "/metrics").body().contains("pubsub_clickhouse_waiting_requests 20.0\n")) {
-      Thread.sleep(20);
-    }
+    List<CompletableFuture<Integer>> answers = twentyWaitingInTheOpenBatch(service);
     service.process().destroy(); // SIGTERM
     assertThat(service.process().waitFor(10, TimeUnit.SECONDS)).isTrue();
     for (CompletableFuture<Integer> answer : answers) {
@@ -445,20 +431,15 @@ class MainIT {
     assertThat(service.output()).contains("\"message\":\"push service stopped\"");
   }
 
-  @Test
-  void sigtermWritesTheOpenBatchAnswersEveryRequestAndExitsInTime() throws Exception {
-    database.execute("CREATE TABLE drained (n UInt32) ENGINE = MergeTree ORDER BY n");
-    // A long linger holds every message in the open batch until the shutdown flushes it.
-    Service service =
-        launch(
-            Map.of(
-                "CLICKHOUSE_TABLE",
-                "drained",
-                "BATCH_LINGER_MS",
-                "30000",
-                "BATCH_MAX_WAIT_MS",
-                "60000"));
-    awaitReady(service);
+  /** A long linger holds every message in the open batch until the shutdown flushes it. */
+  private static Map<String, String> holdingTheOpenBatch(String table) {
+    return Map.of(
+        "CLICKHOUSE_TABLE", table, "BATCH_LINGER_MS", "30000", "BATCH_MAX_WAIT_MS", "60000");
+  }
+
+  /** Pushes {"n": 0} to {"n": 19} and returns once all 20 wait in the open batch. */
+  private static List<CompletableFuture<Integer>> twentyWaitingInTheOpenBatch(Service service)
+      throws Exception {
     List<CompletableFuture<Integer>> answers = new ArrayList<>();
     for (int i = 0; i < 20; i++) {
       answers.add(push(service, "d-" + i, "{\"n\":" + i + "}"));
@@ -466,6 +447,15 @@ class MainIT {
     while (!get(service, "/metrics").body().contains("pubsub_clickhouse_waiting_requests 20.0\n")) {
       Thread.sleep(20);
     }
+    return answers;
+  }
+
+  @Test
+  void sigtermWritesTheOpenBatchAnswersEveryRequestAndExitsInTime() throws Exception {
+    database.execute("CREATE TABLE drained (n UInt32) ENGINE = MergeTree ORDER BY n");
+    Service service = launch(holdingTheOpenBatch("drained"));
+    awaitReady(service);
+    List<CompletableFuture<Integer>> answers = twentyWaitingInTheOpenBatch(service);
     long start = System.nanoTime();
     service.process().destroy(); // SIGTERM
     assertThat(service.process().waitFor(10, TimeUnit.SECONDS)).isTrue();
