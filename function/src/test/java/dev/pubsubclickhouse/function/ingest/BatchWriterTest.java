@@ -8,6 +8,7 @@ import dev.pubsubclickhouse.core.config.SecretManagerAccess;
 import dev.pubsubclickhouse.core.insert.ClickHouseHttp;
 import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
 import dev.pubsubclickhouse.core.insert.InsertFormat;
+import dev.pubsubclickhouse.core.insert.InsertOptions;
 import dev.pubsubclickhouse.core.schema.ColumnDefinition;
 import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.core.schema.TableSchema;
@@ -18,6 +19,7 @@ import dev.pubsubclickhouse.core.write.WriteEvents;
 import dev.pubsubclickhouse.function.envelope.PushMessage;
 import dev.pubsubclickhouse.function.tables.Destination;
 import dev.pubsubclickhouse.function.tables.Route;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import okhttp3.mockwebserver.MockResponse;
@@ -34,11 +36,12 @@ import org.junit.jupiter.api.Test;
 class BatchWriterTest {
   private final MockWebServer server = new MockWebServer();
   private ClickHouseInserter inserter;
+  private ClickHouseConfig config;
 
   @BeforeEach
   void start() throws Exception {
     server.start();
-    ClickHouseConfig config =
+    config =
         ClickHouseConfig.read(
             new ConfigReader(
                 Map.of(
@@ -100,6 +103,66 @@ class BatchWriterTest {
     assertThat(server.getRequestCount()).isEqualTo(2);
     assertThat(server.takeRequest().getBodySize())
         .isGreaterThan(server.takeRequest().getBodySize());
+  }
+
+  /**
+   * An INSERT not sent because every deadline of its group passed costs the batch no time: the
+   * other half of the split, whose request still waits, is sent at once (before: the inserter slept
+   * its first backoff for the attempt it never made, and the waiting half missed its own deadline:
+   * answered 503, never sent).
+   */
+  @Test
+  void aHalfNotSentForItsDeadlineCostsTheOtherHalfNoTime() throws Exception {
+    ClickHouseInserter backingOff =
+        new ClickHouseInserter(
+            ClickHouseHttp.open(config, "batch-writer-test"),
+            InsertFormat.TYPED,
+            InsertOptions.builder()
+                .backoff(Duration.ofMillis(3000), Duration.ofMillis(3000))
+                .build());
+    Destination a = destination("a", backingOff);
+    PendingMessage overdue = pending("m-1", a);
+    PendingMessage waiting = pending("m-2", a);
+    overdue.answerBy(System.nanoTime()); // not yet answered: the sweep has not run
+    waiting.answerBy(System.nanoTime() + Duration.ofMillis(1500).toNanos());
+    server.enqueue(new MockResponse().setResponseCode(413)); // both: too large, split them
+    server.enqueue(written(1));
+
+    new BatchWriter().accept(List.of(overdue, waiting));
+
+    assertThat(overdue.answer()).isCompletedWithValue(PushOutcome.UNAVAILABLE);
+    assertThat(waiting.answer()).isCompletedWithValue(PushOutcome.STORED);
+    assertThat(server.getRequestCount()).isEqualTo(2);
+  }
+
+  /**
+   * An INSERT attempt cut at its deadline is not followed by a backoff either: nobody waits for its
+   * rows any more, and the other half of the split still has time (before: the inserter slept its
+   * backoff after the cut, and the other half missed its deadline).
+   */
+  @Test
+  void anAttemptCutAtItsDeadlineCostsTheOtherHalfNoTime() throws Exception {
+    ClickHouseInserter backingOff =
+        new ClickHouseInserter(
+            ClickHouseHttp.open(config, "batch-writer-test"),
+            InsertFormat.TYPED,
+            InsertOptions.builder()
+                .backoff(Duration.ofMillis(3000), Duration.ofMillis(3000))
+                .build());
+    Destination a = destination("a", backingOff);
+    PendingMessage soon = pending("m-1", a);
+    PendingMessage later = pending("m-2", a);
+    soon.answerBy(System.nanoTime() + Duration.ofMillis(1500).toNanos());
+    later.answerBy(System.nanoTime() + Duration.ofMillis(3000).toNanos());
+    server.enqueue(new MockResponse().setResponseCode(413)); // both: too large, split them
+    server.enqueue(written(1).setHeadersDelay(5, java.util.concurrent.TimeUnit.SECONDS));
+    server.enqueue(written(1));
+
+    new BatchWriter().accept(List.of(soon, later));
+
+    assertThat(soon.answer()).isCompletedWithValue(PushOutcome.UNAVAILABLE);
+    assertThat(later.answer()).isCompletedWithValue(PushOutcome.STORED);
+    assertThat(server.getRequestCount()).isEqualTo(3);
   }
 
   @Test
