@@ -3,6 +3,7 @@ package dev.pubsubclickhouse.core.insert;
 import dev.pubsubclickhouse.core.encode.RowBinaryOutput;
 import dev.pubsubclickhouse.core.schema.TableName;
 import java.io.IOException;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -115,16 +116,26 @@ public final class ClickHouseInserter {
             });
     long backoffMillis = options.firstBackoff().toMillis();
     for (int attempt = 1; ; attempt++) {
+      Duration timeout;
       try {
-        Duration timeout = waitedFor.cap(options.timeout());
+        timeout = waitedFor.cap(options.timeout());
+      } catch (SocketTimeoutException notSent) {
+        // Nothing was sent: no backoff to sit out, the caller's other rows have no time to lose.
+        throw new InsertException(FailureKind.TRANSIENT, attempt - 1, notSent);
+      }
+      try {
         return http.post(sql, settings(table, columns, deduplicationToken), body, timeout)
             .writtenRows();
       } catch (IOException | ClickHouseHttpException e) {
         FailureKind kind = ClickHouseFailures.classify(e);
-        if (kind != FailureKind.TRANSIENT || attempt > options.maxRetries()) {
+        // No backoff once nobody waits (an attempt cut at the deadline), nor past the time they
+        // do: the caller's other rows keep that time.
+        if (kind != FailureKind.TRANSIENT || attempt > options.maxRetries() || waitedFor.over()) {
           throw new InsertException(kind, attempt, e);
         }
-        Thread.sleep(backoffMillis);
+        // rounded up: a backoff cut short ends past the time, and no attempt follows it
+        Thread.sleep(
+            (waitedFor.atMost(Duration.ofMillis(backoffMillis)).toNanos() + 999_999) / 1_000_000);
         backoffMillis = Math.min(backoffMillis * 2, options.maxBackoff().toMillis());
         if (waitedFor.over()) {
           throw new InsertException(kind, attempt, e);

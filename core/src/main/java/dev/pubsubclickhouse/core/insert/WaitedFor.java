@@ -26,6 +26,15 @@ public record WaitedFor(BooleanSupplier stillWaiting, long untilNanos) {
         || (untilNanos != NO_END && System.nanoTime() - untilNanos >= 0);
   }
 
+  /** {@code wait}, or the time left until nobody waits when that is shorter (never negative). */
+  public Duration atMost(Duration wait) {
+    if (untilNanos == NO_END) {
+      return wait;
+    }
+    long left = Math.max(0, untilNanos - System.nanoTime());
+    return left < wait.toNanos() ? Duration.ofNanos(left) : wait;
+  }
+
   /**
    * {@code timeout}, or less when nobody waits that long.
    *
