@@ -230,7 +230,9 @@ public final class ClickHouseHttp {
         if (watch.expired()) {
           SocketTimeoutException timedOut =
               new SocketTimeoutException("ClickHouse did not answer within " + timeout);
-          timedOut.initCause(e);
+          // Suppressed, not the cause: the logs name a failure by the deepest message in its
+          // causes, and the closed socket is only how the timeout ended the exchange.
+          timedOut.addSuppressed(e);
           throw timedOut;
         }
         throw e instanceof IOException io ? io : new IOException("the request failed: " + e, e);

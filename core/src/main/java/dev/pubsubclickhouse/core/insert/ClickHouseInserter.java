@@ -128,20 +128,38 @@ public final class ClickHouseInserter {
             .writtenRows();
       } catch (IOException | ClickHouseHttpException e) {
         FailureKind kind = ClickHouseFailures.classify(e);
+        Exception failure = cutShort(e, timeout);
         // No backoff once nobody waits (an attempt cut at the deadline), nor past the time they
         // do: the caller's other rows keep that time.
         if (kind != FailureKind.TRANSIENT || attempt > options.maxRetries() || waitedFor.over()) {
-          throw new InsertException(kind, attempt, e);
+          throw new InsertException(kind, attempt, failure);
         }
         // rounded up: a backoff cut short ends past the time, and no attempt follows it
         Thread.sleep(
             (waitedFor.atMost(Duration.ofMillis(backoffMillis)).toNanos() + 999_999) / 1_000_000);
         backoffMillis = Math.min(backoffMillis * 2, options.maxBackoff().toMillis());
         if (waitedFor.over()) {
-          throw new InsertException(kind, attempt, e);
+          throw new InsertException(kind, attempt, failure);
         }
       }
     }
+  }
+
+  /**
+   * An attempt that timed out before INSERT_TIMEOUT_MS was cut because nobody waited for its rows
+   * any more: said so, rather than as a ClickHouse slower than its timeout.
+   */
+  private Exception cutShort(Exception failure, Duration timeout) {
+    if (!(failure instanceof SocketTimeoutException) || timeout.compareTo(options.timeout()) >= 0) {
+      return failure;
+    }
+    SocketTimeoutException cut =
+        new SocketTimeoutException(
+            "cut after "
+                + timeout.toMillis()
+                + " ms, when nobody waited for the rows any more (ClickHouse may still write them)");
+    cut.addSuppressed(failure); // as in ClickHouseHttp: this message is what the logs show
+    return cut;
   }
 
   private Map<String, String> settings(

@@ -86,6 +86,28 @@ class ClickHouseInserterIT {
   }
 
   @Test
+  void anAttemptPastInsertTimeoutIsSaidToHaveTimedOutNotThatASocketClosed() throws Exception {
+    database.execute("CREATE TABLE timed_out (v UInt32) ENGINE = MergeTree ORDER BY v");
+    try (FaultInjectingProxy proxy = FaultInjectingProxy.to(database.server().url())) {
+      ClickHouseConfig config =
+          config(
+              "timed_out",
+              Map.of(
+                  "CLICKHOUSE_URL", proxy.url(), "INSERT_TIMEOUT_MS", "300", "MAX_RETRIES", "0"));
+      try (Client client = ClickHouseClients.open(config, "inserter-it", 2)) {
+        RowEncoder encoder = RowEncoder.forTable(new SchemaReader(client).read(config.table()));
+        proxy.slowInserts(Duration.ofSeconds(2));
+        assertThatThrownBy(
+                () ->
+                    inserter(client, config)
+                        .insert(config.table(), columns(encoder), rows(encoder, "{\"v\":1}"), "t"))
+            .isInstanceOf(InsertException.class)
+            .hasMessageContaining("ClickHouse did not answer within PT0.3S");
+      }
+    }
+  }
+
+  @Test
   void noAttemptOutlastsTheTimeTheRowsAreWaitedFor() throws Exception {
     database.execute("CREATE TABLE waited_for (v UInt32) ENGINE = MergeTree ORDER BY v");
     try (FaultInjectingProxy proxy = FaultInjectingProxy.to(database.server().url())) {
@@ -108,7 +130,8 @@ class ClickHouseInserterIT {
                         "tok-slow",
                         new WaitedFor(() -> true, start + Duration.ofMillis(500).toNanos())))
             .isInstanceOfSatisfying(
-                InsertException.class, e -> assertThat(e.kind()).isEqualTo(FailureKind.TRANSIENT));
+                InsertException.class, e -> assertThat(e.kind()).isEqualTo(FailureKind.TRANSIENT))
+            .hasMessageContaining("when nobody waited for the rows any more");
         assertThat(Duration.ofNanos(System.nanoTime() - start))
             .as("cut at the time the rows are waited for, not INSERT_TIMEOUT_MS")
             .isLessThan(Duration.ofMillis(1500));
