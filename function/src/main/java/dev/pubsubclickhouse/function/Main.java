@@ -49,9 +49,7 @@ public final class Main {
       System.exit(2);
       return;
     }
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(() -> service.shutdown(PushService.SHUTDOWN_SECONDS), "shutdown"));
+    service.shutDownWithTheProcess();
     PushServer server;
     try {
       server = PushServer.start(service.config().port(), service);

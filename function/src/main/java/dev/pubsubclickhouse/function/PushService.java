@@ -38,7 +38,7 @@ public final class PushService {
    * How long a shutdown may take: Cloud Run kills the process 10 s after SIGTERM, and the answers
    * must be on the wire before that.
    */
-  static final long SHUTDOWN_SECONDS = 9;
+  private static final long SHUTDOWN_SECONDS = 9;
 
   private static volatile PushService shared;
 
@@ -181,15 +181,18 @@ public final class PushService {
       synchronized (PushService.class) {
         if (shared == null) {
           PushService started = start(PushConfig.read(System.getenv()));
-          Runtime.getRuntime()
-              .addShutdownHook(
-                  new Thread(() -> started.shutdown(SHUTDOWN_SECONDS), "push-service-shutdown"));
+          started.shutDownWithTheProcess();
           shared = started;
         }
         service = shared;
       }
     }
     return service;
+  }
+
+  /** On SIGTERM (the JVM's shutdown), drains it within {@link #SHUTDOWN_SECONDS}. */
+  void shutDownWithTheProcess() {
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(SHUTDOWN_SECONDS), "shutdown"));
   }
 
   /**

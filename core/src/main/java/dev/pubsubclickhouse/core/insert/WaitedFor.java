@@ -17,6 +17,9 @@ public record WaitedFor(BooleanSupplier stillWaiting, long untilNanos) {
   /** For {@code untilNanos}: somebody waits however long the write takes. */
   public static final long NO_END = Long.MAX_VALUE;
 
+  /** Why rows nobody waits for any more are not sent. */
+  public static final String NOT_SENT = "not sent: nobody waits for the rows any more";
+
   /** Somebody waits, however long the write takes. */
   public static final WaitedFor ALWAYS = new WaitedFor(() -> true, NO_END);
 
@@ -38,16 +41,13 @@ public record WaitedFor(BooleanSupplier stillWaiting, long untilNanos) {
   /**
    * {@code timeout}, or less when nobody waits that long.
    *
-   * @throws SocketTimeoutException when nobody waits any more
+   * @throws SocketTimeoutException ({@link #NOT_SENT}) when nobody waits any more
    */
   public Duration cap(Duration timeout) throws SocketTimeoutException {
-    if (untilNanos == NO_END) {
-      return timeout;
+    Duration capped = atMost(timeout);
+    if (capped.isZero()) {
+      throw new SocketTimeoutException(NOT_SENT);
     }
-    long left = untilNanos - System.nanoTime();
-    if (left <= 0) {
-      throw new SocketTimeoutException("not sent: nobody waits for the rows any more");
-    }
-    return left < timeout.toNanos() ? Duration.ofNanos(left) : timeout;
+    return capped;
   }
 }

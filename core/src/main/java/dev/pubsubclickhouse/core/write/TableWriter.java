@@ -35,8 +35,6 @@ public final class TableWriter {
   /** Schema changes one batch may meet before its records are left for a later try. */
   private static final int MAX_SCHEMA_CHANGES = 2;
 
-  private static final String NOT_SENT = "not sent: nobody waits for the rows any more";
-
   private final TargetTable table;
   private final ClickHouseInserter inserter;
   private final List<DeadLetterSink> sinks;
@@ -152,7 +150,7 @@ public final class TableWriter {
       if (abandoned(group)) {
         // Nobody would hear of it (a redelivery stores it again): not sent, and no time spent on
         // it. The other groups are still tried.
-        retryLater(batch, List.of(group), new IllegalStateException(NOT_SENT));
+        retryLater(batch, List.of(group), new IllegalStateException(WaitedFor.NOT_SENT));
         continue;
       }
       InsertException failure = insert(group, schema);

@@ -113,14 +113,7 @@ class BatchWriterTest {
    */
   @Test
   void aHalfNotSentForItsDeadlineCostsTheOtherHalfNoTime() throws Exception {
-    ClickHouseInserter backingOff =
-        new ClickHouseInserter(
-            ClickHouseHttp.open(config, "batch-writer-test"),
-            InsertFormat.TYPED,
-            InsertOptions.builder()
-                .backoff(Duration.ofMillis(3000), Duration.ofMillis(3000))
-                .build());
-    Destination a = destination("a", backingOff);
+    Destination a = destination("a", backingOff3Seconds());
     PendingMessage overdue = pending("m-1", a);
     PendingMessage waiting = pending("m-2", a);
     overdue.answerBy(System.nanoTime()); // not yet answered: the sweep has not run
@@ -142,14 +135,7 @@ class BatchWriterTest {
    */
   @Test
   void anAttemptCutAtItsDeadlineCostsTheOtherHalfNoTime() throws Exception {
-    ClickHouseInserter backingOff =
-        new ClickHouseInserter(
-            ClickHouseHttp.open(config, "batch-writer-test"),
-            InsertFormat.TYPED,
-            InsertOptions.builder()
-                .backoff(Duration.ofMillis(3000), Duration.ofMillis(3000))
-                .build());
-    Destination a = destination("a", backingOff);
+    Destination a = destination("a", backingOff3Seconds());
     PendingMessage soon = pending("m-1", a);
     PendingMessage later = pending("m-2", a);
     soon.answerBy(System.nanoTime() + Duration.ofMillis(1500).toNanos());
@@ -179,6 +165,14 @@ class BatchWriterTest {
     assertThat(first.answer()).isCompletedWithValue(PushOutcome.UNAVAILABLE);
     assertThat(second.answer()).isCompletedWithValue(PushOutcome.STORED);
     assertThat(server.takeRequest().getRequestUrl().queryParameter("query")).contains("`b`");
+  }
+
+  /** An inserter that waits 3 s between attempts: long beside the deadlines of these tests. */
+  private ClickHouseInserter backingOff3Seconds() {
+    return new ClickHouseInserter(
+        ClickHouseHttp.open(config, "batch-writer-test"),
+        InsertFormat.TYPED,
+        InsertOptions.builder().backoff(Duration.ofMillis(3000), Duration.ofMillis(3000)).build());
   }
 
   private Destination destination(String table) {
