@@ -255,12 +255,7 @@ public final class DeadLetterTable implements DeadLetterSink {
       row.put(STACK_TRACE, origin);
       row.put(FAILED_AT, deadLetter.failedAt().toString());
       putOptional(row, deadLetter);
-      try {
-        encoder.encode(row, out);
-      } catch (RowRejectedException e) {
-        throw new IllegalStateException(
-            "a dead letter does not fit " + table + ": " + e.getMessage());
-      }
+      encode(row, out);
     }
     inserter.insert(
         table,
@@ -269,6 +264,27 @@ public final class DeadLetterTable implements DeadLetterSink {
         DeduplicationTokens.of(
             tokenSource, deadLetters.stream().map(DeadLetter::identity).toList()),
         waitedFor);
+  }
+
+  /**
+   * Encodes the row, leaving out a publish time or delivery attempt its column cannot hold (a
+   * publish time in the year 9999 for a DateTime): stack_trace keeps it as sent, and the dead
+   * letter, like the others beside it in the INSERT, must be kept.
+   */
+  private void encode(ObjectNode row, RowBinaryOutput out) {
+    while (true) {
+      try {
+        encoder.encode(row, out);
+        return;
+      } catch (RowRejectedException e) {
+        if (e.column() == null
+            || !MAY_BE_ABSENT.contains(e.column())
+            || row.remove(e.column()) == null) {
+          throw new IllegalStateException(
+              "a dead letter does not fit " + table + ": " + e.getMessage());
+        }
+      }
+    }
   }
 
   @Override

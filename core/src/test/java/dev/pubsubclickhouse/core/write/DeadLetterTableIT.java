@@ -171,6 +171,54 @@ class DeadLetterTableIT {
   }
 
   @Test
+  void aPublishTimeOrDeliveryAttemptOutsideItsColumnIsLeftOutAndTheOtherDeadLettersAreWritten()
+      throws Exception {
+    database.execute(
+        "CREATE TABLE narrow (raw_message String, error_message String, stack_trace String,"
+            + " failed_at DateTime, publish_time Nullable(DateTime), delivery_attempt Nullable(Int32))"
+            + " ENGINE = MergeTree ORDER BY failed_at");
+    DeadLetterTable errors =
+        DeadLetterTable.open(database.client(), table("narrow"), false, inserter);
+    byte[] data = "{}".getBytes(StandardCharsets.UTF_8);
+    errors.write(
+        List.of(
+            new DeadLetter(
+                null,
+                data,
+                data,
+                Map.of(),
+                new TreeMap<>(
+                    Map.of(
+                        DeadLetter.PUBLISH_TIME,
+                        "9999-12-31T00:00:00Z",
+                        DeadLetter.DELIVERY_ATTEMPT,
+                        "4294967295")),
+                "far future",
+                Instant.parse("2026-01-15T12:35:00Z")),
+            new DeadLetter(
+                null,
+                data,
+                data,
+                Map.of(),
+                new TreeMap<>(
+                    Map.of(
+                        DeadLetter.PUBLISH_TIME,
+                        "2026-01-15T12:34:56Z",
+                        DeadLetter.DELIVERY_ATTEMPT,
+                        "2")),
+                "ordinary",
+                Instant.parse("2026-01-15T12:35:01Z"))),
+        WaitedFor.ALWAYS);
+    assertThat(
+            database.query(
+                "SELECT error_message, stack_trace, toUnixTimestamp(publish_time), delivery_attempt"
+                    + " FROM narrow ORDER BY failed_at"))
+        .isEqualTo(
+            "far future\tdeliveryAttempt=4294967295 publishTime=9999-12-31T00:00:00Z\t\\N\t\\N\n"
+                + "ordinary\tdeliveryAttempt=2 publishTime=2026-01-15T12:34:56Z\t1768480496\t2");
+  }
+
+  @Test
   void optionalColumnsOfAnotherTypeStopStart() {
     database.execute(
         "CREATE TABLE wrong_attributes (raw_message String, error_message String,"
