@@ -2,7 +2,7 @@ package dev.pubsubclickhouse.core.encode;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-/** Bool from true/false, "true"/"false", 0/1 or "0"/"1". */
+/** Bool from true/false, "true"/"false", 0/1 as written (not -0) or "0"/"1". */
 final class BoolEncoder implements ValueEncoder {
   @Override
   public void encode(JsonNode value, RowBinaryOutput out) throws ValueRejectedException {
@@ -13,7 +13,10 @@ final class BoolEncoder implements ValueEncoder {
     if (value.isBoolean()) {
       return value.booleanValue();
     }
-    if (NumericValues.isLong(value) && (value.longValue() == 0 || value.longValue() == 1)) {
+    // -0 is read as a NumberAsWrittenNode, and ClickHouse refuses it.
+    if (NumericValues.isLong(value)
+        && !(value instanceof NumberAsWrittenNode)
+        && (value.longValue() == 0 || value.longValue() == 1)) {
       return value.longValue() == 1;
     }
     if (value.isTextual()) {

@@ -2,6 +2,7 @@ package dev.pubsubclickhouse.core.encode;
 
 import static dev.pubsubclickhouse.core.encode.Rows.oneColumn;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.DecimalNode;
@@ -99,6 +100,16 @@ class NegativeZeroTest {
       })
   void exactTypesStoreZero(String type, String value, String hex) throws Exception {
     assertThat(valueBytes(type, value)).containsExactly(HexFormat.of().parseHex(hex));
+  }
+
+  /** ClickHouse reads a Bool from the numbers 0 and 1 as written, and refuses -0; so do we. */
+  @ParameterizedTest(name = "{0} rejects -0")
+  @ValueSource(strings = {"Bool", "Nullable(Bool)", "Array(Bool)"})
+  void aBoolRejectsNegativeZero(String type) {
+    String value = type.startsWith("Array") ? "[-0]" : "-0";
+    assertThatThrownBy(() -> valueBytes(type, value))
+        .isInstanceOf(RowRejectedException.class)
+        .hasMessageContaining("expected true, false, 0 or 1");
   }
 
   /**

@@ -441,6 +441,7 @@ public final class ValueGenerator {
         NODES.numberNode(2),
         NODES.numberNode(-1),
         raw("1.0"),
+        raw("-0"),
         NODES.textNode("yes"),
         NODES.textNode("TRUE"),
         NODES.textNode(""),

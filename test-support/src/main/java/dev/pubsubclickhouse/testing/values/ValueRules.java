@@ -75,7 +75,7 @@ public final class ValueRules {
   static final String DECIMAL_ZERO =
       "zero with an exponent (0E+5) is 0; ClickHouse refuses it when exponent and scale exceed P";
   static final String BOOL_FORMS =
-      "Bool reads true/false, 0/1 and the texts \"true\"/\"false\"/\"0\"/\"1\"; ClickHouse reads"
+      "Bool reads true/false, 0/1 (not -0) and the texts \"true\"/\"false\"/\"0\"/\"1\"; ClickHouse reads"
           + " no text";
   static final String STRING_OF_JSON =
       "a String column given an array or object stores its compact JSON text (its numbers as"
@@ -397,7 +397,8 @@ public final class ValueRules {
     if (value.isBoolean()) {
       return store(value);
     }
-    if (value.isIntegralNumber() && value.canConvertToLong()) {
+    // As written: ClickHouse refuses -0.
+    if (value.isIntegralNumber() && value.canConvertToLong() && !value.toString().startsWith("-")) {
       long number = value.longValue();
       if (number == 0 || number == 1) {
         return store(value);
