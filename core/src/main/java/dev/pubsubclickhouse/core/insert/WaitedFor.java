@@ -45,7 +45,7 @@ public record WaitedFor(BooleanSupplier stillWaiting, long untilNanos) {
    */
   public Duration cap(Duration timeout) throws SocketTimeoutException {
     Duration capped = atMost(timeout);
-    if (capped.isZero()) {
+    if (capped.isZero() || !stillWaiting.getAsBoolean()) {
       throw new SocketTimeoutException(NOT_SENT);
     }
     return capped;

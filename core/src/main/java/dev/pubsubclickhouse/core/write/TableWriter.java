@@ -356,6 +356,15 @@ public final class TableWriter {
   private void deadLetter(Batch batch) {
     List<Entry> refused =
         batch.entries.stream().filter(e -> e.outcome == null && e.refusal != null).toList();
+    List<Entry> abandoned = refused.stream().filter(entry -> entry.record.abandoned()).toList();
+    if (!abandoned.isEmpty()) {
+      // Answered already (503): its source sends it again, and that delivery is dead-lettered.
+      // Written now, it would be dead-lettered twice.
+      abandoned.forEach(entry -> entry.outcome = WriteOutcome.RETRY);
+      batch.retryCause = new IllegalStateException(WaitedFor.NOT_SENT);
+      events.notWritten(abandoned.size(), batch.retryCause);
+      refused = refused.stream().filter(entry -> entry.outcome == null).toList();
+    }
     if (refused.isEmpty()) {
       return;
     }

@@ -95,7 +95,8 @@ class ClickHouseInserterIT {
               Map.of(
                   "CLICKHOUSE_URL", proxy.url(), "INSERT_TIMEOUT_MS", "300", "MAX_RETRIES", "0"));
       try (Client client = ClickHouseClients.open(config, "inserter-it", 2)) {
-        RowEncoder encoder = RowEncoder.forTable(new SchemaReader(client).read(config.table()));
+        RowEncoder encoder =
+            RowEncoder.forTable(new SchemaReader(database.client()).read(config.table()));
         proxy.slowInserts(Duration.ofSeconds(2));
         assertThatThrownBy(
                 () ->

@@ -9,19 +9,28 @@ import dev.pubsubclickhouse.core.insert.ClickHouseHttp;
 import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
 import dev.pubsubclickhouse.core.insert.InsertFormat;
 import dev.pubsubclickhouse.core.insert.InsertOptions;
+import dev.pubsubclickhouse.core.insert.WaitedFor;
 import dev.pubsubclickhouse.core.schema.ColumnDefinition;
 import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.core.schema.TableSchema;
+import dev.pubsubclickhouse.core.write.DeadLetter;
+import dev.pubsubclickhouse.core.write.DeadLetterSink;
 import dev.pubsubclickhouse.core.write.EncodedRows;
 import dev.pubsubclickhouse.core.write.TableWriter;
 import dev.pubsubclickhouse.core.write.TargetTable;
 import dev.pubsubclickhouse.core.write.WriteEvents;
+import dev.pubsubclickhouse.function.envelope.PayloadDecompressor;
 import dev.pubsubclickhouse.function.envelope.PushMessage;
+import dev.pubsubclickhouse.function.observability.Metrics;
+import dev.pubsubclickhouse.function.schemas.PayloadFormats;
 import dev.pubsubclickhouse.function.tables.Destination;
 import dev.pubsubclickhouse.function.tables.Route;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import okhttp3.mockwebserver.Dispatcher;
 import okhttp3.mockwebserver.MockResponse;
 import okhttp3.mockwebserver.MockWebServer;
 import okhttp3.mockwebserver.RecordedRequest;
@@ -34,6 +43,16 @@ import org.junit.jupiter.api.Test;
  * which INSERTs are sent, not what ClickHouse does with them).
  */
 class BatchWriterTest {
+  /** Makes the dead letters of these tests' messages (they are encoded already). */
+  private static final MessageEncoder DEAD_LETTERS_ONLY =
+      new MessageEncoder(
+          new PayloadDecompressor(1 << 20),
+          new PayloadFormats(null),
+          null,
+          null,
+          new Metrics(),
+          Clock.systemUTC());
+
   private final MockWebServer server = new MockWebServer();
   private ClickHouseInserter inserter;
   private ClickHouseConfig config;
@@ -151,6 +170,34 @@ class BatchWriterTest {
     assertThat(server.getRequestCount()).isEqualTo(3);
   }
 
+  /**
+   * A request answered 503 while its batch's INSERT ran (its deadline, or shutdown's expireAll)
+   * gets no dead letter: Pub/Sub sends its message again, and that delivery is dead-lettered.
+   */
+  @Test
+  void aRequestAnsweredWhileItsBatchIsWrittenGetsNoDeadLetter() throws Exception {
+    List<DeadLetter> kept = new CopyOnWriteArrayList<>();
+    Destination a = destination("a", inserter, recordingSink(kept));
+    PendingMessage good = pending("m-1", a);
+    PendingMessage bad = pending("m-2", a, EncodedRows.rejected("column 'id' rejects \"x\""));
+    PendingMessage alsoBad = pending("m-3", a, EncodedRows.rejected("column 'id' rejects \"y\""));
+    server.setDispatcher(
+        new Dispatcher() {
+          @Override
+          public MockResponse dispatch(RecordedRequest request) {
+            bad.answer().complete(PushOutcome.UNAVAILABLE); // as AnswerDeadlines does meanwhile
+            return written(1);
+          }
+        });
+
+    new BatchWriter().accept(List.of(good, bad, alsoBad));
+
+    assertThat(good.answer()).isCompletedWithValue(PushOutcome.STORED);
+    assertThat(bad.answer()).isCompletedWithValue(PushOutcome.UNAVAILABLE);
+    assertThat(alsoBad.answer()).isCompletedWithValue(PushOutcome.DEAD_LETTERED);
+    assertThat(kept).extracting(DeadLetter::reason).containsExactly("column 'id' rejects \"y\"");
+  }
+
   @Test
   void aTableWhoseWriterFailsUnexpectedlyIsAnswered503AndTheNextTableIsStillWritten()
       throws Exception {
@@ -180,25 +227,50 @@ class BatchWriterTest {
   }
 
   private static Destination destination(String table, ClickHouseInserter inserter) {
+    return destination(table, inserter, List.of());
+  }
+
+  private static Destination destination(
+      String table, ClickHouseInserter inserter, List<DeadLetterSink> sinks) {
     TableName name = new TableName("db", table);
     TargetTable target =
         new TargetTable(name, t -> new TableSchema(t, List.of(ColumnDefinition.of("id", "UInt8"))));
     return new Destination(
-        target, new TableWriter(target, inserter, List.of(), WriteEvents.NONE, "pubsub"));
+        target, new TableWriter(target, inserter, sinks, WriteEvents.NONE, "pubsub"));
+  }
+
+  /** A dead-letter sink that keeps what it is given in {@code kept}. */
+  private static List<DeadLetterSink> recordingSink(List<DeadLetter> kept) {
+    return List.of(
+        new DeadLetterSink() {
+          @Override
+          public void write(List<DeadLetter> deadLetters, WaitedFor waitedFor) {
+            kept.addAll(deadLetters);
+          }
+
+          @Override
+          public String name() {
+            return "recording sink";
+          }
+        });
   }
 
   /** A message of one row (id = 7) routed to {@code destination}, encoded for its schema now. */
   private static PendingMessage pending(String id, Destination destination) {
+    return pending(id, destination, EncodedRows.of(new byte[] {7}, 0, 1, 1));
+  }
+
+  private static PendingMessage pending(String id, Destination destination, EncodedRows rows) {
     PushMessage message =
         new PushMessage(
             "{\"id\":7}".getBytes(), Map.of(), id, null, null, "projects/p/subscriptions/s", null);
     return new PendingMessage(
         message,
-        null,
+        DEAD_LETTERS_ONLY,
         Route.to(destination),
         null,
         destination.table().current(),
-        EncodedRows.of(new byte[] {7}, 0, 1, 1));
+        rows);
   }
 
   private static MockResponse written(int rows) {
