@@ -45,6 +45,13 @@ class DeadLetterTableIT {
         Instant.parse(failedAt));
   }
 
+  /** The dead letter of an empty object, from {@code origin} (written in key order). */
+  private static DeadLetter emptyFrom(Map<String, String> origin, String reason, String failedAt) {
+    byte[] data = "{}".getBytes(StandardCharsets.UTF_8);
+    return new DeadLetter(
+        null, data, data, Map.of(), new TreeMap<>(origin), reason, Instant.parse(failedAt));
+  }
+
   @Test
   void deadLettersAreWrittenInOneInsert() throws Exception {
     database.execute(
@@ -139,27 +146,13 @@ class DeadLetterTableIT {
     database.execute(DeadLetterTable.createStatement(table("sparse")));
     DeadLetterTable errors =
         DeadLetterTable.open(database.client(), table("sparse"), false, inserter);
-    byte[] data = "{}".getBytes(StandardCharsets.UTF_8);
     errors.write(
         List.of(
-            new DeadLetter(
-                null,
-                data,
-                data,
-                Map.of(),
-                new TreeMap<>(
-                    Map.of(
-                        DeadLetter.PUBLISH_TIME, "yesterday", DeadLetter.DELIVERY_ATTEMPT, "-1")),
+            emptyFrom(
+                Map.of(DeadLetter.PUBLISH_TIME, "yesterday", DeadLetter.DELIVERY_ATTEMPT, "-1"),
                 "why",
-                Instant.parse("2026-01-15T12:35:00Z")),
-            new DeadLetter(
-                null,
-                data,
-                data,
-                Map.of(),
-                Map.of("sourceRow", "7"),
-                "why",
-                Instant.parse("2026-01-15T12:35:01Z"))),
+                "2026-01-15T12:35:00Z"),
+            emptyFrom(Map.of("sourceRow", "7"), "why", "2026-01-15T12:35:01Z")),
         WaitedFor.ALWAYS);
     assertThat(
             database.query(
@@ -179,35 +172,24 @@ class DeadLetterTableIT {
             + " ENGINE = MergeTree ORDER BY failed_at");
     DeadLetterTable errors =
         DeadLetterTable.open(database.client(), table("narrow"), false, inserter);
-    byte[] data = "{}".getBytes(StandardCharsets.UTF_8);
     errors.write(
         List.of(
-            new DeadLetter(
-                null,
-                data,
-                data,
-                Map.of(),
-                new TreeMap<>(
-                    Map.of(
-                        DeadLetter.PUBLISH_TIME,
-                        "9999-12-31T00:00:00Z",
-                        DeadLetter.DELIVERY_ATTEMPT,
-                        "4294967295")),
+            emptyFrom(
+                Map.of(
+                    DeadLetter.PUBLISH_TIME,
+                    "9999-12-31T00:00:00Z",
+                    DeadLetter.DELIVERY_ATTEMPT,
+                    "4294967295"),
                 "far future",
-                Instant.parse("2026-01-15T12:35:00Z")),
-            new DeadLetter(
-                null,
-                data,
-                data,
-                Map.of(),
-                new TreeMap<>(
-                    Map.of(
-                        DeadLetter.PUBLISH_TIME,
-                        "2026-01-15T12:34:56Z",
-                        DeadLetter.DELIVERY_ATTEMPT,
-                        "2")),
+                "2026-01-15T12:35:00Z"),
+            emptyFrom(
+                Map.of(
+                    DeadLetter.PUBLISH_TIME,
+                    "2026-01-15T12:34:56Z",
+                    DeadLetter.DELIVERY_ATTEMPT,
+                    "2"),
                 "ordinary",
-                Instant.parse("2026-01-15T12:35:01Z"))),
+                "2026-01-15T12:35:01Z")),
         WaitedFor.ALWAYS);
     assertThat(
             database.query(
