@@ -138,6 +138,7 @@ final class FakeBigQuery implements AutoCloseable {
       new java.util.concurrent.atomic.AtomicInteger();
   private final java.util.Set<String> missingDatasets = ConcurrentHashMap.newKeySet();
   private final java.util.Set<String> readOnlyTables = ConcurrentHashMap.newKeySet();
+  private volatile int rowsPerAnswer = Integer.MAX_VALUE;
 
   FakeBigQuery() throws IOException {
     server.setDispatcher(
@@ -228,6 +229,14 @@ final class FakeBigQuery implements AutoCloseable {
   /** tables.testIamPermissions of {@code table} grants nothing. */
   void readOnlyTable(String table) {
     readOnlyTables.add(table);
+  }
+
+  /**
+   * tabledata.list answers at most {@code rows} rows whatever maxResults asks, as BigQuery does
+   * when a page would exceed its size limit.
+   */
+  void answerAtMostRows(int rows) {
+    rowsPerAnswer = rows;
   }
 
   /** The tables the query jobs of the time-travel reads made, in order. */
@@ -516,7 +525,10 @@ final class FakeBigQuery implements AutoCloseable {
   }
 
   private ObjectNode tableData(Table table, HttpUrl url) {
-    int max = Integer.parseInt(firstNonNull(url.queryParameter("maxResults"), "100000"));
+    int max =
+        Math.min(
+            rowsPerAnswer,
+            Integer.parseInt(firstNonNull(url.queryParameter("maxResults"), "100000")));
     String token = url.queryParameter("pageToken");
     int start =
         token != null
