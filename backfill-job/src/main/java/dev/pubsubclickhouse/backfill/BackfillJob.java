@@ -13,6 +13,7 @@ import dev.pubsubclickhouse.backfill.progress.Progress;
 import dev.pubsubclickhouse.backfill.source.BigQueryClients;
 import dev.pubsubclickhouse.backfill.source.BigQueryRetry;
 import dev.pubsubclickhouse.backfill.source.ReadUnit;
+import dev.pubsubclickhouse.backfill.source.RowRange;
 import dev.pubsubclickhouse.backfill.source.SourceException;
 import dev.pubsubclickhouse.backfill.source.SourceResolver;
 import dev.pubsubclickhouse.backfill.source.SourceResolver.QuerySpec;
@@ -206,8 +207,8 @@ public final class BackfillJob {
 
   /**
    * Writes the rows earlier runs of the same source refused, when the target may take them now,
-   * then reads this task's units from where an earlier attempt (or execution) left them, and writes
-   * them.
+   * then reads the parts of this task's units that no earlier attempt (or execution) wrote, and
+   * writes them.
    */
   private int write(
       TaskPlan plan,
@@ -224,17 +225,16 @@ public final class BackfillJob {
             ? start(usingClickHouse(), () -> checkpoints.get().finishedUnits(plan.origin()))
             : Set.of();
     List<ReadUnit> units = plan.units().stream().filter(u -> !finished.contains(u.key())).toList();
-    Map<ReadUnit, Long> from = new HashMap<>();
+    Map<ReadUnit, List<RowRange>> unwritten = new HashMap<>();
     long resumed = 0;
     for (ReadUnit unit : units) {
-      long position =
+      List<RowRange> parts =
           checkpoints.isEmpty()
-              ? unit.range().start()
+              ? List.of(unit.range())
               : start(
-                  usingClickHouse(),
-                  () -> checkpoints.get().resumePosition(unit.key(), unit.range()));
-      from.put(unit, position);
-      resumed += position - unit.range().start();
+                  usingClickHouse(), () -> checkpoints.get().unwritten(unit.key(), unit.range()));
+      unwritten.put(unit, parts);
+      resumed += unit.range().size() - parts.stream().mapToLong(RowRange::size).sum();
     }
     if (plan.readSessionOf().isPresent() && units.isEmpty()) {
       log.info(
@@ -263,7 +263,7 @@ public final class BackfillJob {
               new PageEncoder(table.current().encoder()),
               new PageCompletion(handoff, checkpoints, progress, plan.origin(), targetVersion),
               progress)
-          .run(units, from);
+          .run(units, unwritten);
     } catch (InterruptedException e) {
       throw e;
     } catch (Exception e) {

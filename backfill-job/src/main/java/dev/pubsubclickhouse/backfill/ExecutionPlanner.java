@@ -41,7 +41,8 @@ import java.util.Set;
  * <ul>
  *   <li>REST: the source is read through one query per execution ({@code FOR SYSTEM_TIME AS OF} the
  *       snapshot time, for a table); the first task's query job pins the time, every task reads its
- *       row range of the job's result table, ranges computed from that table's row count.
+ *       share of the pages of the job's result table: pages of PAGE_ROWS rows cut from row 0, so
+ *       that the same rows form the same page whatever the task count ({@link RowRange#forTask}).
  *   <li>Storage Read API: one read session per execution at the snapshot time, settled in the plan
  *       table (first writer wins); stream j belongs to task j mod n. A table that an earlier
  *       execution read into the same target, unchanged since (same last-modified time and row
@@ -98,7 +99,11 @@ final class ExecutionPlanner {
     return config.read().reader() == PageReaderKind.STORAGE ? storagePlan() : restPlan();
   }
 
-  /** What the execution was asked to do; every task of it must have been asked the same. */
+  /**
+   * What the execution was asked to do; every task of it must have been asked the same. The task
+   * count and the page size are here because they cut the execution's shares (REST: of its pages,
+   * Storage Read API: of its streams), which its tasks must agree on; another execution may differ.
+   */
   String planKey() {
     return String.join(
         "\n",
@@ -108,12 +113,15 @@ final class ExecutionPlanner {
         config.read().reader().name(),
         config.clickHouse().table().toString(),
         Integer.toString(config.taskCount()),
-        Integer.toString(config.read().streamsPerTask()));
+        Integer.toString(config.read().streamsPerTask()),
+        Integer.toString(config.read().pageRows()));
   }
 
   private TaskPlan restPlan() throws Exception {
     Source source = restSource();
-    RowRange range = RowRange.forTask(source.totalRows(), config.taskIndex(), config.taskCount());
+    RowRange range =
+        RowRange.forTask(
+            source.totalRows(), config.read().pageRows(), config.taskIndex(), config.taskCount());
     PageReader reader =
         config.read().reader() == PageReaderKind.CLIENT
             ? new ClientPageReader(bigQuery, source.schema())
@@ -193,8 +201,8 @@ final class ExecutionPlanner {
           "execution "
               + config.executionId()
               + " pinned a read session for other parameters than this task's: source,"
-              + " condition, target or task count differ; run a new execution instead of"
-              + " changing a running one");
+              + " condition, target, task count or page size differ; run a new execution instead"
+              + " of changing a running one");
     }
     List<ReadUnit> units = new ArrayList<>();
     JsonNode streams = session.path("streams");

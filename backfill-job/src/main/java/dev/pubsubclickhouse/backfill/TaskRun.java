@@ -3,6 +3,7 @@ package dev.pubsubclickhouse.backfill;
 import dev.pubsubclickhouse.backfill.progress.Progress;
 import dev.pubsubclickhouse.backfill.source.Page;
 import dev.pubsubclickhouse.backfill.source.ReadUnit;
+import dev.pubsubclickhouse.backfill.source.RowRange;
 import dev.pubsubclickhouse.backfill.write.EncodedPage;
 import dev.pubsubclickhouse.backfill.write.PageEncoder;
 import java.util.List;
@@ -14,10 +15,10 @@ import java.util.concurrent.Executors;
 
 /**
  * One task's share of the rows, as a three-stage pipeline: one reader thread per read unit (a row
- * range, or each of the task's read streams) fetches and parses pages ahead, an encoder thread
- * encodes them, and the calling thread hands each page to {@link PageCompletion}. Bounded queues
- * between the stages hold at most {@code prefetch} pages each, so reading, encoding and writing
- * overlap within a fixed amount of memory.
+ * range, or each of the task's read streams) fetches and parses the pages still to write ahead, an
+ * encoder thread encodes them, and the calling thread hands each page to {@link PageCompletion}.
+ * Bounded queues between the stages hold at most {@code prefetch} pages each, so reading, encoding
+ * and writing overlap within a fixed amount of memory.
  */
 final class TaskRun {
   /** A page of one read unit, as read and as encoded. */
@@ -45,10 +46,10 @@ final class TaskRun {
   }
 
   /**
-   * Reads each unit from its resume position to its end and writes it; throws the first failure of
-   * any stage.
+   * Reads the parts of each unit still to write ({@code unwritten}, in order) and writes them;
+   * throws the first failure of any stage.
    */
-  void run(List<ReadUnit> units, Map<ReadUnit, Long> from) throws Exception {
+  void run(List<ReadUnit> units, Map<ReadUnit, List<RowRange>> unwritten) throws Exception {
     if (units.isEmpty()) {
       return;
     }
@@ -64,7 +65,7 @@ final class TaskRun {
             });
     try {
       for (ReadUnit unit : units) {
-        stages.submit(() -> read(unit, from.get(unit), pages));
+        stages.submit(() -> read(unit, unwritten.get(unit), pages));
       }
       stages.submit(() -> encode(pages, units.size(), encoded));
       while (true) {
@@ -88,16 +89,18 @@ final class TaskRun {
   }
 
   /** Runs a reader; its end or failure travels down the pipeline after its pages. */
-  private void read(ReadUnit unit, long from, BlockingQueue<Object> out) {
+  private void read(ReadUnit unit, List<RowRange> parts, BlockingQueue<Object> out) {
     try {
-      long[] end = {from};
-      unit.read(
-          from,
-          page -> {
-            progress.pageRead(page.rows().size());
-            end[0] = page.endIndex();
-            out.put(new UnitPage(unit, page));
-          });
+      long[] end = {parts.isEmpty() ? unit.range().end() : parts.get(0).start()};
+      for (RowRange part : parts) {
+        unit.read(
+            part,
+            page -> {
+              progress.pageRead(page.rows().size());
+              end[0] = page.endIndex();
+              out.put(new UnitPage(unit, page));
+            });
+      }
       out.put(new UnitEnd(unit, end[0]));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

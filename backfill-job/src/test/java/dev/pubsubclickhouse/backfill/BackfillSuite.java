@@ -340,8 +340,9 @@ abstract class BackfillSuite {
     if (rest()) {
       assertThat(bigQuery.requestsTo("/data?").get(0)).contains("maxResults=150&startIndex=0&");
       assertThat(bigQuery.requestsTo("/data?"))
-          .anyMatch(r -> r.contains("startIndex=333&"))
-          .anyMatch(r -> r.contains("startIndex=666&"));
+          .as("7 pages of 150 rows: tasks of 2, 2 and 3 pages")
+          .anyMatch(r -> r.contains("startIndex=300&"))
+          .anyMatch(r -> r.contains("startIndex=600&"));
       assertThat(bigQuery.requestsTo("POST /bigquery/v2/projects/test-project/jobs")).hasSize(3);
       assertThat(bigQuery.snapshotTables()).hasSize(1);
     } else {
@@ -447,7 +448,9 @@ abstract class BackfillSuite {
       env.put("CLOUD_RUN_TASK_COUNT", "2");
       env.put("CLOUD_RUN_TASK_INDEX", Integer.toString(task));
       env.put("QUERY", sql);
-      JobRun run = JobRun.of(env, "--clickHouseTable=from_query", "--queryLocation=US");
+      // Two pages of 5 rows, one for each task: a task's share is whole pages.
+      JobRun run =
+          JobRun.of(env, "--clickHouseTable=from_query", "--queryLocation=US", "--pageRows=5");
       assertThat(run.exitCode()).as(run.output()).isZero();
     }
 

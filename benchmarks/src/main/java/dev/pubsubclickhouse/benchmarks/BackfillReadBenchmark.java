@@ -132,7 +132,7 @@ public final class BackfillReadBenchmark {
       running.add(
           threads.submit(
               () -> {
-                unit.read(unit.range().start(), page -> read.addAndGet(page.rows().size()));
+                unit.read(unit.range(), page -> read.addAndGet(page.rows().size()));
                 return null;
               }));
     }

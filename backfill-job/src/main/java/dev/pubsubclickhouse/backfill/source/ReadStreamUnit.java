@@ -59,10 +59,10 @@ public final class ReadStreamUnit implements ReadUnit {
   }
 
   @Override
-  public void read(long from, PageSink pages) throws Exception {
+  public void read(RowRange part, PageSink pages) throws Exception {
     AvroRows avro = new AvroRows(avroSchema);
-    long offset = from;
-    long pageStart = from;
+    long offset = part.start();
+    long pageStart = part.start();
     List<ObjectNode> rows = new ArrayList<>();
     int failures = 0;
     while (true) {

@@ -25,6 +25,9 @@ public interface ReadUnit {
     return range().toString();
   }
 
-  /** Reads from position {@code from} to the unit's end into {@code pages}. */
-  void read(long from, PageSink pages) throws Exception;
+  /**
+   * Reads the rows of {@code part}, a part of {@link #range()}, into {@code pages}; a stream reads
+   * from the part's start to its own end.
+   */
+  void read(RowRange part, PageSink pages) throws Exception;
 }

@@ -198,7 +198,8 @@ public final class SourceResolver {
    * result; the job carries the plan's hash as a label, so a task started with other parameters
    * than the execution's first finds that out and fails.
    *
-   * @param plan identifies what the execution was asked to do: source, condition, target, tasks
+   * @param plan identifies what the execution was asked to do: source, condition, target, tasks,
+   *     page size
    * @throws SourceException when the query fails
    * @throws PlanChangedException when this execution's job was made for another plan
    */
@@ -250,8 +251,8 @@ public final class SourceResolver {
               + executionId
               + " already ran its query (job "
               + jobId.getJob()
-              + ") for other parameters than this task's: source, condition, target or task count"
-              + " differ; run a new execution instead of changing a running one");
+              + ") for other parameters than this task's: source, condition, target, task count"
+              + " or page size differ; run a new execution instead of changing a running one");
     }
     BigQueryError error = job.getStatus().getError();
     if (error != null) {

@@ -1,10 +1,16 @@
 package dev.pubsubclickhouse.backfill.source;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.cloud.bigquery.TableId;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * A task's range of a table's rows, read with tabledata.list: the first page at its position, the
- * next ones with BigQuery's page tokens.
+ * A task's range of a table's rows, read with tabledata.list in pages of {@code pageRows} rows cut
+ * from row 0 of the table (see {@link RowRange#forTask}): a page's rows, and so its deduplication
+ * token and its checkpoint, do not depend on where the task's range starts. The first request of a
+ * part is at its position, the next ones follow BigQuery's page tokens; answers shorter than asked
+ * (BigQuery caps an answer's size) are gathered into the page they belong to.
  */
 public final class TableRange implements ReadUnit {
   private final PageReader reader;
@@ -37,34 +43,37 @@ public final class TableRange implements ReadUnit {
   }
 
   @Override
-  public void read(long from, PageSink pages) throws Exception {
-    long position = from;
+  public void read(RowRange part, PageSink pages) throws Exception {
+    long position = part.start();
     String token = null;
-    while (position < range.end()) {
-      int want = (int) Math.min(pageRows, range.end() - position);
-      Page page = reader.read(table, position, token, want);
-      int rows = page.rows().size();
-      if (rows == 0) {
-        throw new SourceException(
-            "BigQuery returned no rows at position "
-                + position
-                + " of "
-                + range
-                + " of "
-                + TableSpec.format(table)
-                + ": the execution's snapshot has changed under this task");
+    while (position < part.end()) {
+      long pageEnd = Math.min((position / pageRows + 1) * pageRows, part.end());
+      List<ObjectNode> rows = new ArrayList<>((int) (pageEnd - position));
+      while (position + rows.size() < pageEnd) {
+        long at = position + rows.size();
+        int want = (int) (pageEnd - at);
+        Page answer = reader.read(table, at, token, want);
+        if (answer.rows().isEmpty()) {
+          throw new SourceException(
+              "BigQuery returned no rows at position "
+                  + at
+                  + " of "
+                  + range
+                  + " of "
+                  + TableSpec.format(table)
+                  + ": the execution's snapshot has changed under this task");
+        }
+        if (answer.rows().size() > want) {
+          // A server that ignores maxResults: keep the page, and this task, inside their rows.
+          rows.addAll(answer.rows().subList(0, want));
+          token = null;
+        } else {
+          rows.addAll(answer.rows());
+          token = answer.nextPageToken();
+        }
       }
-      token = page.nextPageToken();
-      if (rows > want) {
-        // A server that ignores maxResults: keep this task inside its range.
-        page = new Page(position, page.rows().subList(0, want), null);
-        rows = want;
-        token = null;
-      } else if (page.startIndex() != position) {
-        page = new Page(position, page.rows(), token);
-      }
-      position += rows;
-      pages.accept(page);
+      pages.accept(new Page(position, rows, token));
+      position = pageEnd;
     }
   }
 }

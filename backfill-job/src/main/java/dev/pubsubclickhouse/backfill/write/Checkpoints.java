@@ -211,10 +211,11 @@ public final class Checkpoints {
   }
 
   /**
-   * Where this range's work resumes: after the pages already recorded from its start on, without a
-   * gap. Returns {@code range.start()} when nothing was recorded.
+   * The parts of {@code range} that no recorded page of unit {@code source} covers, in order: what
+   * is left to write. A retried task finds one part, after its pages; a new execution with another
+   * task count may find several, where the last execution's tasks stopped part way.
    */
-  public long resumePosition(String source, RowRange range) {
+  public List<RowRange> unwritten(String source, RowRange range) {
     List<GenericRecord> pages =
         client.queryAll(
             String.format(COVERED_QUERY, table.quoted()),
@@ -227,16 +228,19 @@ public final class Checkpoints {
                 Long.toString(range.start()),
                 "end",
                 Long.toString(range.end())));
+    List<RowRange> unwritten = new ArrayList<>();
     long position = range.start();
     for (GenericRecord page : pages) {
       long start = page.getLong("start_index");
-      long rows = page.getLong("row_count");
       if (start > position) {
-        break;
+        unwritten.add(new RowRange(position, start));
       }
-      position = Math.max(position, start + rows);
+      position = Math.max(position, Math.min(start + page.getLong("row_count"), range.end()));
     }
-    return Math.min(position, range.end());
+    if (position < range.end()) {
+      unwritten.add(new RowRange(position, range.end()));
+    }
+    return unwritten;
   }
 
   /** The units of {@code origin} that were read to their end ({@link #recordEnd}). */

@@ -99,7 +99,8 @@ class CheckpointsIT {
 
     Checkpoints checkpoints = task(0, 1);
 
-    assertThat(checkpoints.resumePosition("unit", new RowRange(0, 100))).isEqualTo(10);
+    assertThat(checkpoints.unwritten("unit", new RowRange(0, 100)))
+        .containsExactly(new RowRange(10, 100));
     assertThat(
             db.query(
                 "SELECT origin, kind, refused_positions, refusals_kept, target_version"
@@ -152,7 +153,8 @@ class CheckpointsIT {
     task(0, 1).recordRecovery(new PageRecord("unit", ORIGIN, 0, 10, 1, Refused.NONE));
     checkpoints = task(0, 1);
     assertThat(checkpoints.refusedPages(ORIGIN)).isEmpty();
-    assertThat(checkpoints.resumePosition("unit", new RowRange(0, 100))).isEqualTo(20);
+    assertThat(checkpoints.unwritten("unit", new RowRange(0, 100)))
+        .containsExactly(new RowRange(20, 100));
   }
 
   @Test
@@ -180,6 +182,25 @@ class CheckpointsIT {
   }
 
   @Test
+  void whatIsLeftOfARangeIsEveryPartThatNoRecordedPageCovers() throws Exception {
+    Checkpoints recorder = task(0, 2);
+    for (long start : new long[] {0, 30, 40, 70}) {
+      recorder.record(new PageRecord("unit", ORIGIN, start, 10, 10, Refused.NONE));
+    }
+    recorder.record(new PageRecord("other unit", ORIGIN, 10, 10, 10, Refused.NONE));
+
+    Checkpoints checkpoints = task(1, 3);
+
+    assertThat(checkpoints.unwritten("unit", new RowRange(0, 100)))
+        .containsExactly(new RowRange(10, 30), new RowRange(50, 70), new RowRange(80, 100));
+    assertThat(checkpoints.unwritten("unit", new RowRange(35, 75)))
+        .containsExactly(new RowRange(50, 70));
+    assertThat(checkpoints.unwritten("unit", new RowRange(30, 50))).isEmpty();
+    assertThat(checkpoints.unwritten("unit", new RowRange(95, 100)))
+        .containsExactly(new RowRange(95, 100));
+  }
+
+  @Test
   void aStreamReadToItsEndIsFinishedAndItsEndCoversNothing() throws Exception {
     Checkpoints checkpoints = task(0, 1);
     checkpoints.record(new PageRecord("s#0", ORIGIN, 0, 7, 7, Refused.NONE));
@@ -190,7 +211,8 @@ class CheckpointsIT {
     Set<String> finished = new HashSet<>(checkpoints.finishedUnits(ORIGIN));
 
     assertThat(finished).containsExactly("s#0");
-    assertThat(checkpoints.resumePosition("s#0", new RowRange(0, Long.MAX_VALUE))).isEqualTo(7);
+    assertThat(checkpoints.unwritten("s#0", new RowRange(0, Long.MAX_VALUE)))
+        .containsExactly(new RowRange(7, Long.MAX_VALUE));
     assertThat(checkpoints.refusedPages(ORIGIN)).isEmpty();
   }
 }
