@@ -118,8 +118,10 @@ public final class BackfillParameters {
       Parameter.of(
               "PAGE_ROWS",
               "50000",
-              "Rows per page: one INSERT each (REST: tabledata.list maxResults; Storage Read API:"
-                  + " stream blocks gathered up to this many rows).")
+              "Rows per page: one INSERT each (REST: pages cut from row 0, tabledata.list answers"
+                  + " gathered up to this many rows, tasks sharing whole pages; keep it the same for"
+                  + " every execution of a source, see \"Duplicates, retries and resume\"; Storage"
+                  + " Read API: stream blocks gathered up to this many rows).")
           .withFlag("pageRows");
   public static final Parameter PREFETCH_PAGES =
       Parameter.of(
