@@ -4,7 +4,9 @@ import static dev.pubsubclickhouse.function.schemas.FormatData.hex;
 import static dev.pubsubclickhouse.function.schemas.FormatData.rejection;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.protobuf.CodedOutputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import org.junit.jupiter.api.Test;
 
 class ProtobufFormatTest {
@@ -29,6 +31,66 @@ class ProtobufFormatTest {
 
   private static byte[] nestedJson(int levels) {
     return ("{\"next\":".repeat(levels - 1) + "{}" + "}".repeat(levels - 1)).getBytes();
+  }
+
+  private interface Fields {
+    void write(CodedOutputStream out) throws IOException;
+  }
+
+  /** A message written field by field, as any publisher's library would. */
+  private static byte[] message(Fields fields) throws IOException {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    CodedOutputStream out = CodedOutputStream.newInstance(bytes);
+    fields.write(out);
+    out.flush();
+    return bytes.toByteArray();
+  }
+
+  @Test
+  void unsignedMapKeysKeepTheirUnsignedValue() throws Exception {
+    ProtobufFormat format =
+        ProtobufFormat.of(
+            "s",
+            "syntax = \"proto3\";\nmessage M { map<uint32, string> u32 = 1;"
+                + " map<uint64, string> u64 = 2; map<fixed32, string> f32 = 3;"
+                + " map<fixed64, string> f64 = 4; }",
+            true);
+    byte[] entry32 =
+        message(
+            entry -> {
+              entry.writeUInt32(1, -1);
+              entry.writeString(2, "max");
+            });
+    byte[] entry64 =
+        message(
+            entry -> {
+              entry.writeUInt64(1, -1L);
+              entry.writeString(2, "max");
+            });
+    byte[] fixedEntry32 =
+        message(
+            entry -> {
+              entry.writeFixed32(1, -1);
+              entry.writeString(2, "max");
+            });
+    byte[] fixedEntry64 =
+        message(
+            entry -> {
+              entry.writeFixed64(1, -1L);
+              entry.writeString(2, "max");
+            });
+    byte[] data =
+        message(
+            out -> {
+              out.writeByteArray(1, entry32);
+              out.writeByteArray(2, entry64);
+              out.writeByteArray(3, fixedEntry32);
+              out.writeByteArray(4, fixedEntry64);
+            });
+    assertThat(format.rows(data).get(0).toString())
+        .isEqualTo(
+            "{\"u32\":{\"4294967295\":\"max\"},\"u64\":{\"18446744073709551615\":\"max\"},"
+                + "\"f32\":{\"4294967295\":\"max\"},\"f64\":{\"18446744073709551615\":\"max\"}}");
   }
 
   @Test
