@@ -92,7 +92,7 @@ final class ProtobufFormat implements PayloadFormat {
           Message pair = (Message) entry;
           FieldDescriptor key = pair.getDescriptorForType().findFieldByNumber(1);
           FieldDescriptor value = pair.getDescriptorForType().findFieldByNumber(2);
-          map.set(String.valueOf(pair.getField(key)), value(value, pair.getField(value)));
+          map.set(value(key, pair.getField(key)).asText(), value(value, pair.getField(value)));
         }
         object.set(field.getName(), map);
       } else if (field.isRepeated()) {
