@@ -94,6 +94,28 @@ class ProtobufFormatTest {
   }
 
   @Test
+  void aProto3EnumNumberTheEnumDoesNotNameIsKeptAsTheNumber() throws Exception {
+    String definition =
+        "syntax = \"proto3\";\nmessage M { enum Level { INFO = 0; WARN = 1; }"
+            + " Level level = 1; repeated Level levels = 2; }";
+    byte[] data =
+        message(
+            out -> {
+              out.writeEnum(1, 5);
+              out.writeEnum(2, 7);
+              out.writeEnum(2, 1);
+            });
+    assertThat(ProtobufFormat.of("s", definition, true).rows(data).get(0).toString())
+        .isEqualTo("{\"level\":5,\"levels\":[7,\"WARN\"]}");
+    assertThat(
+            ProtobufFormat.of("s", definition, false)
+                .rows("{\"level\":5,\"levels\":[7,\"WARN\"]}".getBytes())
+                .get(0)
+                .toString())
+        .isEqualTo("{\"level\":5,\"levels\":[7,\"WARN\"]}");
+  }
+
+  @Test
   void messagesNestedDeeperThanTheParsersAllowAreRejectedInBothEncodings() {
     String definition = "syntax = \"proto3\";\nmessage M { M next = 1; }";
     assertThat(rejection(ProtobufFormat.of("s", definition, true), nestedBinary(5_000)))
