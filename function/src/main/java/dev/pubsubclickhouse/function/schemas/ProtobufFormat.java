@@ -22,9 +22,10 @@ import java.util.List;
  * (its one top-level message type): one message is one row, each field a column by its name in the
  * .proto. Values become what the JSON type rules read: integers as numbers (uint32, uint64 and
  * fixed ones unsigned), float and double as numbers, bool, string as text, bytes as the bytes, an
- * enum as its value's name, a nested message as an object, repeated as an array, a map as an
- * object. A field without presence (proto3's default) is always written, so a zero reaches its
- * column as zero; a field with presence that is not set is left to the column's DEFAULT.
+ * enum as its value's name (a number it does not name as the number), a nested message as an
+ * object, repeated as an array, a map as an object. A field without presence (proto3's default) is
+ * always written, so a zero reaches its column as zero; a field with presence that is not set is
+ * left to the column's DEFAULT.
  */
 final class ProtobufFormat implements PayloadFormat {
   private static final JsonNodeFactory NODES = JsonNodeFactory.withExactBigDecimals(true);
@@ -124,8 +125,18 @@ final class ProtobufFormat implements PayloadFormat {
       case BOOL -> NODES.booleanNode((Boolean) value);
       case STRING -> NODES.textNode((String) value);
       case BYTES -> NODES.binaryNode(((ByteString) value).toByteArray());
-      case ENUM -> NODES.textNode(((EnumValueDescriptor) value).getName());
+      case ENUM -> enumValue((EnumValueDescriptor) value);
       case MESSAGE, GROUP -> object((Message) value);
     };
+  }
+
+  /**
+   * A value by its name; a proto3 enum's number it does not name (proto3 enums are open) by the
+   * number, as the proto3 JSON mapping writes it: protobuf-java names it UNKNOWN_ENUM_VALUE_….
+   */
+  private static JsonNode enumValue(EnumValueDescriptor value) {
+    return value.getType().findValueByNumber(value.getNumber()) == null
+        ? NODES.numberNode(value.getNumber())
+        : NODES.textNode(value.getName());
   }
 }
