@@ -116,6 +116,38 @@ class ProtobufFormatTest {
   }
 
   @Test
+  void aValueTheFieldsTypeCannotHoldIsRejectedNotDropped() throws Exception {
+    String prefix = "data does not decode as Protocol Buffers (binary) message M of schema s: ";
+    ProtobufFormat closedEnum =
+        ProtobufFormat.of(
+            "s",
+            "syntax = \"proto2\";\nmessage M { enum Level { INFO = 0; WARN = 1; }"
+                + " optional Level level = 1; repeated Level levels = 2; }",
+            true);
+    assertThat(rejection(closedEnum, message(out -> out.writeEnum(1, 5))))
+        .as("proto2 enums are closed: protobuf-java keeps 5 aside as an unknown field")
+        .isEqualTo(prefix + "field level holds a value that is not of its type (enum Level)");
+    assertThat(
+            rejection(
+                closedEnum,
+                message(
+                    out -> {
+                      out.writeEnum(2, 1);
+                      out.writeEnum(2, 7);
+                    })))
+        .isEqualTo(prefix + "field levels holds a value that is not of its type (enum Level)");
+    ProtobufFormat nested =
+        ProtobufFormat.of(
+            "s",
+            "syntax = \"proto3\";\nmessage M { message N { int32 n = 1; } N inner = 1; }",
+            true);
+    byte[] fixed64InsteadOfVarint = message(out -> out.writeFixed64(1, 42));
+    assertThat(rejection(nested, message(out -> out.writeByteArray(1, fixed64InsteadOfVarint))))
+        .as("a value of another wire type, which protobuf-java keeps aside too")
+        .isEqualTo(prefix + "field n holds a value that is not of its type (int32)");
+  }
+
+  @Test
   void messagesNestedDeeperThanTheParsersAllowAreRejectedInBothEncodings() {
     String definition = "syntax = \"proto3\";\nmessage M { M next = 1; }";
     assertThat(rejection(ProtobufFormat.of("s", definition, true), nestedBinary(5_000)))
