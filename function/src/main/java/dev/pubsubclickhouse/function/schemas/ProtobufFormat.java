@@ -16,6 +16,7 @@ import dev.pubsubclickhouse.core.encode.PayloadRejectedException;
 import dev.pubsubclickhouse.core.encode.Utf8Bytes;
 import java.math.BigInteger;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * Protocol Buffers messages, binary or in the proto3 JSON mapping, read with the topic's schema
@@ -72,7 +73,11 @@ final class ProtobufFormat implements PayloadFormat {
       throw new PayloadRejectedException(
           describe() + ": required fields missing: " + message.findInitializationErrors());
     }
-    return List.of(object(message));
+    try {
+      return List.of(object(message));
+    } catch (PayloadRejectedException e) {
+      throw new PayloadRejectedException(describe() + ": " + e.getMessage());
+    }
   }
 
   private String describe() {
@@ -84,9 +89,24 @@ final class ProtobufFormat implements PayloadFormat {
         + resource;
   }
 
-  static ObjectNode object(Message message) {
+  /**
+   * @throws PayloadRejectedException when a field holds a value its type cannot hold (a proto2
+   *     enum's number it lacks, data of another wire type): protobuf-java keeps such a value aside
+   *     as an unknown field, and the field would read as unset
+   */
+  static ObjectNode object(Message message) throws PayloadRejectedException {
     ObjectNode object = NODES.objectNode();
     for (FieldDescriptor field : message.getDescriptorForType().getFields()) {
+      if (message.getUnknownFields().hasField(field.getNumber())) {
+        throw new PayloadRejectedException(
+            "field "
+                + field.getName()
+                + " holds a value that is not of its type ("
+                + (field.getType() == FieldDescriptor.Type.ENUM
+                    ? "enum " + field.getEnumType().getName()
+                    : field.getType().name().toLowerCase(Locale.ROOT))
+                + ")");
+      }
       if (field.isMapField()) {
         ObjectNode map = NODES.objectNode();
         for (Object entry : (List<?>) message.getField(field)) {
@@ -109,7 +129,8 @@ final class ProtobufFormat implements PayloadFormat {
     return object;
   }
 
-  private static JsonNode value(FieldDescriptor field, Object value) {
+  private static JsonNode value(FieldDescriptor field, Object value)
+      throws PayloadRejectedException {
     return switch (field.getType()) {
       case INT32, SINT32, SFIXED32 -> NODES.numberNode((Integer) value);
       case UINT32, FIXED32 -> NODES.numberNode(Integer.toUnsignedLong((Integer) value));
