@@ -326,6 +326,27 @@ class RowEncoderTest {
         .containsExactly(littleEndian(Long.parseUnsignedLong(bits, 16), width));
   }
 
+  /**
+   * A double with a whole value (Avro's and Protocol Buffers' double and float, BigQuery's FLOAT64)
+   * is that integer exactly, as Java's cast and ClickHouse's toInt64 read it: its shortest decimal
+   * text (1.152921504606847E18 for 2^60) is another integer beyond 2^53.
+   */
+  @ParameterizedTest(name = "{0} stores {1} as (long) {1}")
+  @CsvSource({"Int64, 1152921504606846976", "UInt64, 9007199254740993", "Int64, -4.1e18"})
+  void aWholeDoubleIsStoredAsItsExactInteger(String type, double value) throws Exception {
+    RowBinaryOutput out = new RowBinaryOutput();
+    oneColumn(type).encode(JsonNodeFactory.instance.objectNode().put("v", value), out);
+    byte[] row = out.toByteArray();
+    assertThat(java.util.Arrays.copyOfRange(row, 1, row.length))
+        .containsExactly(littleEndian((long) value, 8));
+    out = new RowBinaryOutput();
+    oneColumn(type).encode(JsonNodeFactory.instance.objectNode().put("v", (float) value), out);
+    row = out.toByteArray();
+    assertThat(java.util.Arrays.copyOfRange(row, 1, row.length))
+        .as("as a float")
+        .containsExactly(littleEndian((long) (float) value, 8));
+  }
+
   @Test
   void aFiniteDoubleBeyondFloat32Rejects() {
     RowBinaryOutput out = new RowBinaryOutput();
