@@ -127,7 +127,12 @@ final class NumericValues {
     if (value.isBigInteger()) {
       return value.bigIntegerValue();
     }
-    BigDecimal exact = decimal(value);
+    // A double's shortest text is another integer beyond 2^53 (1.152921504606847E18 for 2^60):
+    // read its exact value instead, as a cast to an integer does.
+    BigDecimal exact =
+        (value.isDouble() || value.isFloat()) && Double.isFinite(value.doubleValue())
+            ? new BigDecimal(value.doubleValue())
+            : decimal(value);
     if (exact.signum() == 0) {
       return BigInteger.ZERO;
     }
