@@ -164,6 +164,34 @@ class PayloadFormatsTest {
         .isEqualTo("attribute googclient_schemaencoding is 'TEXT', not JSON or BINARY");
   }
 
+  /**
+   * Avro refuses these with AvroRuntimeExceptions that are not SchemaParseExceptions; the schema
+   * will not read otherwise on the next delivery, so its messages are dead-lettered, not answered
+   * 503 until Pub/Sub gives up on them.
+   */
+  @Test
+  void anAvroSchemaAvroRefusesRejectsEveryMessageRatherThanBeingUnavailable() throws Exception {
+    String invalidDefault =
+        "{\"type\":\"record\",\"name\":\"R\",\"fields\":["
+            + "{\"name\":\"a\",\"type\":\"int\",\"default\":\"x\"}]}";
+    assertThat(
+            rejection(
+                formats(Schema.Type.AVRO, invalidDefault).of(attributes("r", "BINARY")), "\u0002"))
+        .isEqualTo(
+            "schema "
+                + NAME
+                + "@r cannot be used: not an Avro schema: Invalid default for field a: \"x\" not"
+                + " a \"int\"");
+    String duplicateField =
+        "{\"type\":\"record\",\"name\":\"R\",\"fields\":["
+            + "{\"name\":\"a\",\"type\":\"int\"},{\"name\":\"a\",\"type\":\"int\"}]}";
+    assertThat(
+            rejection(
+                formats(Schema.Type.AVRO, duplicateField).of(attributes("r", "BINARY")),
+                "\u0002\u0002"))
+        .startsWith("schema " + NAME + "@r cannot be used: not an Avro schema: Duplicate field a");
+  }
+
   @Test
   void protoFieldsWithoutPresenceAreAlwaysWrittenAndUnsetOnesWithPresenceAreLeftOut()
       throws Exception {
