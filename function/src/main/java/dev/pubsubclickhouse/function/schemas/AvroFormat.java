@@ -25,7 +25,6 @@ import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.LogicalType;
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
-import org.apache.avro.SchemaParseException;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericEnumSymbol;
@@ -76,7 +75,7 @@ final class AvroFormat implements PayloadFormat {
     Schema schema;
     try {
       schema = new Schema.Parser().parse(definition);
-    } catch (SchemaParseException e) {
+    } catch (AvroRuntimeException e) { // SchemaParseException, and AvroTypeException for a default
       throw new IllegalArgumentException("not an Avro schema: " + e.getMessage(), e);
     }
     if (schema.getType() != Schema.Type.RECORD) {
