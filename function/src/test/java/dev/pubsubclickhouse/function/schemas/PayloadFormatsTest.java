@@ -192,6 +192,24 @@ class PayloadFormatsTest {
         .startsWith("schema " + NAME + "@r cannot be used: not an Avro schema: Duplicate field a");
   }
 
+  /** Two messages in one, or one and garbage: the decoders read the first and stop there. */
+  @Test
+  void jsonEncodedDataWithContentAfterTheMessageIsRejectedNotCutShort() throws Exception {
+    PayloadFormat avro =
+        formats(
+                Schema.Type.AVRO,
+                "{\"type\":\"record\",\"name\":\"R\",\"fields\":[{\"name\":\"a\",\"type\":\"string\"}]}")
+            .of(attributes("r", "JSON"));
+    PayloadFormat proto = formats(Schema.Type.PROTOCOL_BUFFER, PROTO).of(attributes("r", "JSON"));
+    for (PayloadFormat format : List.of(avro, proto)) {
+      assertThat(format.rows("{\"a\":\"x\"}\n".getBytes()).get(0).toString())
+          .isEqualTo("{\"a\":\"x\"}");
+      assertThat(rejection(format, "{\"a\":\"x\"} {\"a\":\"y\"}"))
+          .endsWith(": content after the message");
+      assertThat(rejection(format, "{\"a\":\"x\"}]")).endsWith(": content after the message");
+    }
+  }
+
   @Test
   void protoFieldsWithoutPresenceAreAlwaysWrittenAndUnsetOnesWithPresenceAreLeftOut()
       throws Exception {
