@@ -102,6 +102,9 @@ final class AvroFormat implements PayloadFormat {
                 .orElseThrow(
                     () -> new PayloadRejectedException(describe() + ": the data is not UTF-8"));
         datum = reader.read(null, DecoderFactory.get().jsonDecoder(schema, text));
+        if (!JsonText.endsAfterOneValue(text)) {
+          throw new PayloadRejectedException(describe() + ": content after the message");
+        }
       }
     } catch (EOFException e) {
       throw new PayloadRejectedException(describe() + ": the data ends inside the record");

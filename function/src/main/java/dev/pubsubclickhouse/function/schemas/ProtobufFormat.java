@@ -62,6 +62,9 @@ final class ProtobufFormat implements PayloadFormat {
                     () -> new PayloadRejectedException(describe() + ": the data is not UTF-8"));
         DynamicMessage.Builder builder = DynamicMessage.newBuilder(type);
         JSON.merge(text, builder);
+        if (!JsonText.endsAfterOneValue(text)) {
+          throw new PayloadRejectedException(describe() + ": content after the message");
+        }
         message = builder.build();
       }
     } catch (InvalidProtocolBufferException e) {
