@@ -5,7 +5,18 @@ import static dev.pubsubclickhouse.function.schemas.FormatData.rejection;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pubsubclickhouse.core.encode.JsonPayloads;
+import dev.pubsubclickhouse.core.encode.RowBinaryOutput;
+import dev.pubsubclickhouse.core.encode.RowEncoder;
+import dev.pubsubclickhouse.core.schema.ColumnDefinition;
+import dev.pubsubclickhouse.core.schema.TableName;
+import dev.pubsubclickhouse.core.schema.TableSchema;
 import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.LocalDate;
+import java.util.List;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.EncoderFactory;
 import org.junit.jupiter.api.Test;
 
 class AvroFormatTest {
@@ -27,6 +38,29 @@ class AvroFormatTest {
     }
     data.writeBytes(hex("00 00"));
     return data.toByteArray();
+  }
+
+  /** An Avro date (days since 1970-01-01) in a DateTime column is that day's midnight. */
+  @Test
+  void aDateInADateTimeColumnIsItsDayNotItsDayCountInSeconds() throws Exception {
+    LocalDate day = LocalDate.of(2026, 1, 15);
+    ByteArrayOutputStream data = new ByteArrayOutputStream();
+    BinaryEncoder avro = EncoderFactory.get().binaryEncoder(data, null);
+    avro.writeInt((int) day.toEpochDay());
+    avro.flush();
+    AvroFormat format =
+        binary("{\"name\":\"d\",\"type\":{\"type\":\"int\",\"logicalType\":\"date\"}}");
+    RowEncoder encoder =
+        RowEncoder.forTable(
+            new TableSchema(
+                new TableName("db", "t"), List.of(ColumnDefinition.of("d", "DateTime('UTC')"))));
+    RowBinaryOutput out = new RowBinaryOutput();
+    encoder.encode(format.rows(data.toByteArray()).get(0), out);
+    byte[] row = out.toByteArray();
+    long stored =
+        Integer.toUnsignedLong(ByteBuffer.wrap(row, 1, 4).order(ByteOrder.LITTLE_ENDIAN).getInt());
+    assertThat(java.time.Instant.ofEpochSecond(stored))
+        .isEqualTo(day.atStartOfDay(java.time.ZoneOffset.UTC).toInstant());
   }
 
   @Test
