@@ -13,6 +13,7 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.time.Instant;
+import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -41,8 +42,8 @@ import org.apache.avro.util.Utf8;
  * message is one row, each field a column. Values become what the JSON type rules read: int and
  * long as numbers, float and double as numbers (NaN and infinities kept), string and enum as text,
  * bytes and fixed as the bytes, array, map and record as array and objects, a union as its branch;
- * logical types date as days, timestamps as ISO-8601 instants (local ones as ClickHouse text in the
- * column's zone), decimal exactly, uuid as text.
+ * logical types date as YYYY-MM-DD text, timestamps as ISO-8601 instants (local ones as ClickHouse
+ * text in the column's zone), decimal exactly, uuid as text.
  */
 final class AvroFormat implements PayloadFormat {
   private static final JsonNodeFactory NODES = JsonNodeFactory.withExactBigDecimals(true);
@@ -229,7 +230,10 @@ final class AvroFormat implements PayloadFormat {
       case BOOLEAN:
         return NODES.booleanNode((Boolean) value);
       case INT:
-        return NODES.numberNode((Integer) value);
+        // A date as YYYY-MM-DD: as a number of days, a DateTime column would read it as seconds.
+        return logical instanceof LogicalTypes.Date
+            ? NODES.textNode(LocalDate.ofEpochDay((Integer) value).toString())
+            : NODES.numberNode((Integer) value);
       case LONG:
         return longValue((Long) value, logical);
       case FLOAT:
