@@ -22,6 +22,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.LogicalType;
 import org.apache.avro.LogicalTypes;
@@ -46,6 +47,9 @@ import org.apache.avro.util.Utf8;
  * text in the column's zone), decimal exactly, uuid as text.
  */
 final class AvroFormat implements PayloadFormat {
+  /** How a message names the field that holds what it refuses. */
+  private static final String FIELD = "field ";
+
   private static final JsonNodeFactory NODES = JsonNodeFactory.withExactBigDecimals(true);
   private static final DateTimeFormatter LOCAL_SECONDS =
       DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss");
@@ -116,7 +120,11 @@ final class AvroFormat implements PayloadFormat {
       // (negative lengths, huge allocations): it is the data's fault either way.
       throw new PayloadRejectedException(describe() + ": " + e);
     }
-    return List.of(value(datum, schema));
+    try {
+      return List.of(value(datum, schema));
+    } catch (AvroRuntimeException e) {
+      throw new PayloadRejectedException(describe() + ": " + e.getMessage());
+    }
   }
 
   /**
@@ -210,8 +218,7 @@ final class AvroFormat implements PayloadFormat {
       Utf8 text = in.readString(null);
       return Utf8Bytes.text(text.getBytes(), text.getByteLength())
           .orElseThrow(
-              () ->
-                  new AvroRuntimeException("field " + field + " holds a string that is not UTF-8"));
+              () -> new AvroRuntimeException(FIELD + field + " holds a string that is not UTF-8"));
     }
   }
 
@@ -264,7 +271,14 @@ final class AvroFormat implements PayloadFormat {
         IndexedRecord record = (IndexedRecord) value;
         ObjectNode object = NODES.objectNode();
         for (Schema.Field field : schema.getFields()) {
-          object.set(field.name(), value(record.get(field.pos()), field.schema()));
+          try {
+            object.set(field.name(), value(record.get(field.pos()), field.schema()));
+          } catch (AvroRuntimeException e) {
+            // Named by the innermost field that holds it.
+            throw e.getMessage().startsWith(FIELD)
+                ? e
+                : new AvroRuntimeException(FIELD + field.name() + " " + e.getMessage());
+          }
         }
         return object;
       case UNION:
@@ -314,9 +328,19 @@ final class AvroFormat implements PayloadFormat {
     return text + "." + fraction;
   }
 
+  /**
+   * @throws AvroRuntimeException ("holds …") for a decimal of no bytes: two's complement needs one
+   */
   private static JsonNode bytesValue(byte[] bytes, LogicalType logical) {
     if (logical instanceof LogicalTypes.Decimal decimal) {
+      if (bytes.length == 0) {
+        throw new AvroRuntimeException("holds a decimal of no bytes");
+      }
       return NODES.numberNode(new BigDecimal(new BigInteger(bytes), decimal.getScale()));
+    }
+    if (logical instanceof LogicalTypes.Uuid && bytes.length == 16) {
+      ByteBuffer uuid = ByteBuffer.wrap(bytes);
+      return NODES.textNode(new UUID(uuid.getLong(), uuid.getLong()).toString());
     }
     return NODES.binaryNode(bytes);
   }

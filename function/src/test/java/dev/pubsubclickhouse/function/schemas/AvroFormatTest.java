@@ -63,6 +63,35 @@ class AvroFormatTest {
         .isEqualTo(day.atStartOfDay(java.time.ZoneOffset.UTC).toInstant());
   }
 
+  /** Avro 1.12 puts uuid on fixed(16) as well as on string: both reach the column as its text. */
+  @Test
+  void aUuidOnFixedIsItsText() throws Exception {
+    AvroFormat format =
+        binary(
+            "{\"name\":\"u\",\"type\":{\"type\":\"fixed\",\"name\":\"U\",\"size\":16,"
+                + "\"logicalType\":\"uuid\"}}");
+    assertThat(
+            format
+                .rows(java.util.HexFormat.of().parseHex("00112233445566778899AABBCCDDEEFF"))
+                .get(0)
+                .get("u")
+                .textValue())
+        .isEqualTo("00112233-4455-6677-8899-aabbccddeeff");
+  }
+
+  /** A decimal of no bytes is no number (two's complement needs one byte): said so. */
+  @Test
+  void aDecimalOfNoBytesIsRejectedSayingSo() throws Exception {
+    assertThat(
+            rejection(
+                binary(
+                    "{\"name\":\"d\",\"type\":{\"type\":\"bytes\",\"logicalType\":\"decimal\","
+                        + "\"precision\":9,\"scale\":2}}"),
+                hex("00")))
+        .isEqualTo(
+            "data does not decode as Avro (binary) of schema s: field d holds a decimal of no bytes");
+  }
+
   @Test
   void dataNestedDeeperThanJsonPayloadsMayNestIsRejected() throws Exception {
     int limit = JsonPayloads.MAX_NESTING_DEPTH;
