@@ -147,6 +147,51 @@ class ProtobufFormatTest {
         .isEqualTo(prefix + "field n holds a value that is not of its type (int32)");
   }
 
+  /**
+   * A map's entry is a message of its own: protobuf-java keeps a value its key or value cannot hold
+   * aside in the entry's unknown fields, and the entry then reads as the type's default.
+   */
+  @Test
+  void aMapEntryHoldingAValueItsTypeCannotHoldIsRejectedNotReadAsTheDefault() throws Exception {
+    String prefix = "data does not decode as Protocol Buffers (binary) message M of schema s: ";
+    ProtobufFormat closedEnum =
+        ProtobufFormat.of(
+            "s",
+            "syntax = \"proto2\";\nmessage M { enum Level { INFO = 0; WARN = 1; }"
+                + " map<string, Level> levels = 1; }",
+            true);
+    byte[] unnamed =
+        message(
+            entry -> {
+              entry.writeString(1, "k");
+              entry.writeEnum(2, 5);
+            });
+    assertThat(rejection(closedEnum, message(out -> out.writeByteArray(1, unnamed))))
+        .as("stored as {\"levels\":{\"k\":\"INFO\"}}, answered 2xx")
+        .isEqualTo(prefix + "field levels holds a value that is not of its type (enum Level)");
+    ProtobufFormat ints =
+        ProtobufFormat.of(
+            "s", "syntax = \"proto3\";\nmessage M { map<int32, int32> counts = 1; }", true);
+    byte[] valueOfAnotherWireType =
+        message(
+            entry -> {
+              entry.writeInt32(1, 1);
+              entry.writeFixed64(2, 9);
+            });
+    assertThat(rejection(ints, message(out -> out.writeByteArray(1, valueOfAnotherWireType))))
+        .as("stored as {\"counts\":{\"1\":0}}")
+        .isEqualTo(prefix + "field counts holds a value that is not of its type (int32)");
+    byte[] keyOfAnotherWireType =
+        message(
+            entry -> {
+              entry.writeFixed64(1, 7);
+              entry.writeInt32(2, 9);
+            });
+    assertThat(rejection(ints, message(out -> out.writeByteArray(1, keyOfAnotherWireType))))
+        .as("stored as {\"counts\":{\"0\":9}}")
+        .isEqualTo(prefix + "field counts holds a value that is not of its type (int32)");
+  }
+
   @Test
   void messagesNestedDeeperThanTheParsersAllowAreRejectedInBothEncodings() {
     String definition = "syntax = \"proto3\";\nmessage M { M next = 1; }";
