@@ -210,6 +210,18 @@ class PayloadFormatsTest {
     }
   }
 
+  /**
+   * A byte order mark before the message, which protobuf-java's JSON parser skips (RFC 8259 lets a
+   * parser ignore it), is not content after the message.
+   */
+  @Test
+  void protoJsonAfterAByteOrderMarkIsNotRejectedAsContentAfterTheMessage() throws Exception {
+    PayloadFormat proto = formats(Schema.Type.PROTOCOL_BUFFER, PROTO).of(attributes("r", "JSON"));
+    assertThat(proto.rows("\uFEFF{\"a\":\"x\"}".getBytes(StandardCharsets.UTF_8)).get(0).toString())
+        .as("stored before the trailing-content check; now dead-lettered as content after it")
+        .isEqualTo("{\"a\":\"x\"}");
+  }
+
   @Test
   void protoFieldsWithoutPresenceAreAlwaysWrittenAndUnsetOnesWithPresenceAreLeftOut()
       throws Exception {
