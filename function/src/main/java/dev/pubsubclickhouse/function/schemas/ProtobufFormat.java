@@ -101,14 +101,7 @@ final class ProtobufFormat implements PayloadFormat {
     ObjectNode object = NODES.objectNode();
     for (FieldDescriptor field : message.getDescriptorForType().getFields()) {
       if (message.getUnknownFields().hasField(field.getNumber())) {
-        throw new PayloadRejectedException(
-            "field "
-                + field.getName()
-                + " holds a value that is not of its type ("
-                + (field.getType() == FieldDescriptor.Type.ENUM
-                    ? "enum " + field.getEnumType().getName()
-                    : field.getType().name().toLowerCase(Locale.ROOT))
-                + ")");
+        throw notOfItsType(field, field);
       }
       if (field.isMapField()) {
         ObjectNode map = NODES.objectNode();
@@ -116,6 +109,13 @@ final class ProtobufFormat implements PayloadFormat {
           Message pair = (Message) entry;
           FieldDescriptor key = pair.getDescriptorForType().findFieldByNumber(1);
           FieldDescriptor value = pair.getDescriptorForType().findFieldByNumber(2);
+          // An entry is a message of its own: what its key or value cannot hold is kept aside
+          // there.
+          for (FieldDescriptor part : List.of(key, value)) {
+            if (pair.getUnknownFields().hasField(part.getNumber())) {
+              throw notOfItsType(field, part);
+            }
+          }
           map.set(value(key, pair.getField(key)).asText(), value(value, pair.getField(value)));
         }
         object.set(field.getName(), map);
@@ -130,6 +130,19 @@ final class ProtobufFormat implements PayloadFormat {
       }
     }
     return object;
+  }
+
+  /** {@code field} holds a value that {@code typed} (itself, or its map's key or value) cannot. */
+  private static PayloadRejectedException notOfItsType(
+      FieldDescriptor field, FieldDescriptor typed) {
+    return new PayloadRejectedException(
+        "field "
+            + field.getName()
+            + " holds a value that is not of its type ("
+            + (typed.getType() == FieldDescriptor.Type.ENUM
+                ? "enum " + typed.getEnumType().getName()
+                : typed.getType().name().toLowerCase(Locale.ROOT))
+            + ")");
   }
 
   private static JsonNode value(FieldDescriptor field, Object value)
