@@ -18,7 +18,9 @@ final class JsonText {
 
   /** True when the text, which a decoder has read one message from, holds nothing after it. */
   static boolean endsAfterOneValue(String text) {
-    try (JsonParser parser = FACTORY.createParser(text)) {
+    // A byte order mark, which the decoders skip (RFC 8259 lets them), is not content.
+    String json = text.startsWith("\uFEFF") ? text.substring(1) : text;
+    try (JsonParser parser = FACTORY.createParser(json)) {
       parser.nextToken();
       parser.skipChildren();
       return parser.nextToken() == null;
