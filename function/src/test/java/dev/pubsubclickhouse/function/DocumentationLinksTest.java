@@ -76,6 +76,7 @@ class DocumentationLinksTest {
       if (slash <= 0
           || !topLevel.contains(path.substring(0, slash))
           || path.contains("/target/")
+          || path.startsWith("target/")
           || path.startsWith(".local/")
           || path.matches(".*[*$<>{}].*")) {
         continue; // not a path, or one made by a build, a local run (.local) or a user
