@@ -30,6 +30,8 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -126,14 +128,34 @@ final class DeadLetterRows {
     return OPTIONAL.stream().filter(name -> !columns.contains(name)).toList();
   }
 
-  /** Where a page ends: the next page starts after it. */
-  record Cursor(long failedAtNanos, String key) {}
+  /** A row's place in a replay's order: failed_at, then key. */
+  record Position(long failedAtNanos, String key) implements Comparable<Position> {
+    private static final Comparator<Position> ORDER =
+        Comparator.comparingLong(Position::failedAtNanos).thenComparing(Position::key);
+
+    @Override
+    public int compareTo(Position other) {
+      return ORDER.compare(this, other);
+    }
+  }
+
+  /**
+   * Where a page ends (null: before the first row), and the copies past it of the dead letters read
+   * so far, each set by its copy key with the place of its last row: a later page leaves them out,
+   * as a replay deleted them with their dead letter and a dry run already counted them.
+   */
+  record Cursor(Position end, Map<String, Position> copiesAhead) {
+    static final Cursor START = new Cursor(null, Map.of());
+  }
+
+  /** Dead letters in the order they first failed, and where the next page starts. */
+  record Page(List<StoredDeadLetter> deadLetters, Cursor next) {}
 
   /**
    * Up to {@code limit} dead letters that pass {@code filter} and failed before {@code until},
-   * after {@code after} (null: from the first), each with the keys of its copies that do too.
+   * after {@code after}, each with the keys of its copies that do too.
    */
-  List<StoredDeadLetter> page(DeadLetterFilter filter, Instant until, Cursor after, int limit) {
+  Page page(DeadLetterFilter filter, Instant until, Cursor after, int limit) {
     Map<String, Object> parameters = new HashMap<>();
     List<String> conditions = new ArrayList<>();
     conditions.add("failed_at < fromUnixTimestamp64Nano({until:Int64}, 'UTC')");
@@ -163,55 +185,127 @@ final class DeadLetterRows {
       conditions.add("has(splitByChar('\\n', {ids:String}), _message_id)");
       parameters.put("ids", QueryText.escape(String.join("\n", filter.messageIds())));
     }
-    String cursor = "";
-    if (after != null) {
-      cursor = " AND (_failed_ns, _key) > ({cursor_ns:Int64}, {cursor_key:String})";
-      parameters.put("cursor_ns", after.failedAtNanos());
-      parameters.put("cursor_key", after.key());
+    // Only the rows after the cursor are read: the table is ordered by failed_at, so its index
+    // skips the rows before, and reading in that order stops once the page is full.
+    String notBefore = "";
+    if (after.end() != null) {
+      notBefore = "failed_at >= fromUnixTimestamp64Nano({cursor_ns:Int64}, 'UTC')";
+      conditions.add(notBefore);
+      conditions.add("(_failed_ns, _key) > ({cursor_ns:Int64}, {cursor_key:String})");
+      parameters.put("cursor_ns", after.end().failedAtNanos());
+      parameters.put("cursor_key", after.end().key());
     }
+    String where = String.join(" AND ", conditions);
     // A dead letter is the first of its copies, whichever page they are in, and carries their keys:
     // a page is then the same for every run that finds the same rows (the same INSERT tokens), and
-    // no copy is read again after its dead letter was settled.
-    String sql =
-        "SELECT * FROM (SELECT "
-            + keyExpression
-            + " AS _key, toUnixTimestamp64Nano(toDateTime64(failed_at, 9, 'UTC')) AS _failed_ns,"
-            + " base64Encode(raw_message) AS _raw, "
-            + fromTrace(RAW_MESSAGE_ENCODING)
-            + " AS _raw_encoding, error_message AS _error, "
-            + orFromTrace(MESSAGE_ID, DeadLetter.MESSAGE_ID)
-            + " AS _message_id, "
-            + (columns.contains(PUBLISH_TIME)
-                ? "ifNull(toString(toUnixTimestamp64Nano(toDateTime64(publish_time, 9, 'UTC'))), '')"
-                : "''")
-            + " AS _publish_ns, "
-            + fromTrace(DeadLetter.PUBLISH_TIME)
-            + " AS _publish_text, "
-            + (columns.contains(ATTRIBUTES) ? "toJSONString(attributes)" : "'{}'")
-            + " AS _attributes, "
-            + (columns.contains(ORDERING_KEY) ? text(ORDERING_KEY) : "''")
-            + " AS _ordering_key, "
-            + orFromTrace(SUBSCRIPTION, DeadLetter.SUBSCRIPTION)
-            + " AS _subscription, "
-            + orFromTrace(DELIVERY_ATTEMPT, DeadLetter.DELIVERY_ATTEMPT)
-            + " AS _delivery_attempt, "
-            + fromTrace(DeadLetter.SOURCE_ROW)
-            + " AS _source_row, if(_message_id = '', _key, lower(hex(sipHash128(_subscription,"
-            + " _message_id, raw_message, _attributes)))) AS _copy,"
-            + " arrayStringConcat(groupUniqArray(_key) OVER (PARTITION BY _copy), ' ') AS _row_keys,"
-            + " row_number() OVER (PARTITION BY _copy ORDER BY _failed_ns, _key) AS _nth FROM "
+    // no copy is read again after its dead letter was settled. The first row of each set of copies
+    // after the cursor, as many more as there are sets of copies ahead to leave out.
+    String firstOfEachCopy =
+        "SELECT "
+            + columns()
+            + " FROM "
             + table.quoted()
             + " WHERE "
-            + String.join(" AND ", conditions)
-            + ") WHERE _nth = 1"
-            + cursor
-            + " ORDER BY _failed_ns, _key LIMIT "
-            + limit;
-    List<StoredDeadLetter> page = new ArrayList<>();
-    for (GenericRecord row : client.queryAll(sql, parameters)) {
-      page.add(read(row));
+            + where
+            + " ORDER BY _failed_ns, _key LIMIT 1 BY _copy LIMIT "
+            + (limit + after.copiesAhead().size());
+    List<GenericRecord> firsts =
+        client.queryAll(firstOfEachCopy, parameters).stream()
+            .filter(row -> !after.copiesAhead().containsKey(row.getString("_copy")))
+            .limit(limit)
+            .toList();
+    if (firsts.isEmpty()) {
+      return new Page(List.of(), after);
     }
-    return page;
+    Map<String, List<Position>> copies =
+        rowsOfTheirMessages(firstOfEachCopy, where, notBefore, parameters);
+    List<StoredDeadLetter> deadLetters = new ArrayList<>(firsts.size());
+    Map<String, Position> lastRows = new HashMap<>(after.copiesAhead());
+    for (GenericRecord first : firsts) {
+      String copy = first.getString("_copy");
+      List<Position> rows = new ArrayList<>();
+      rows.add(new Position(first.getLong("_failed_ns"), first.getString("_key")));
+      rows.addAll(copies.getOrDefault(copy, List.of()));
+      deadLetters.add(read(first, rows.stream().map(Position::key).distinct().toList()));
+      lastRows.put(copy, Collections.max(rows));
+    }
+    StoredDeadLetter last = deadLetters.get(deadLetters.size() - 1);
+    Position end = new Position(last.failedAtNanos(), last.key());
+    lastRows.values().removeIf(row -> row.compareTo(end) <= 0);
+    return new Page(deadLetters, new Cursor(end, Map.copyOf(lastRows)));
+  }
+
+  /**
+   * The rows that pass {@code where} of the messages of these first rows of their copies, by copy
+   * key, each in the replay's order. Found by message id (copies share it; a dead letter without
+   * one has no copy but identical rows, which share its key): where the table has the message_id
+   * column, ClickHouse reads it alone for every row after the cursor, and the rest only for rows of
+   * these messages and rows that keep their id only in stack_trace.
+   */
+  private Map<String, List<Position>> rowsOfTheirMessages(
+      String firstOfEachCopy, String where, String notBefore, Map<String, Object> parameters) {
+    String ids = "(SELECT _message_id FROM (" + firstOfEachCopy + ") WHERE _message_id != '')";
+    String prewhere = "";
+    if (columns.contains(MESSAGE_ID)) {
+      prewhere =
+          " PREWHERE "
+              + (notBefore.isEmpty() ? "" : notBefore + " AND ")
+              + "("
+              + text(MESSAGE_ID)
+              + " IN "
+              + ids
+              + " OR "
+              + text(MESSAGE_ID)
+              + " = '')";
+    }
+    String sql =
+        "SELECT _copy, _failed_ns, _key FROM (SELECT "
+            + columns()
+            + " FROM "
+            + table.quoted()
+            + prewhere
+            + " WHERE "
+            + where
+            + " AND _message_id IN "
+            + ids
+            + ") ORDER BY _failed_ns, _key";
+    Map<String, List<Position>> rows = new HashMap<>();
+    for (GenericRecord row : client.queryAll(sql, parameters)) {
+      rows.computeIfAbsent(row.getString("_copy"), copy -> new ArrayList<>())
+          .add(new Position(row.getLong("_failed_ns"), row.getString("_key")));
+    }
+    return rows;
+  }
+
+  /**
+   * What a page reads of each row: its key, where it is in the replay's order, the message, and
+   * {@code _copy}, the key its copies share (its own key when it has no message id).
+   */
+  private String columns() {
+    return keyExpression
+        + " AS _key, toUnixTimestamp64Nano(toDateTime64(failed_at, 9, 'UTC')) AS _failed_ns,"
+        + " base64Encode(raw_message) AS _raw, "
+        + fromTrace(RAW_MESSAGE_ENCODING)
+        + " AS _raw_encoding, error_message AS _error, "
+        + orFromTrace(MESSAGE_ID, DeadLetter.MESSAGE_ID)
+        + " AS _message_id, "
+        + (columns.contains(PUBLISH_TIME)
+            ? "ifNull(toString(toUnixTimestamp64Nano(toDateTime64(publish_time, 9, 'UTC'))), '')"
+            : "''")
+        + " AS _publish_ns, "
+        + fromTrace(DeadLetter.PUBLISH_TIME)
+        + " AS _publish_text, "
+        + (columns.contains(ATTRIBUTES) ? "toJSONString(attributes)" : "'{}'")
+        + " AS _attributes, "
+        + (columns.contains(ORDERING_KEY) ? text(ORDERING_KEY) : "''")
+        + " AS _ordering_key, "
+        + orFromTrace(SUBSCRIPTION, DeadLetter.SUBSCRIPTION)
+        + " AS _subscription, "
+        + orFromTrace(DELIVERY_ATTEMPT, DeadLetter.DELIVERY_ATTEMPT)
+        + " AS _delivery_attempt, "
+        + fromTrace(DeadLetter.SOURCE_ROW)
+        + " AS _source_row, if(_message_id = '', _key, lower(hex(sipHash128(_subscription,"
+        + " _message_id, raw_message, _attributes)))) AS _copy";
   }
 
   /**
@@ -266,10 +360,10 @@ final class DeadLetterRows {
     }
   }
 
-  private StoredDeadLetter read(GenericRecord row) {
+  private StoredDeadLetter read(GenericRecord row, List<String> rowKeys) {
     return new StoredDeadLetter(
         row.getString("_key"),
-        List.of(row.getString("_row_keys").split(" ")),
+        rowKeys,
         row.getLong("_failed_ns"),
         data(row.getString("_raw"), row.getString("_raw_encoding")),
         row.getString("_error"),

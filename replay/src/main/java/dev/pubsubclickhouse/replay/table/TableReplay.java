@@ -98,20 +98,19 @@ final class TableReplay {
               + String.join(", ", missing)
               + ": replayed rows get what stack_trace keeps (sql/dead_letter_table.sql adds them)");
     }
-    DeadLetterRows.Cursor cursor = null;
+    DeadLetterRows.Cursor cursor = DeadLetterRows.Cursor.START;
     while (replayed < settings.limit()) {
-      List<StoredDeadLetter> page;
+      DeadLetterRows.Page page;
       try {
         page = rows.page(settings.filter(), until, cursor, settings.batchSize());
       } catch (RuntimeException e) {
         return stopped("cannot read " + rows.table() + ": " + ClickHouseFailures.describe(e));
       }
-      if (page.isEmpty()) {
+      if (page.deadLetters().isEmpty()) {
         break;
       }
-      StoredDeadLetter last = page.get(page.size() - 1);
-      cursor = new DeadLetterRows.Cursor(last.failedAtNanos(), last.key());
-      Integer code = settings.dryRun() ? preview(page) : replay(page);
+      cursor = page.next();
+      Integer code = settings.dryRun() ? preview(page.deadLetters()) : replay(page.deadLetters());
       if (code != null) {
         return code;
       }

@@ -408,6 +408,74 @@ class TableReplayIT {
   }
 
   /**
+   * A page reads only the rows after the one before it, and finds its dead letters' copies wherever
+   * they are: with pages of two, copies two and three pages on are counted with the first to fail,
+   * never read as dead letters of their own, and leave with it; also a copy whose message id only
+   * its stack_trace keeps (a row written before the message_id column existed).
+   */
+  @Test
+  void copiesOnLaterPagesAreReadWithTheFirstToFailAndNeverAgain() {
+    Letters.createTarget(sql, "spread");
+    Letters.createDeadLetterTable(sql, "spread_dead");
+    Letter a = Letters.letter(191, OLD_REASON, T0);
+    Letter b = Letters.letter(192, OLD_REASON, T0.plusSeconds(1));
+    Letter c = Letters.letter(193, OLD_REASON, T0.plusSeconds(2));
+    Letter d = Letters.letter(194, OLD_REASON, T0.plusSeconds(4));
+    Letter e = Letters.letter(195, OLD_REASON, T0.plusSeconds(6));
+    Letters.insert(
+        sql,
+        "spread_dead",
+        List.of(
+            a,
+            b,
+            c,
+            a.failedAt(T0.plusSeconds(3)).withError("redelivered: timed out"),
+            d,
+            b.failedAt(T0.plusSeconds(5)),
+            e,
+            a.failedAt(T0.plusSeconds(7))));
+    sql.query(
+        "ALTER TABLE spread_dead UPDATE message_id = '' WHERE failed_at = '2026-01-15 10:00:07'"
+            + " SETTINGS mutations_sync = 1");
+
+    Run dryRun = replay("spread", "spread_dead", "--batchSize=2", "--dryRun");
+
+    assertThat(dryRun.exitCode()).as(dryRun.toString()).isZero();
+    assertThat(dryRun.out())
+        .isEqualTo(
+            "would remove 2 copies of message 9000191 (failed 2026-01-15T10:00:00Z)\n"
+                + "would write 1 row: message 9000191 (failed 2026-01-15T10:00:00Z)\n"
+                + "would remove 1 copy of message 9000192 (failed 2026-01-15T10:00:01Z)\n"
+                + "would write 1 row: message 9000192 (failed 2026-01-15T10:00:01Z)\n"
+                + "would write 1 row: message 9000193 (failed 2026-01-15T10:00:02Z)\n"
+                + "would write 1 row: message 9000194 (failed 2026-01-15T10:00:04Z)\n"
+                + "would write 1 row: message 9000195 (failed 2026-01-15T10:00:06Z)\n"
+                + "dry run: 5 dead letters in "
+                + database.name()
+                + ".spread_dead match; 5 would be written to "
+                + database.name()
+                + ".spread, 0 would still not fit, 3 copies would be removed; nothing was"
+                + " written\n");
+
+    Run run = replay("spread", "spread_dead", "--batchSize=2");
+
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+    assertThat(run.out())
+        .isEqualTo(
+            "replayed 5 dead letters from "
+                + database.name()
+                + ".spread_dead: 5 written to "
+                + database.name()
+                + ".spread, 0 still do not fit (in "
+                + database.name()
+                + ".spread_dead with the new reason), 3 copies removed\n");
+    assertThat(Letters.rowsFinal(sql, "spread"))
+        .containsExactlyInAnyOrderElementsOf(Letters.expectedRows(List.of(a, b, c, d, e), true));
+    assertThat(sql.number("SELECT count() FROM spread")).as("each written once").isEqualTo(5);
+    assertThat(Letters.deadLetterRows(sql, "spread_dead")).isEmpty();
+  }
+
+  /**
    * The backfill job writes to the same dead-letter table: its dead letters are rows of a source,
    * not messages (no message id), and a replay would collapse them into one another's keys.
    */
