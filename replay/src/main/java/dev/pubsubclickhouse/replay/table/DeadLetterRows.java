@@ -226,7 +226,7 @@ final class DeadLetterRows {
       List<Position> rows = new ArrayList<>();
       rows.add(new Position(first.getLong("_failed_ns"), first.getString("_key")));
       rows.addAll(copies.getOrDefault(copy, List.of()));
-      deadLetters.add(read(first, rows.stream().map(Position::key).distinct().toList()));
+      deadLetters.add(read(first, rows.stream().distinct().toList()));
       lastRows.put(copy, Collections.max(rows));
     }
     StoredDeadLetter last = deadLetters.get(deadLetters.size() - 1);
@@ -309,28 +309,43 @@ final class DeadLetterRows {
   }
 
   /**
-   * Deletes every row with one of these keys, a DELETE per {@link #DELETE_CHUNK} keys, and returns
-   * once none is left.
+   * Deletes these rows and every row with one of their keys, a DELETE per {@link #DELETE_CHUNK}
+   * rows, and returns once none is left.
    *
    * @throws IllegalStateException when rows are still there after a minute
    */
-  void delete(Collection<String> keys) throws InterruptedException {
-    List<String> all = List.copyOf(keys);
+  void delete(Collection<Position> rows) throws InterruptedException {
+    List<Position> all = rows.stream().sorted().toList();
     for (int from = 0; from < all.size(); from += DELETE_CHUNK) {
       deleteChunk(all.subList(from, Math.min(all.size(), from + DELETE_CHUNK)));
     }
   }
 
-  private void deleteChunk(List<String> keys) throws InterruptedException {
-    for (String key : keys) {
-      if (!KEY.matcher(key).matches()) {
-        throw new IllegalArgumentException("not a row key: " + key);
+  /**
+   * Deletes {@code rows}, given in the replay's order: the first and last bound their failed_at.
+   */
+  private void deleteChunk(List<Position> rows) throws InterruptedException {
+    for (Position row : rows) {
+      if (!KEY.matcher(row.key()).matches()) {
+        throw new IllegalArgumentException("not a row key: " + row.key());
       }
     }
     // Keys are hex digits this class read from ClickHouse, checked above: safe in SQL text, and a
-    // long list does not fit in the URL that carries query parameters.
-    String in = keys.stream().map(k -> "'" + k + "'").collect(Collectors.joining(","));
-    String where = " WHERE " + keyExpression + " IN (" + in + ")";
+    // long list does not fit in the URL that carries query parameters. A key covers failed_at, so
+    // every row with one of these keys is in their failed_at range: the DELETE hashes only the rows
+    // in it, and the count after it reads only those (the table is ordered by failed_at), not every
+    // row of the table.
+    String in = rows.stream().map(row -> "'" + row.key() + "'").collect(Collectors.joining(","));
+    String where =
+        " WHERE failed_at BETWEEN fromUnixTimestamp64Nano("
+            + rows.get(0).failedAtNanos()
+            + ", 'UTC') AND fromUnixTimestamp64Nano("
+            + rows.get(rows.size() - 1).failedAtNanos()
+            + ", 'UTC') AND "
+            + keyExpression
+            + " IN ("
+            + in
+            + ")";
     try {
       client.execute("DELETE FROM " + table.quoted() + where).get().close();
     } catch (java.util.concurrent.ExecutionException e) {
@@ -360,10 +375,10 @@ final class DeadLetterRows {
     }
   }
 
-  private StoredDeadLetter read(GenericRecord row, List<String> rowKeys) {
+  private StoredDeadLetter read(GenericRecord row, List<Position> rows) {
     return new StoredDeadLetter(
         row.getString("_key"),
-        rowKeys,
+        rows,
         row.getLong("_failed_ns"),
         data(row.getString("_raw"), row.getString("_raw_encoding")),
         row.getString("_error"),

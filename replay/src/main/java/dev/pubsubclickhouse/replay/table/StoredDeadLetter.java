@@ -9,8 +9,8 @@ import java.util.Map;
  * One row of the dead-letter table as the replay reads it, and the message it was.
  *
  * @param key a hash of every column: rows with the same key are one dead letter written twice
- * @param rowKeys the keys of its rows and of its copies' (the same message with the same
- *     raw_message and attributes), which leave the table with it
+ * @param rows where its rows and its copies' (the same message with the same raw_message and
+ *     attributes) are, one for each key: they leave the table with it
  * @param failedAtNanos failed_at, nanoseconds since 1970 (with {@code key}, the row's place in a
  *     replay's order)
  * @param data the raw_message bytes: the message data as the service read it
@@ -23,7 +23,7 @@ import java.util.Map;
  */
 record StoredDeadLetter(
     String key,
-    List<String> rowKeys,
+    List<DeadLetterRows.Position> rows,
     long failedAtNanos,
     byte[] data,
     String errorMessage,

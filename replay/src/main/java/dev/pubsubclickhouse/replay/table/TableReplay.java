@@ -154,7 +154,7 @@ final class TableReplay {
     for (ReplayedMessage message : messages) {
       byTable.computeIfAbsent(message.route().destination(), d -> new ArrayList<>()).add(message);
     }
-    List<String> done = new ArrayList<>();
+    List<DeadLetterRows.Position> done = new ArrayList<>();
     Exception retryCause = null;
     for (Map.Entry<Destination, List<ReplayedMessage>> table : byTable.entrySet()) {
       List<ReplayedMessage> batch = table.getValue();
@@ -163,8 +163,8 @@ final class TableReplay {
         ReplayedMessage message = batch.get(i);
         WriteOutcome outcome = result.outcomes().get(i);
         if (outcome == WriteOutcome.WRITTEN || outcome == WriteOutcome.DEAD_LETTERED) {
-          done.addAll(message.stored().rowKeys());
-          copies += message.stored().rowKeys().size() - 1;
+          done.addAll(message.stored().rows());
+          copies += message.stored().rows().size() - 1;
           if (outcome == WriteOutcome.WRITTEN) {
             writtenTo.merge(table.getKey().table().name(), 1L, Long::sum);
           } else {
@@ -208,7 +208,7 @@ final class TableReplay {
     }
     settings.rate().acquire(messages.size());
     for (ReplayedMessage message : messages) {
-      int rowCopies = message.stored().rowKeys().size() - 1;
+      int rowCopies = message.stored().rows().size() - 1;
       if (rowCopies > 0) {
         copies += rowCopies;
         out.println(
