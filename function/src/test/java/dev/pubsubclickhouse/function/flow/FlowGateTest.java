@@ -11,6 +11,7 @@ import dev.pubsubclickhouse.function.observability.Metrics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -131,23 +132,40 @@ class FlowGateTest {
 
   @Test
   void anErrorWhileReadingTheTableDoesNotEndTheWatch() throws Exception {
+    // The later readings wait until the first one is checked: on a busy machine the scheduler
+    // could otherwise read twice more before this thread looks.
+    CountDownLatch firstChecked = new CountDownLatch(1);
     FlowGate watched =
         watchedEvery10Ms(
             () -> {
-              if (reads.incrementAndGet() == 2) {
+              int reading = reads.incrementAndGet();
+              if (reading == 1) {
+                return parts(9);
+              }
+              awaitUninterruptibly(firstChecked);
+              if (reading == 2) {
                 throw new StackOverflowError("a reader's Error");
               }
-              return reads.get() == 1 ? parts(9) : parts(1);
+              return parts(1);
             });
     ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
     try {
       watched.start(scheduler);
       assertThat(watched.admits()).as("the first reading: near the limit").isFalse();
+      firstChecked.countDown();
       awaitTrue(() -> reads.get() >= 5, "readings after the Error");
       assertThat(watched.admits()).isTrue();
       assertThat(watched.watchDeath()).isEmpty();
     } finally {
       scheduler.shutdownNow();
+    }
+  }
+
+  private static void awaitUninterruptibly(CountDownLatch latch) {
+    try {
+      latch.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
