@@ -346,11 +346,17 @@ public final class TableWriter {
     for (List<Entry> group : groups) {
       group.stream().filter(entry -> !entry.settled()).forEach(open::add);
     }
-    open.forEach(entry -> entry.outcome = WriteOutcome.RETRY);
-    if (!open.isEmpty()) {
-      batch.retryCause = cause;
-      events.notWritten(open.size(), cause);
+    leaveToTheSource(batch, open, cause);
+  }
+
+  /** The entries' records are left to their source for a later try (RETRY), for {@code cause}. */
+  private void leaveToTheSource(Batch batch, List<Entry> entries, Exception cause) {
+    if (entries.isEmpty()) {
+      return;
     }
+    entries.forEach(entry -> entry.outcome = WriteOutcome.RETRY);
+    batch.retryCause = cause;
+    events.notWritten(entries.size(), cause);
   }
 
   private void deadLetter(Batch batch) {
@@ -360,9 +366,7 @@ public final class TableWriter {
     if (!abandoned.isEmpty()) {
       // Answered already (503): its source sends it again, and that delivery is dead-lettered.
       // Written now, it would be dead-lettered twice.
-      abandoned.forEach(entry -> entry.outcome = WriteOutcome.RETRY);
-      batch.retryCause = new IllegalStateException(WaitedFor.NOT_SENT);
-      events.notWritten(abandoned.size(), batch.retryCause);
+      leaveToTheSource(batch, abandoned, new IllegalStateException(WaitedFor.NOT_SENT));
       refused = refused.stream().filter(entry -> entry.outcome == null).toList();
     }
     if (refused.isEmpty()) {
@@ -378,9 +382,8 @@ public final class TableWriter {
     } catch (RuntimeException e) {
       // Without its dead letter a record cannot be kept: leave it to the source (Pub/Sub's own
       // dead-letter policy, a failed backfill task).
-      refused.forEach(entry -> entry.outcome = WriteOutcome.RETRY);
-      batch.retryCause = new IllegalStateException("a dead letter could not be made: " + e, e);
-      events.notWritten(refused.size(), batch.retryCause);
+      leaveToTheSource(
+          batch, refused, new IllegalStateException("a dead letter could not be made: " + e, e));
       return;
     }
     for (DeadLetterSink sink : sinks) {
@@ -390,9 +393,10 @@ public final class TableWriter {
         if (e instanceof InterruptedException) {
           Thread.currentThread().interrupt();
         }
-        refused.forEach(entry -> entry.outcome = WriteOutcome.RETRY);
-        batch.retryCause = new IllegalStateException(sink.name() + " failed: " + e.getMessage(), e);
-        events.notWritten(refused.size(), batch.retryCause);
+        leaveToTheSource(
+            batch,
+            refused,
+            new IllegalStateException(sink.name() + " failed: " + e.getMessage(), e));
         return;
       }
     }

@@ -30,6 +30,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import okhttp3.mockwebserver.Dispatcher;
 import okhttp3.mockwebserver.MockResponse;
 import okhttp3.mockwebserver.MockWebServer;
@@ -160,7 +161,7 @@ class BatchWriterTest {
     soon.answerBy(System.nanoTime() + Duration.ofMillis(1500).toNanos());
     later.answerBy(System.nanoTime() + Duration.ofMillis(3000).toNanos());
     server.enqueue(new MockResponse().setResponseCode(413)); // both: too large, split them
-    server.enqueue(written(1).setHeadersDelay(5, java.util.concurrent.TimeUnit.SECONDS));
+    server.enqueue(written(1).setHeadersDelay(5, TimeUnit.SECONDS));
     server.enqueue(written(1));
 
     new BatchWriter().accept(List.of(soon, later));
