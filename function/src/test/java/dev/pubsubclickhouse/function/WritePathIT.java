@@ -66,6 +66,78 @@ class WritePathIT {
     assertThat(database.query("SELECT countIf(r < 0) FROM view_rows")).isEqualTo("0");
   }
 
+  /**
+   * The "land through a view" layout: the target's engine is Null, so the view's table is the only
+   * place its rows go. A CHECK on that table refuses one message; the view's failure must not be
+   * read as "the rows are in the target table", which keeps nothing.
+   */
+  @Test
+  void aViewFailingOnANullTableDeadLettersTheGuiltyMessageAndStoresTheOthers() throws Exception {
+    createLandThroughAView("landing");
+    createDeadLetterTable(database, "landing_errors");
+    List<Integer> statuses;
+    try (RunningService service =
+        RunningService.start(
+            database,
+            "landing",
+            Map.of("CLICKHOUSE_DEAD_LETTER_TABLE", "landing_errors", "BATCH_LINGER_MS", "200"))) {
+      statuses = concurrently(landingMessages(service, 8));
+    }
+    assertThat(statuses).as("every message stored or dead-lettered").containsOnly(204);
+    assertThat(database.query("SELECT groupArray(n), groupArray(id) FROM landing_rows_sorted"))
+        .as("the good messages in the view's table, once each")
+        .isEqualTo("[0,1,2,4,5,6,7]\t['l-0','l-1','l-2','l-4','l-5','l-6','l-7']");
+    assertThat(
+            database.query(
+                "SELECT raw_message, error_message LIKE '%while pushing to view%'"
+                    + " FROM landing_errors"))
+        .isEqualTo("{\"n\":-3}\t1");
+  }
+
+  @Test
+  void withoutADeadLetterSinkAViewFailingOnANullTableRefusesOnlyTheGuiltyMessage()
+      throws Exception {
+    createLandThroughAView("bare");
+    List<Integer> statuses;
+    try (RunningService service =
+        RunningService.start(database, "bare", Map.of("BATCH_LINGER_MS", "200"))) {
+      statuses = concurrently(landingMessages(service, 8));
+    }
+    assertThat(statuses).containsExactly(204, 204, 204, 422, 204, 204, 204, 204);
+    assertThat(database.query("SELECT groupArray(n) FROM bare_rows_sorted"))
+        .isEqualTo("[0,1,2,4,5,6,7]");
+  }
+
+  /** A Null table {@code name}, and a view from it into {@code name_rows}, which refuses n < 0. */
+  private void createLandThroughAView(String name) {
+    database.execute(
+        "CREATE TABLE " + name + " (n Int32, _pubsub_message_id String) ENGINE = Null");
+    database.execute(
+        "CREATE TABLE "
+            + name
+            + "_rows (n Int32, id String, CONSTRAINT not_negative CHECK n >= 0)"
+            + " ENGINE = MergeTree ORDER BY n");
+    database.execute(
+        "CREATE MATERIALIZED VIEW "
+            + name
+            + "_mv TO "
+            + name
+            + "_rows AS SELECT n, _pubsub_message_id AS id FROM "
+            + name);
+    database.execute(
+        "CREATE VIEW " + name + "_rows_sorted AS SELECT n, id FROM " + name + "_rows ORDER BY n");
+  }
+
+  /** Messages {n: i} for i below {@code count}, with message ids l-i; the fourth has n = -3. */
+  private static List<Callable<Integer>> landingMessages(RunningService service, int count) {
+    List<Callable<Integer>> requests = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      int n = i == 3 ? -3 : i;
+      requests.add(() -> service.push("l-" + n, "{\"n\":" + n + "}"));
+    }
+    return requests;
+  }
+
   @Test
   void aNestedMessageWithArraysOfUnequalLengthIsIsolatedAndTheOthersAreStored() throws Exception {
     database.execute(

@@ -30,4 +30,12 @@ public final class JobWriteEvents implements WriteEvents {
         "a materialized view failed; the rows are in the target table, the view's table lacks them",
         Map.of("rows", identities.size(), "error", failure.reason()));
   }
+
+  @Override
+  public void viewFailedAndNothingKept(int records, String engine, InsertException failure) {
+    log.warning(
+        "a materialized view failed and the table's engine keeps no rows; the rows are written"
+            + " again apart, and those the view refuses are dead-lettered",
+        Map.of("engine", engine, "rows", records, "error", failure.reason()));
+  }
 }

@@ -29,4 +29,15 @@ public record TableSchema(TableName table, List<ColumnDefinition> columns, Strin
   public boolean distributed() {
     return engine.equals("Distributed");
   }
+
+  /**
+   * The engine stores the rows an INSERT gives it: the MergeTree family (ReplacingMergeTree,
+   * ReplicatedMergeTree, SharedMergeTree, ...). Only then does a materialized view that fails after
+   * the table took a block leave that block stored. {@code Null}, {@code Buffer}, {@code Memory},
+   * {@code URL}, a Distributed table and an engine not read are not counted: for them a failing
+   * view may mean the rows are nowhere.
+   */
+  public boolean keepsRows() {
+    return engine.endsWith("MergeTree");
+  }
 }

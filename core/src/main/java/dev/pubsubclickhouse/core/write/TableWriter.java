@@ -164,7 +164,10 @@ public final class TableWriter {
         retryLater(batch, List.of(group), failure);
         continue;
       }
-      if (kind == FailureKind.VIEW_FAILED && !reachedTheTableWhole(group, failure, schema)) {
+      if (kind == FailureKind.VIEW_FAILED && !keptWhole(group, failure, schema)) {
+        if (!schema.keepsRows() && !schema.distributed()) {
+          events.viewFailedAndNothingKept(group.size(), schema.engine(), failure);
+        }
         kind = FailureKind.REFUSED;
       }
       switch (kind) {
@@ -200,10 +203,14 @@ public final class TableWriter {
   }
 
   /**
-   * True when a view's failure came after the whole group reached the target table: ClickHouse
+   * True when a view's failure came after the target table stored the whole group: ClickHouse
    * writes the target table, then the views, block by block, and an INSERT of at most
    * max_insert_block_size rows is one block (the settings that would split it further are the
    * service's own). {@code written_rows} counts the views' rows too, so it alone cannot tell.
+   *
+   * <p>Never for an engine that keeps nothing ({@code Null}, {@code Buffer}, {@code Memory}, ...):
+   * there the view is where the rows were going, and its failure means they are nowhere. Such a
+   * group is split as if refused, so that only the messages the view fails on are dead-lettered.
    *
    * <p>Never for a Distributed table: its {@code written_rows} counts the rows it sent to the
    * shards as well as those its own shard stored, and a view failing on one shard says nothing of
@@ -211,9 +218,9 @@ public final class TableWriter {
    * of them on no shard). The group is split as if refused: the rows may be stored twice, never
    * lost.
    */
-  private boolean reachedTheTableWhole(
+  private boolean keptWhole(
       List<Entry> group, InsertException failure, TargetTable.Snapshot schema) {
-    if (schema.distributed()) {
+    if (!schema.keepsRows()) {
       return false;
     }
     int rows = rowCount(group);

@@ -39,15 +39,13 @@ public final class TargetTable {
   public static final class Snapshot {
     private final RowEncoder encoder;
     private final Set<String> columns;
-    private final List<ColumnDefinition> definitions;
+    private final TableSchema schema;
     private final InsertColumns insertColumns;
-    private final boolean distributed;
 
-    Snapshot(RowEncoder encoder, List<ColumnDefinition> definitions, boolean distributed) {
-      this.encoder = encoder;
-      this.distributed = distributed;
+    Snapshot(TableSchema schema) {
+      this.schema = schema;
+      this.encoder = RowEncoder.forTable(schema);
       this.columns = Set.copyOf(encoder.columnNames());
-      this.definitions = List.copyOf(definitions);
       this.insertColumns =
           new InsertColumns(
               encoder.columnNames(), encoder.columnTypes(), encoder.readsJsonAsString());
@@ -63,16 +61,31 @@ public final class TargetTable {
     }
 
     public List<ColumnDefinition> definitions() {
-      return definitions;
+      return schema.columns();
     }
 
     public InsertColumns insertColumns() {
       return insertColumns;
     }
 
+    /** The table's engine as {@code system.tables} names it. */
+    public String engine() {
+      return schema.engine();
+    }
+
     /** The table is Distributed ({@link TableSchema#distributed}). */
     public boolean distributed() {
-      return distributed;
+      return schema.distributed();
+    }
+
+    /** The table's engine stores the rows it is given ({@link TableSchema#keepsRows}). */
+    public boolean keepsRows() {
+      return schema.keepsRows();
+    }
+
+    /** The same columns and engine as {@code other}. */
+    boolean describesTheSameTableAs(TableSchema other) {
+      return other.columns().equals(schema.columns()) && other.engine().equals(schema.engine());
     }
   }
 
@@ -80,7 +93,7 @@ public final class TargetTable {
   public TargetTable(TableName name, SchemaSource reader) {
     this.name = name;
     this.reader = reader;
-    this.current = read();
+    this.current = new Snapshot(reader.read(name));
   }
 
   public TableName name() {
@@ -121,23 +134,15 @@ public final class TargetTable {
    * tell a change by identity.
    */
   public synchronized Snapshot refresh() {
-    Snapshot fresh = read();
-    if (!fresh.definitions.equals(current.definitions)
-        || fresh.distributed != current.distributed) {
-      current = fresh;
+    TableSchema fresh = reader.read(name);
+    if (!current.describesTheSameTableAs(fresh)) {
+      current = new Snapshot(fresh);
     }
     return current;
   }
 
-  /** True when ClickHouse still describes the table (columns, Distributed or not) as read. */
+  /** True when ClickHouse still describes the table (columns, engine) as read. */
   public boolean unchangedSince(Snapshot snapshot) {
-    TableSchema schema = reader.read(name);
-    return schema.columns().equals(snapshot.definitions)
-        && schema.distributed() == snapshot.distributed;
-  }
-
-  private Snapshot read() {
-    TableSchema schema = reader.read(name);
-    return new Snapshot(RowEncoder.forTable(schema), schema.columns(), schema.distributed());
+    return snapshot.describesTheSameTableAs(reader.read(name));
   }
 }

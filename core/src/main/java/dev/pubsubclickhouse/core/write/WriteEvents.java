@@ -25,6 +25,13 @@ public interface WriteEvents {
    */
   default void viewFailed(List<String> identities, InsertException failure) {}
 
+  /**
+   * A materialized view failed on {@code records} records of a table whose engine keeps no rows
+   * ({@code Null}, {@code Buffer}, ...): they are in no table, so they are split and written again
+   * like refused records, and those the view fails on alone are dead-lettered.
+   */
+  default void viewFailedAndNothingKept(int records, String engine, InsertException failure) {}
+
   /** Records went to every dead-letter sink. */
   default void deadLettered(int records) {}
 }

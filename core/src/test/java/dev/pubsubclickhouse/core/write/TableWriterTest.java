@@ -37,6 +37,8 @@ import okhttp3.mockwebserver.MockWebServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The shared writer against a scripted ClickHouse: each insert outcome (stored, refused by one row,
@@ -119,6 +121,11 @@ class TableWriterTest {
     @Override
     public void notWritten(int records, Exception cause) {
       seen.add("not written: " + records);
+    }
+
+    @Override
+    public void viewFailedAndNothingKept(int records, String engine, InsertException failure) {
+      seen.add("view failed, " + engine + " keeps nothing: " + records);
     }
   }
 
@@ -356,6 +363,37 @@ class TableWriterTest {
     assertThat(outcomes).containsExactly(WRITTEN, WRITTEN, DEAD_LETTERED, WRITTEN);
     assertThat(sink.identities()).containsExactly("r2");
     assertThat(events.seen).noneMatch(event -> event.startsWith("view failed"));
+  }
+
+  /**
+   * A table that keeps no rows (the "land through a view" layout) has its rows only where its views
+   * put them: a view's failure there means they are nowhere, whatever written_rows says.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"Null", "Buffer", "Memory", "URL", ""})
+  void aFailedViewOnATableThatKeepsNoRowsIsSplitLikeARefusal(String engine) {
+    schemas.engine = engine;
+    clickHouse.poison(2);
+    clickHouse.poisonAnswers(
+        insert -> error(395, 500, "bad: while pushing to view db.mv. (X)", insert.ids().size()));
+    MemorySink sink = new MemorySink();
+    List<WriteOutcome> outcomes = writer(sink).write(rows(0, 4)).outcomes();
+    assertThat(outcomes).containsExactly(WRITTEN, WRITTEN, DEAD_LETTERED, WRITTEN);
+    assertThat(sink.identities()).containsExactly("r2");
+    assertThat(events.seen)
+        .noneMatch(event -> event.startsWith("view failed for"))
+        .contains("view failed, " + engine + " keeps nothing: 4");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"ReplicatedReplacingMergeTree", "SharedMergeTree", "SummingMergeTree"})
+  void aFailedViewOnAnyMergeTreeWhoseRowsReachedTheTableIsWritten(String engine) {
+    schemas.engine = engine;
+    clickHouse.thenAnswer(
+        insert -> error(395, 500, "bad: while pushing to view db.mv. (X)", insert.ids().size()));
+    List<WriteOutcome> outcomes = writer(new MemorySink()).write(rows(0, 4)).outcomes();
+    assertThat(outcomes).containsOnly(WRITTEN);
+    assertThat(clickHouse.received()).as("never sent again").hasSize(1);
   }
 
   @Test

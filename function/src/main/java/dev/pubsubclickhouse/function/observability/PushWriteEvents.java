@@ -67,6 +67,23 @@ public final class PushWriteEvents implements WriteEvents {
   }
 
   @Override
+  public void viewFailedAndNothingKept(int records, String engine, InsertException failure) {
+    metrics.viewFailures.increment();
+    JsonLog.warning(
+        "a materialized view failed and the table's engine keeps no rows; the messages are"
+            + " written again apart, and those the view refuses are dead-lettered",
+        Map.of(
+            "table",
+            table.toString(),
+            "engine",
+            engine,
+            "messages",
+            records,
+            "error",
+            failure.reason()));
+  }
+
+  @Override
   public void deadLettered(int records) {
     metrics.deadLettered.add(records);
   }
