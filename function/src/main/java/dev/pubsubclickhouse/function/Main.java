@@ -2,7 +2,7 @@ package dev.pubsubclickhouse.function;
 
 import dev.pubsubclickhouse.core.config.ConfigurationException;
 import dev.pubsubclickhouse.core.config.ParameterHelp;
-import dev.pubsubclickhouse.function.observability.JsonLog;
+import dev.pubsubclickhouse.core.log.JsonLog;
 import java.io.IOException;
 import java.util.Map;
 

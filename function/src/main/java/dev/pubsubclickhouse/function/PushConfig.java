@@ -1,6 +1,7 @@
 package dev.pubsubclickhouse.function;
 
 import static dev.pubsubclickhouse.function.PushParameters.*;
+import static dev.pubsubclickhouse.messages.MessageParameters.*;
 
 import dev.pubsubclickhouse.core.config.ClickHouseConfig;
 import dev.pubsubclickhouse.core.config.ConfigReader;
@@ -11,7 +12,7 @@ import dev.pubsubclickhouse.function.auth.PushAuthenticator;
 import dev.pubsubclickhouse.function.flow.FlowPolicy;
 import dev.pubsubclickhouse.function.ingest.BatchPolicy;
 import dev.pubsubclickhouse.function.observability.MetricsExport;
-import dev.pubsubclickhouse.function.tables.TableMapping;
+import dev.pubsubclickhouse.messages.tables.TableMapping;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;

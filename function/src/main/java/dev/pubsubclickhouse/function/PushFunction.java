@@ -3,12 +3,12 @@ package dev.pubsubclickhouse.function;
 import com.google.cloud.functions.HttpFunction;
 import com.google.cloud.functions.HttpRequest;
 import com.google.cloud.functions.HttpResponse;
+import dev.pubsubclickhouse.core.log.JsonLog;
+import dev.pubsubclickhouse.core.log.RequestTrace;
 import dev.pubsubclickhouse.function.envelope.NotAPushRequestException;
-import dev.pubsubclickhouse.function.envelope.PushMessage;
 import dev.pubsubclickhouse.function.ingest.PushOutcome;
 import dev.pubsubclickhouse.function.ingest.RequestMemoryBudget;
-import dev.pubsubclickhouse.function.observability.JsonLog;
-import dev.pubsubclickhouse.function.observability.RequestTrace;
+import dev.pubsubclickhouse.messages.PubSubMessage;
 import java.io.IOException;
 import java.io.Writer;
 import java.util.HashMap;
@@ -138,7 +138,7 @@ public final class PushFunction implements HttpFunction {
     if (bytes == null) {
       return PushOutcome.TOO_LARGE;
     }
-    PushMessage message;
+    PubSubMessage message;
     try {
       message = service.parser().parse(bytes, lowerCaseHeaders(request.getHeaders()));
     } catch (NotAPushRequestException e) {

@@ -3,6 +3,7 @@ package dev.pubsubclickhouse.function;
 import dev.pubsubclickhouse.core.config.ClickHouseParameters;
 import dev.pubsubclickhouse.core.config.Parameter;
 import dev.pubsubclickhouse.core.config.SecretManagerAccess;
+import dev.pubsubclickhouse.messages.MessageParameters;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -17,12 +18,6 @@ public final class PushParameters {
           "Pub/Sub topic (projects/P/topics/T) for messages that cannot be written; original data"
               + " and attributes plus errorMessage, failedAt, orderingKey (when it had one) and"
               + " deadLetterAdded (naming them).");
-  public static final Parameter PUBSUB_ENDPOINT =
-      Parameter.of(
-          "PUBSUB_ENDPOINT",
-          null,
-          "Pub/Sub host:port override (emulator), plaintext: the dead-letter topic and the schema"
-              + " service.");
   public static final Parameter BATCH_MAX_ROWS =
       Parameter.of("BATCH_MAX_ROWS", "10000", "A batch closes at this many rows.");
   public static final Parameter BATCH_MAX_BYTES =
@@ -84,9 +79,6 @@ public final class PushParameters {
           "MAX_REQUEST_BYTES",
           "14680064",
           "Larger request bodies get 413 (a 10 MB Pub/Sub message is about 13.4 MB wrapped).");
-  public static final Parameter MAX_DECOMPRESSED_BYTES =
-      Parameter.of(
-          "MAX_DECOMPRESSED_BYTES", "16777216", "Cap on gzip/zstd message data once decompressed.");
   public static final Parameter PUSH_UNWRAPPED =
       Parameter.of(
           "PUSH_UNWRAPPED",
@@ -123,52 +115,6 @@ public final class PushParameters {
   public static final Parameter SUMMARY_INTERVAL_SECONDS =
       Parameter.of("SUMMARY_INTERVAL_SECONDS", "60", "One summary log line per interval.");
   public static final Parameter PORT = Parameter.of("PORT", "8080", "HTTP port.");
-  public static final Parameter CLICKHOUSE_TABLE_ATTRIBUTE =
-      Parameter.of(
-          "CLICKHOUSE_TABLE_ATTRIBUTE",
-          null,
-          "Message attribute that names the message's table (`table` or `db.table`), one of"
-              + " CLICKHOUSE_TABLES; a message without it goes to CLICKHOUSE_TABLE, one naming"
-              + " another table to the dead letters.");
-  public static final Parameter CLICKHOUSE_TABLES =
-      Parameter.of(
-          "CLICKHOUSE_TABLES",
-          null,
-          "With CLICKHOUSE_TABLE_ATTRIBUTE: the tables a message may name, comma-separated; each"
-              + " is read when a message first names it.");
-  public static final Parameter SCHEMA_EVOLUTION =
-      Parameter.of(
-          "SCHEMA_EVOLUTION",
-          "off",
-          "off, or add_columns: a field no column takes gets a Nullable column typed from its"
-              + " value (ALTER TABLE ... ADD COLUMN IF NOT EXISTS) before its message is written.");
-  public static final Parameter SCHEMA_EVOLUTION_FALLBACK_TYPE =
-      Parameter.of(
-          "SCHEMA_EVOLUTION_FALLBACK_TYPE",
-          "Nullable(String)",
-          "Type of a new column whose first value is an object, an array or a number beyond"
-              + " Int64 (e.g. JSON).");
-  public static final Parameter SCHEMA_EVOLUTION_MAX_NEW_COLUMNS =
-      Parameter.of(
-          "SCHEMA_EVOLUTION_MAX_NEW_COLUMNS",
-          "20",
-          "Columns one instance may add to one table per hour; further new fields get none.");
-  public static final Parameter SCHEMA_EVOLUTION_MAX_TABLE_COLUMNS =
-      Parameter.of(
-          "SCHEMA_EVOLUTION_MAX_TABLE_COLUMNS",
-          "1000",
-          "No column is added to a table that has this many.");
-  public static final Parameter CLICKHOUSE_CLUSTER =
-      Parameter.of(
-          "CLICKHOUSE_CLUSTER",
-          null,
-          "Cluster of the target tables: the service's ALTERs run ON CLUSTER it.");
-  public static final Parameter UNKNOWN_FIELDS_COLUMN =
-      Parameter.of(
-          "UNKNOWN_FIELDS_COLUMN",
-          null,
-          "Column that receives, as one object, the fields no other column takes (String, JSON or"
-              + " Map(String, String)); tables without it ignore unknown fields.");
   public static final Parameter GOOGLE_CLOUD_PROJECT =
       Parameter.of(
           "GOOGLE_CLOUD_PROJECT",
@@ -226,7 +172,7 @@ public final class PushParameters {
     all.addAll(
         List.of(
             DEAD_LETTER_TOPIC,
-            PUBSUB_ENDPOINT,
+            MessageParameters.PUBSUB_ENDPOINT,
             BATCH_MAX_ROWS,
             BATCH_MAX_BYTES,
             BATCH_MAX_WAIT_MS,
@@ -239,7 +185,7 @@ public final class PushParameters {
             MAX_PENDING_MESSAGES,
             ANSWER_TIMEOUT_MS,
             MAX_REQUEST_BYTES,
-            MAX_DECOMPRESSED_BYTES,
+            MessageParameters.MAX_DECOMPRESSED_BYTES,
             PUSH_UNWRAPPED,
             PUSH_AUDIENCE,
             PUSH_SERVICE_ACCOUNT,
@@ -249,14 +195,14 @@ public final class PushParameters {
             SUMMARY_INTERVAL_SECONDS,
             PORT,
             SecretManagerAccess.ENDPOINT,
-            CLICKHOUSE_TABLE_ATTRIBUTE,
-            CLICKHOUSE_TABLES,
-            SCHEMA_EVOLUTION,
-            SCHEMA_EVOLUTION_FALLBACK_TYPE,
-            SCHEMA_EVOLUTION_MAX_NEW_COLUMNS,
-            SCHEMA_EVOLUTION_MAX_TABLE_COLUMNS,
-            CLICKHOUSE_CLUSTER,
-            UNKNOWN_FIELDS_COLUMN,
+            MessageParameters.CLICKHOUSE_TABLE_ATTRIBUTE,
+            MessageParameters.CLICKHOUSE_TABLES,
+            MessageParameters.SCHEMA_EVOLUTION,
+            MessageParameters.SCHEMA_EVOLUTION_FALLBACK_TYPE,
+            MessageParameters.SCHEMA_EVOLUTION_MAX_NEW_COLUMNS,
+            MessageParameters.SCHEMA_EVOLUTION_MAX_TABLE_COLUMNS,
+            MessageParameters.CLICKHOUSE_CLUSTER,
+            MessageParameters.UNKNOWN_FIELDS_COLUMN,
             GOOGLE_CLOUD_PROJECT,
             OTEL_EXPORTER_OTLP_METRICS_ENDPOINT,
             OTEL_METRIC_EXPORT_INTERVAL,

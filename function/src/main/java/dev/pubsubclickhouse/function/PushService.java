@@ -4,15 +4,15 @@ import com.clickhouse.client.api.Client;
 import dev.pubsubclickhouse.core.insert.ClickHouseClients;
 import dev.pubsubclickhouse.core.insert.ClickHouseFailures;
 import dev.pubsubclickhouse.core.insert.ClickHouseHttp;
-import dev.pubsubclickhouse.function.envelope.PushMessage;
+import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.function.envelope.PushRequestParser;
 import dev.pubsubclickhouse.function.ingest.AnswerDeadlines;
 import dev.pubsubclickhouse.function.ingest.PushOutcome;
 import dev.pubsubclickhouse.function.ingest.RequestMemoryBudget;
-import dev.pubsubclickhouse.function.observability.JsonLog;
 import dev.pubsubclickhouse.function.observability.Metrics;
-import dev.pubsubclickhouse.function.schemas.SchemaService;
-import dev.pubsubclickhouse.function.sinks.DeadLetterTopic;
+import dev.pubsubclickhouse.messages.PubSubMessage;
+import dev.pubsubclickhouse.messages.payload.SchemaService;
+import dev.pubsubclickhouse.messages.sinks.DeadLetterTopic;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -227,7 +227,7 @@ public final class PushService {
   }
 
   /** Ingests one message and says how it ended; 503 before the write path opens and at shutdown. */
-  public PushOutcome push(PushMessage message) {
+  public PushOutcome push(PubSubMessage message) {
     WritePath path = writePath;
     return accepting && path != null ? path.ingestor().ingest(message) : PushOutcome.UNAVAILABLE;
   }

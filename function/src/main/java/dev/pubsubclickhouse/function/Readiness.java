@@ -1,6 +1,6 @@
 package dev.pubsubclickhouse.function;
 
-import dev.pubsubclickhouse.function.observability.JsonLog;
+import dev.pubsubclickhouse.core.log.JsonLog;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;

@@ -12,9 +12,7 @@ import dev.pubsubclickhouse.core.insert.InsertFormat;
 import dev.pubsubclickhouse.core.schema.SchemaReader;
 import dev.pubsubclickhouse.core.write.DeadLetterSink;
 import dev.pubsubclickhouse.core.write.DeadLetterTable;
-import dev.pubsubclickhouse.core.write.TableWriter;
 import dev.pubsubclickhouse.core.write.TargetTable;
-import dev.pubsubclickhouse.function.envelope.PayloadDecompressor;
 import dev.pubsubclickhouse.function.flow.FlowControl;
 import dev.pubsubclickhouse.function.flow.FlowGate;
 import dev.pubsubclickhouse.function.flow.TableGates;
@@ -23,16 +21,16 @@ import dev.pubsubclickhouse.function.ingest.AnswerDeadlines;
 import dev.pubsubclickhouse.function.ingest.BatchWriter;
 import dev.pubsubclickhouse.function.ingest.GroupCommitBatcher;
 import dev.pubsubclickhouse.function.ingest.Ingestor;
-import dev.pubsubclickhouse.function.ingest.MessageEncoder;
 import dev.pubsubclickhouse.function.observability.Metrics;
 import dev.pubsubclickhouse.function.observability.PushEvolutionEvents;
+import dev.pubsubclickhouse.function.observability.PushMessageEvents;
 import dev.pubsubclickhouse.function.observability.PushWriteEvents;
-import dev.pubsubclickhouse.function.schemas.PayloadFormats;
-import dev.pubsubclickhouse.function.schemas.SchemaService;
-import dev.pubsubclickhouse.function.sinks.DeadLetterTopic;
-import dev.pubsubclickhouse.function.tables.Destination;
-import dev.pubsubclickhouse.function.tables.Destinations;
-import dev.pubsubclickhouse.function.tables.UnknownFieldsColumn;
+import dev.pubsubclickhouse.messages.MessageEncoder;
+import dev.pubsubclickhouse.messages.payload.PayloadDecompressor;
+import dev.pubsubclickhouse.messages.payload.PayloadFormats;
+import dev.pubsubclickhouse.messages.payload.SchemaService;
+import dev.pubsubclickhouse.messages.sinks.DeadLetterTopic;
+import dev.pubsubclickhouse.messages.tables.Destinations;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
@@ -47,7 +45,6 @@ import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 
 /**
  * What a message travels through once ClickHouse answers: the tables it may go to (their schemas
@@ -104,14 +101,21 @@ record WritePath(
       sinks.add(topicSink);
     }
     Destinations destinations =
-        destinations(config, reader, defaultTable, inserter, sinks, metrics);
+        Destinations.open(
+            config.tables(),
+            reader,
+            defaultTable,
+            inserter,
+            sinks,
+            true,
+            table -> new PushWriteEvents(metrics, table));
     MessageEncoder encoder =
         new MessageEncoder(
             new PayloadDecompressor(config.maxDecompressedBytes()),
             new PayloadFormats(schemas),
             columnAdder(config, client, metrics),
             config.tables().unknownFieldsColumn().orElse(null),
-            metrics,
+            new PushMessageEvents(metrics),
             Clock.systemUTC());
     TargetTable table = destinations.defaultDestination().table();
     BatchWriter batchWriter = new BatchWriter();
@@ -191,32 +195,6 @@ record WritePath(
   void stop() {
     tableWatch.ifPresent(ScheduledExecutorService::shutdownNow);
     batcher.stopFlushers();
-  }
-
-  /**
-   * The tables messages may go to: the default one, read now, and those CLICKHOUSE_TABLES allows,
-   * read when a message first names them; each with its writer (one INSERT per table per batch).
-   */
-  private static Destinations destinations(
-      PushConfig config,
-      SchemaReader reader,
-      TargetTable defaultTable,
-      ClickHouseInserter inserter,
-      List<DeadLetterSink> sinks,
-      Metrics metrics) {
-    Function<TargetTable, Destination> writerFor =
-        table -> {
-          config.tables().checkEvolvable(table);
-          UnknownFieldsColumn.check(config.tables(), table);
-          return new Destination(
-              table,
-              new TableWriter(
-                  table, inserter, sinks, new PushWriteEvents(metrics, table.name()), "pubsub"));
-        };
-    return new Destinations(
-        config.tables(),
-        name -> writerFor.apply(new TargetTable(name, reader)),
-        writerFor.apply(defaultTable));
   }
 
   /** Adds columns for new fields when SCHEMA_EVOLUTION=add_columns; null when it is off. */

@@ -2,7 +2,7 @@ package dev.pubsubclickhouse.function;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pubsubclickhouse.function.observability.JsonLog;
+import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.TestDatabase;
 import java.io.ByteArrayInputStream;

@@ -4,8 +4,8 @@ import static dev.pubsubclickhouse.function.IntegrationFixtures.concurrently;
 import static dev.pubsubclickhouse.function.IntegrationFixtures.createDeadLetterTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pubsubclickhouse.function.envelope.PushMessage;
 import dev.pubsubclickhouse.function.ingest.PushOutcome;
+import dev.pubsubclickhouse.messages.PubSubMessage;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.TestDatabase;
 import java.nio.charset.StandardCharsets;
@@ -102,7 +102,7 @@ class SchemaEvolutionIT {
             () ->
                 instance
                     .push(
-                        new PushMessage(
+                        new PubSubMessage(
                             data.getBytes(StandardCharsets.UTF_8),
                             Map.of(),
                             "f-" + id,

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import dev.pubsubclickhouse.core.encode.Utf8Bytes;
+import dev.pubsubclickhouse.messages.PubSubMessage;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.List;
@@ -85,7 +86,7 @@ public final class PushRequestParser {
   /**
    * @param headers lower-case names to values, as the request carried them
    */
-  public PushMessage parse(byte[] body, Map<String, List<String>> headers)
+  public PubSubMessage parse(byte[] body, Map<String, List<String>> headers)
       throws NotAPushRequestException {
     if (alwaysUnwrapped || headers.containsKey(METADATA_PREFIX + "message-id")) {
       return unwrapped(body, headers);
@@ -93,7 +94,7 @@ public final class PushRequestParser {
     return wrapped(body);
   }
 
-  private static PushMessage unwrapped(byte[] body, Map<String, List<String>> headers) {
+  private static PubSubMessage unwrapped(byte[] body, Map<String, List<String>> headers) {
     Map<String, String> attributes = new HashMap<>();
     for (Map.Entry<String, List<String>> header : headers.entrySet()) {
       String name = header.getKey().toLowerCase(Locale.ROOT);
@@ -106,7 +107,7 @@ public final class PushRequestParser {
     }
     String attempt = first(headers, METADATA_PREFIX + "delivery-attempt");
     String orderingKey = first(headers, METADATA_PREFIX + "ordering-key");
-    return new PushMessage(
+    return new PubSubMessage(
         body,
         attributes,
         first(headers, METADATA_PREFIX + "message-id"),
@@ -129,7 +130,7 @@ public final class PushRequestParser {
     return values == null || values.isEmpty() ? null : values.get(0);
   }
 
-  private static PushMessage wrapped(byte[] body) throws NotAPushRequestException {
+  private static PubSubMessage wrapped(byte[] body) throws NotAPushRequestException {
     if (body.length == 0) {
       throw new NotAPushRequestException("empty body: expected a Pub/Sub push request");
     }
@@ -172,7 +173,7 @@ public final class PushRequestParser {
     if (envelope.data == null && envelope.attributes.isEmpty()) {
       throw new NotAPushRequestException("message has neither data nor attributes");
     }
-    return new PushMessage(
+    return new PubSubMessage(
         envelope.data == null ? new byte[0] : envelope.data,
         envelope.attributes,
         envelope.messageId,

@@ -1,2 +1,2 @@
-/** What arrives over HTTP: push envelopes (wrapped and unwrapped) and compressed payloads. */
+/** What arrives over HTTP: push envelopes (wrapped and unwrapped) read into messages. */
 package dev.pubsubclickhouse.function.envelope;

@@ -1,9 +1,9 @@
 package dev.pubsubclickhouse.function.flow;
 
+import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.function.ingest.PendingMessage;
 import dev.pubsubclickhouse.function.ingest.PushOutcome;
-import dev.pubsubclickhouse.function.observability.JsonLog;
 import dev.pubsubclickhouse.function.observability.Metrics;
 import java.util.ArrayList;
 import java.util.Comparator;

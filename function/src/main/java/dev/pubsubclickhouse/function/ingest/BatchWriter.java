@@ -1,8 +1,8 @@
 package dev.pubsubclickhouse.function.ingest;
 
+import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.core.write.WriteOutcome;
-import dev.pubsubclickhouse.function.observability.JsonLog;
-import dev.pubsubclickhouse.function.tables.Destination;
+import dev.pubsubclickhouse.messages.tables.Destination;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.pubsubclickhouse.function.ingest;
 
+import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.core.schema.TableName;
-import dev.pubsubclickhouse.function.observability.JsonLog;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,11 +1,13 @@
 package dev.pubsubclickhouse.function.ingest;
 
+import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.core.schema.TableName;
-import dev.pubsubclickhouse.function.envelope.PushMessage;
-import dev.pubsubclickhouse.function.observability.JsonLog;
 import dev.pubsubclickhouse.function.observability.Metrics;
-import dev.pubsubclickhouse.function.tables.Destinations;
-import dev.pubsubclickhouse.function.tables.Route;
+import dev.pubsubclickhouse.messages.MessageEncoder;
+import dev.pubsubclickhouse.messages.PubSubMessage;
+import dev.pubsubclickhouse.messages.UnavailableException;
+import dev.pubsubclickhouse.messages.tables.Destinations;
+import dev.pubsubclickhouse.messages.tables.Route;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -46,7 +48,7 @@ public final class Ingestor {
     this.admits = admits;
   }
 
-  public PushOutcome ingest(PushMessage message) {
+  public PushOutcome ingest(PubSubMessage message) {
     long arrived = System.nanoTime();
     metrics.messagesReceived.increment();
     PendingMessage pending;
@@ -57,7 +59,10 @@ public final class Ingestor {
         metrics.throttled.increment();
         return PushOutcome.OVERLOADED;
       }
-      pending = encoder.pending(message, route);
+      MessageEncoder.Encoding encoding = encoder.encode(message, route);
+      pending =
+          new PendingMessage(
+              message, encoder, route, encoding.format(), encoding.schema(), encoding.rows());
     } catch (UnavailableException e) {
       logUnavailable(message, e);
       return PushOutcome.UNAVAILABLE;
@@ -89,7 +94,7 @@ public final class Ingestor {
     return pending.answer().join(); // only ever completed with an outcome, never exceptionally
   }
 
-  private Route route(PushMessage message) throws UnavailableException {
+  private Route route(PubSubMessage message) throws UnavailableException {
     Route route = destinations.route(message);
     if (route.isUnavailable()) {
       throw new UnavailableException(route.unavailable(), null);
@@ -97,7 +102,7 @@ public final class Ingestor {
     return route;
   }
 
-  private void logUnavailable(PushMessage message, UnavailableException e) {
+  private void logUnavailable(PubSubMessage message, UnavailableException e) {
     long now = System.nanoTime();
     long last = lastUnavailableLog.get();
     if (now - last >= UNAVAILABLE_LOG_INTERVAL_NANOS

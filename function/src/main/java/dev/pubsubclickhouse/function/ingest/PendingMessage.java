@@ -6,10 +6,11 @@ import dev.pubsubclickhouse.core.write.DeadLetter;
 import dev.pubsubclickhouse.core.write.EncodedRows;
 import dev.pubsubclickhouse.core.write.TargetTable;
 import dev.pubsubclickhouse.core.write.WriteRecord;
-import dev.pubsubclickhouse.function.envelope.PushMessage;
-import dev.pubsubclickhouse.function.schemas.PayloadFormat;
-import dev.pubsubclickhouse.function.tables.Destination;
-import dev.pubsubclickhouse.function.tables.Route;
+import dev.pubsubclickhouse.messages.MessageEncoder;
+import dev.pubsubclickhouse.messages.PubSubMessage;
+import dev.pubsubclickhouse.messages.payload.PayloadFormat;
+import dev.pubsubclickhouse.messages.tables.Destination;
+import dev.pubsubclickhouse.messages.tables.Route;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -18,7 +19,7 @@ import java.util.concurrent.CompletableFuture;
  * table changed.
  */
 public final class PendingMessage implements WriteRecord {
-  private final PushMessage message;
+  private final PubSubMessage message;
   private final MessageEncoder encoder;
   private final Route route;
   private final PayloadFormat format;
@@ -34,7 +35,7 @@ public final class PendingMessage implements WriteRecord {
    *     the route's rejection, whatever the schema)
    */
   PendingMessage(
-      PushMessage message,
+      PubSubMessage message,
       MessageEncoder encoder,
       Route route,
       PayloadFormat format,
@@ -54,7 +55,7 @@ public final class PendingMessage implements WriteRecord {
    * A message encoded already, for one schema that never changes, that arrived at {@code
    * enqueuedNanos} on the batcher's clock (the batcher's tests).
    */
-  PendingMessage(PushMessage message, EncodedRows encoded, long enqueuedNanos) {
+  PendingMessage(PubSubMessage message, EncodedRows encoded, long enqueuedNanos) {
     this.message = message;
     this.encoder = null;
     this.route = null;
@@ -65,7 +66,7 @@ public final class PendingMessage implements WriteRecord {
     this.footprintBytes = encoded.length() + (long) message.data().length + 128;
   }
 
-  public PushMessage message() {
+  public PubSubMessage message() {
     return message;
   }
 

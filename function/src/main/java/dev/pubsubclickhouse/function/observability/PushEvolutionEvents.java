@@ -1,6 +1,7 @@
 package dev.pubsubclickhouse.function.observability;
 
 import dev.pubsubclickhouse.core.evolve.EvolutionEvents;
+import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.core.schema.TableName;
 import java.time.Duration;
 import java.util.LinkedHashMap;

@@ -1,6 +1,7 @@
 package dev.pubsubclickhouse.function.observability;
 
 import dev.pubsubclickhouse.core.insert.InsertException;
+import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.core.write.WriteEvents;
 import java.util.LinkedHashMap;

@@ -3,6 +3,7 @@ package dev.pubsubclickhouse.function.envelope;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.pubsubclickhouse.messages.PubSubMessage;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -13,13 +14,13 @@ import org.junit.jupiter.params.provider.CsvSource;
 class PushRequestParserTest {
   private final PushRequestParser parser = new PushRequestParser(false);
 
-  private PushMessage parse(String body) throws NotAPushRequestException {
+  private PubSubMessage parse(String body) throws NotAPushRequestException {
     return parser.parse(body.getBytes(StandardCharsets.UTF_8), Map.of());
   }
 
   @Test
   void readsTheWrappedEnvelope() throws Exception {
-    PushMessage message =
+    PubSubMessage message =
         parse(
             "{\"message\":{\"data\":\"eyJhIjoxfQ==\",\"attributes\":{\"k\":\"v\"},\"messageId\":\"136969346945\","
                 + "\"publishTime\":\"2021-02-26T19:13:55.749Z\",\"orderingKey\":\"o\"},"
@@ -35,7 +36,7 @@ class PushRequestParserTest {
 
   @Test
   void acceptsSnakeCaseDuplicatesAndIgnoresUnknownFields() throws Exception {
-    PushMessage message =
+    PubSubMessage message =
         parse(
             "{\"extra\":[1,{\"x\":2}],\"message\":{\"data\":\"e30=\",\"message_id\":\"7\",\"messageId\":\"7\","
                 + "\"publish_time\":\"2021-02-26T19:13:55Z\",\"unknown\":{\"deep\":true}}}");
@@ -47,7 +48,7 @@ class PushRequestParserTest {
 
   @Test
   void dataMayBeAbsentWhenThereAreAttributes() throws Exception {
-    PushMessage message =
+    PubSubMessage message =
         parse("{\"message\":{\"attributes\":{\"only\":\"attributes\"},\"messageId\":\"1\"}}");
     assertThat(message.data()).isEmpty();
     assertThat(message.attributes()).containsEntry("only", "attributes");
@@ -82,7 +83,7 @@ class PushRequestParserTest {
 
   @Test
   void aSurrogatePairAsEscapesIsText() throws Exception {
-    PushMessage message =
+    PubSubMessage message =
         parse("{\"message\":{\"data\":\"e30=\",\"attributes\":{\"k\":\"\\ud83d\\ude00\"}}}");
     assertThat(message.attributes()).containsEntry("k", "\uD83D\uDE00");
   }
@@ -112,7 +113,7 @@ class PushRequestParserTest {
 
   @Test
   void theUnwrappedFormIsRecognisedByItsMetadataHeaders() throws Exception {
-    PushMessage message =
+    PubSubMessage message =
         parser.parse(
             "{\"a\":1}".getBytes(StandardCharsets.UTF_8),
             Map.of(
@@ -134,7 +135,7 @@ class PushRequestParserTest {
 
   @Test
   void theEmulatorsOrderingKeyHeaderIsTheOrderingKeyNotAnAttribute() throws Exception {
-    PushMessage message =
+    PubSubMessage message =
         parser.parse(
             "{\"a\":1}".getBytes(StandardCharsets.UTF_8),
             Map.of(
@@ -147,7 +148,7 @@ class PushRequestParserTest {
 
   @Test
   void withPushUnwrappedEveryBodyIsData() throws Exception {
-    PushMessage message =
+    PubSubMessage message =
         new PushRequestParser(true)
             .parse("{\"message\":\"not an envelope\"}".getBytes(StandardCharsets.UTF_8), Map.of());
     assertThat(new String(message.data(), StandardCharsets.UTF_8))

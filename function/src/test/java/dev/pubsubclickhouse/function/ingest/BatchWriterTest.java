@@ -19,12 +19,13 @@ import dev.pubsubclickhouse.core.write.EncodedRows;
 import dev.pubsubclickhouse.core.write.TableWriter;
 import dev.pubsubclickhouse.core.write.TargetTable;
 import dev.pubsubclickhouse.core.write.WriteEvents;
-import dev.pubsubclickhouse.function.envelope.PayloadDecompressor;
-import dev.pubsubclickhouse.function.envelope.PushMessage;
-import dev.pubsubclickhouse.function.observability.Metrics;
-import dev.pubsubclickhouse.function.schemas.PayloadFormats;
-import dev.pubsubclickhouse.function.tables.Destination;
-import dev.pubsubclickhouse.function.tables.Route;
+import dev.pubsubclickhouse.messages.MessageEncoder;
+import dev.pubsubclickhouse.messages.MessageEvents;
+import dev.pubsubclickhouse.messages.PubSubMessage;
+import dev.pubsubclickhouse.messages.payload.PayloadDecompressor;
+import dev.pubsubclickhouse.messages.payload.PayloadFormats;
+import dev.pubsubclickhouse.messages.tables.Destination;
+import dev.pubsubclickhouse.messages.tables.Route;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -51,7 +52,7 @@ class BatchWriterTest {
           new PayloadFormats(null),
           null,
           null,
-          new Metrics(),
+          MessageEvents.NONE,
           Clock.systemUTC());
 
   private final MockWebServer server = new MockWebServer();
@@ -262,8 +263,8 @@ class BatchWriterTest {
   }
 
   private static PendingMessage pending(String id, Destination destination, EncodedRows rows) {
-    PushMessage message =
-        new PushMessage(
+    PubSubMessage message =
+        new PubSubMessage(
             "{\"id\":7}".getBytes(), Map.of(), id, null, null, "projects/p/subscriptions/s", null);
     return new PendingMessage(
         message,

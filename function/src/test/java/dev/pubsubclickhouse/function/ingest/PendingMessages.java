@@ -5,9 +5,9 @@ import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.core.schema.TableSchema;
 import dev.pubsubclickhouse.core.write.EncodedRows;
 import dev.pubsubclickhouse.core.write.TargetTable;
-import dev.pubsubclickhouse.function.envelope.PushMessage;
-import dev.pubsubclickhouse.function.tables.Destination;
-import dev.pubsubclickhouse.function.tables.Route;
+import dev.pubsubclickhouse.messages.PubSubMessage;
+import dev.pubsubclickhouse.messages.tables.Destination;
+import dev.pubsubclickhouse.messages.tables.Route;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -18,7 +18,7 @@ public final class PendingMessages {
 
   public static PendingMessage of(String messageId, long enqueuedNanos) {
     return new PendingMessage(
-        new PushMessage(new byte[0], Map.of(), messageId, null, null, null, null),
+        new PubSubMessage(new byte[0], Map.of(), messageId, null, null, null, null),
         EncodedRows.of(new byte[] {1}, 0, 1, 1),
         enqueuedNanos);
   }
@@ -36,7 +36,7 @@ public final class PendingMessages {
                 table, name -> new TableSchema(name, List.of(ColumnDefinition.of("b", "UInt8")))),
             null);
     return new PendingMessage(
-        new PushMessage(new byte[0], Map.of(), messageId, null, null, null, null),
+        new PubSubMessage(new byte[0], Map.of(), messageId, null, null, null, null),
         null,
         Route.to(destination),
         null,

@@ -1,7 +1,7 @@
 package dev.pubsubclickhouse.replay.subscription;
 
 import com.google.pubsub.v1.PubsubMessage;
-import dev.pubsubclickhouse.function.sinks.DeadLetterTopic;
+import dev.pubsubclickhouse.messages.sinks.DeadLetterTopic;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;

@@ -4,12 +4,12 @@ import dev.pubsubclickhouse.core.write.DeadLetter;
 import dev.pubsubclickhouse.core.write.EncodedRows;
 import dev.pubsubclickhouse.core.write.TargetTable;
 import dev.pubsubclickhouse.core.write.WriteRecord;
-import dev.pubsubclickhouse.function.envelope.PushMessage;
-import dev.pubsubclickhouse.function.ingest.MessageEncoder;
-import dev.pubsubclickhouse.function.schemas.PayloadFormat;
-import dev.pubsubclickhouse.function.schemas.PayloadFormats;
-import dev.pubsubclickhouse.function.schemas.SchemaUnavailableException;
-import dev.pubsubclickhouse.function.tables.Route;
+import dev.pubsubclickhouse.messages.MessageEncoder;
+import dev.pubsubclickhouse.messages.PubSubMessage;
+import dev.pubsubclickhouse.messages.payload.PayloadFormat;
+import dev.pubsubclickhouse.messages.payload.PayloadFormats;
+import dev.pubsubclickhouse.messages.payload.SchemaUnavailableException;
+import dev.pubsubclickhouse.messages.tables.Route;
 
 /**
  * A dead letter on its way back: the message it was, encoded by the push service's encoder (so its
@@ -24,7 +24,7 @@ import dev.pubsubclickhouse.function.tables.Route;
 final class ReplayedMessage implements WriteRecord {
   private final StoredDeadLetter stored;
   private final Route route;
-  private final PushMessage message;
+  private final PubSubMessage message;
   private final MessageEncoder encoder;
   private final PayloadFormat format;
   private final String unavailable;

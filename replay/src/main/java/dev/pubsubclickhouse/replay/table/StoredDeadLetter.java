@@ -1,6 +1,6 @@
 package dev.pubsubclickhouse.replay.table;
 
-import dev.pubsubclickhouse.function.envelope.PushMessage;
+import dev.pubsubclickhouse.messages.PubSubMessage;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -49,8 +49,8 @@ record StoredDeadLetter(
   }
 
   /** The message as Pub/Sub delivered it, so far as the table kept it. */
-  PushMessage message() {
-    return new PushMessage(
+  PubSubMessage message() {
+    return new PubSubMessage(
         data,
         attributes,
         orNull(messageId),

@@ -14,19 +14,16 @@ import dev.pubsubclickhouse.core.insert.InsertFormat;
 import dev.pubsubclickhouse.core.schema.SchemaReader;
 import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.core.write.DeadLetterTable;
-import dev.pubsubclickhouse.core.write.TableWriter;
 import dev.pubsubclickhouse.core.write.TargetTable;
 import dev.pubsubclickhouse.core.write.WriteEvents;
-import dev.pubsubclickhouse.function.PushParameters;
-import dev.pubsubclickhouse.function.envelope.PayloadDecompressor;
-import dev.pubsubclickhouse.function.ingest.MessageEncoder;
-import dev.pubsubclickhouse.function.observability.Metrics;
-import dev.pubsubclickhouse.function.schemas.PayloadFormats;
-import dev.pubsubclickhouse.function.schemas.SchemaService;
-import dev.pubsubclickhouse.function.tables.Destination;
-import dev.pubsubclickhouse.function.tables.Destinations;
-import dev.pubsubclickhouse.function.tables.TableMapping;
-import dev.pubsubclickhouse.function.tables.UnknownFieldsColumn;
+import dev.pubsubclickhouse.messages.MessageEncoder;
+import dev.pubsubclickhouse.messages.MessageEvents;
+import dev.pubsubclickhouse.messages.MessageParameters;
+import dev.pubsubclickhouse.messages.payload.PayloadDecompressor;
+import dev.pubsubclickhouse.messages.payload.PayloadFormats;
+import dev.pubsubclickhouse.messages.payload.SchemaService;
+import dev.pubsubclickhouse.messages.tables.Destinations;
+import dev.pubsubclickhouse.messages.tables.TableMapping;
 import dev.pubsubclickhouse.replay.CommonOptions;
 import dev.pubsubclickhouse.replay.ExitCode;
 import java.io.PrintStream;
@@ -35,7 +32,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import java.util.function.Function;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -100,8 +96,9 @@ public final class TableCommand implements Callable<Integer> {
             ClickHouseParameters.DEAD_LETTER_TABLE, "is required (the table to replay from)");
       }
       mapping = TableMapping.read(reader, config.table(), config.deadLetterTable());
-      maxDecompressedBytes = reader.integer(PushParameters.MAX_DECOMPRESSED_BYTES, 1024, 1 << 30);
-      pubsubEndpoint = reader.optional(PushParameters.PUBSUB_ENDPOINT).orElse(null);
+      maxDecompressedBytes =
+          reader.integer(MessageParameters.MAX_DECOMPRESSED_BYTES, 1024, 1 << 30);
+      pubsubEndpoint = reader.optional(MessageParameters.PUBSUB_ENDPOINT).orElse(null);
     } catch (ConfigurationException | IllegalArgumentException e) {
       err.println("replay: " + e.getMessage());
       return ExitCode.USAGE;
@@ -140,20 +137,11 @@ public final class TableCommand implements Callable<Integer> {
     DeadLetterTable sink =
         DeadLetterTable.open(client, deadLetters, false, inserter)
             .withTokenSource("dead letters replayed by " + UUID.randomUUID());
-    // The push service's source name: a replayed message's INSERT carries the token a push of the
-    // same messages would, so a deduplicating table drops it when they were written already.
-    Function<TargetTable, Destination> writerFor =
-        table -> {
-          UnknownFieldsColumn.check(mapping, table);
-          return new Destination(
-              table, new TableWriter(table, inserter, List.of(sink), WriteEvents.NONE, "pubsub"));
-        };
-    // Routed as the service routes: a dead letter goes back to the table its attribute names.
+    // Routed as the service routes: a dead letter goes back to the table its attribute names, and
+    // its INSERT carries the token a push of the same messages carried.
     Destinations destinations =
-        new Destinations(
-            mapping,
-            name -> writerFor.apply(new TargetTable(name, reader)),
-            writerFor.apply(target));
+        Destinations.open(
+            mapping, reader, target, inserter, List.of(sink), false, table -> WriteEvents.NONE);
     // A dead letter is read as the service reads it (JSON, or its topic's Pub/Sub schema), the
     // fields no column takes gathered into UNKNOWN_FIELDS_COLUMN; with no schema evolution: it goes
     // back into the table as it now is.
@@ -164,7 +152,7 @@ public final class TableCommand implements Callable<Integer> {
             formats,
             null,
             mapping.unknownFieldsColumn().orElse(null),
-            new Metrics(),
+            MessageEvents.NONE,
             Clock.systemUTC());
     return new TableReplay(
         rows, destinations, encoder, formats, settings, Clock.systemUTC(), out, err);

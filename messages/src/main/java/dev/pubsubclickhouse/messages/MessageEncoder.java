@@ -1,0 +1,293 @@
+package dev.pubsubclickhouse.messages;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pubsubclickhouse.core.encode.PayloadRejectedException;
+import dev.pubsubclickhouse.core.encode.RowBinaryOutput;
+import dev.pubsubclickhouse.core.encode.RowRejectedException;
+import dev.pubsubclickhouse.core.evolve.ColumnAdder;
+import dev.pubsubclickhouse.core.evolve.ColumnsUnavailableException;
+import dev.pubsubclickhouse.core.write.DeadLetter;
+import dev.pubsubclickhouse.core.write.EncodedRows;
+import dev.pubsubclickhouse.core.write.TargetTable;
+import dev.pubsubclickhouse.messages.payload.PayloadDecompressor;
+import dev.pubsubclickhouse.messages.payload.PayloadFormat;
+import dev.pubsubclickhouse.messages.payload.PayloadFormats;
+import dev.pubsubclickhouse.messages.payload.SchemaUnavailableException;
+import dev.pubsubclickhouse.messages.tables.Route;
+import java.io.IOException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Turns a message into encoded rows: decompress, read the rows in the message's format (JSON, or
+ * Avro or Protocol Buffers with its Pub/Sub schema), add columns for new fields when schema
+ * evolution is on, gather unknown fields into their column when one is configured, add the {@code
+ * _pubsub_*} metadata columns the table has, encode. A message is written whole or not at all: when
+ * its data cannot be read or any of its rows does not fit, the whole message is rejected, with the
+ * reason of each row that does not fit.
+ */
+public final class MessageEncoder {
+  public static final String MESSAGE_ID = "_pubsub_message_id";
+  public static final String PUBLISH_TIME = "_pubsub_publish_time";
+  public static final String ATTRIBUTES = "_pubsub_attributes";
+  public static final String ORDERING_KEY = "_pubsub_ordering_key";
+  public static final String SUBSCRIPTION = "_pubsub_subscription";
+  public static final String DELIVERY_ATTEMPT = "_pubsub_delivery_attempt";
+  public static final String ROW_INDEX = "_pubsub_row_index";
+  public static final String INGESTED_AT = "_ingested_at";
+
+  /** Every column the service fills from the message's metadata when the table has it. */
+  public static final Set<String> METADATA_COLUMNS =
+      Set.of(
+          MESSAGE_ID,
+          PUBLISH_TIME,
+          ATTRIBUTES,
+          ORDERING_KEY,
+          SUBSCRIPTION,
+          DELIVERY_ATTEMPT,
+          ROW_INDEX,
+          INGESTED_AT);
+
+  /** Row reasons named in one rejection; the rest are counted. */
+  private static final int MAX_REASONS = 5;
+
+  private final PayloadDecompressor decompressor;
+  private final PayloadFormats formats;
+  private final ColumnAdder columnAdder;
+  private final String unknownFieldsColumn;
+  private final MessageEvents events;
+  private final Clock clock;
+
+  /**
+   * @param columnAdder adds columns for new fields; null when schema evolution is off
+   * @param unknownFieldsColumn the column that receives the fields no other column takes; null for
+   *     none
+   */
+  public MessageEncoder(
+      PayloadDecompressor decompressor,
+      PayloadFormats formats,
+      ColumnAdder columnAdder,
+      String unknownFieldsColumn,
+      MessageEvents events,
+      Clock clock) {
+    this.decompressor = decompressor;
+    this.formats = formats;
+    this.columnAdder = columnAdder;
+    this.unknownFieldsColumn = unknownFieldsColumn;
+    this.events = events;
+    this.clock = clock;
+  }
+
+  /**
+   * The message read in its format and encoded for the table its route names: what the caller keeps
+   * until the batch is written. {@code format} is null when the route rejects the message (its rows
+   * are then the route's rejection, whatever the schema), {@code schema} when its data could not be
+   * read.
+   */
+  public record Encoding(PayloadFormat format, TargetTable.Snapshot schema, EncodedRows rows) {}
+
+  /**
+   * Encodes a message for the table it is routed to, on the caller's thread. With schema evolution
+   * on, a new field's column is added first, and the caller waits for it.
+   *
+   * @throws UnavailableException when the message's schema or a new field's column could not be had
+   *     now
+   */
+  public Encoding encode(PubSubMessage message, Route route)
+      throws UnavailableException, InterruptedException {
+    if (route.isRejected()) {
+      events.rowsRejected(1);
+      return new Encoding(null, null, EncodedRows.rejected(route.rejection()));
+    }
+    PayloadFormat format;
+    try {
+      format = formats.of(message.attributes());
+    } catch (SchemaUnavailableException e) {
+      throw new UnavailableException(e.getMessage(), e);
+    }
+    TargetTable table = route.destination().table();
+    TargetTable.Snapshot schema = table.current();
+    List<JsonNode> rows;
+    try {
+      rows = read(message, format);
+    } catch (IOException | PayloadRejectedException | RuntimeException e) {
+      return new Encoding(format, schema, unreadable(e));
+    }
+    if (columnAdder != null) {
+      try {
+        schema = columnAdder.columnsFor(table, rows);
+      } catch (ColumnsUnavailableException e) {
+        throw new UnavailableException(e.getMessage(), e);
+      }
+    } else {
+      schema = table.forRows(rows);
+    }
+    return new Encoding(format, schema, encode(message, rows, schema));
+  }
+
+  /**
+   * The message's rows for {@code schema}, or why the message cannot be written. Never throws: an
+   * unexpected failure of the encoder rejects this message, not its batch.
+   */
+  public EncodedRows encode(
+      PubSubMessage message, PayloadFormat format, TargetTable.Snapshot schema) {
+    List<JsonNode> rows;
+    try {
+      rows = read(message, format);
+    } catch (IOException | PayloadRejectedException | RuntimeException e) {
+      return unreadable(e);
+    }
+    return encode(message, rows, schema);
+  }
+
+  /** Why the message's data cannot be read; an unexpected exception rejects it, not its batch. */
+  private EncodedRows unreadable(Exception e) {
+    events.rowsRejected(1);
+    if (e instanceof RuntimeException) {
+      return EncodedRows.rejected("the message could not be read: " + e);
+    }
+    return EncodedRows.rejected(e.getMessage() == null ? e.toString() : e.getMessage());
+  }
+
+  private List<JsonNode> read(PubSubMessage message, PayloadFormat format)
+      throws IOException, PayloadRejectedException {
+    byte[] payload = decompressor.decompress(message.data());
+    events.payloadRead(payload.length);
+    return format.rows(payload);
+  }
+
+  private EncodedRows encode(
+      PubSubMessage message, List<JsonNode> rows, TargetTable.Snapshot schema) {
+    try {
+      return encodeRows(message, rows, schema);
+    } catch (RuntimeException e) {
+      events.rowsRejected(1);
+      return EncodedRows.rejected("the message could not be encoded: " + e);
+    }
+  }
+
+  private EncodedRows encodeRows(
+      PubSubMessage message, List<JsonNode> rows, TargetTable.Snapshot schema) {
+    RowBinaryOutput out = new RowBinaryOutput(Math.max(64, message.data().length));
+    String ingestedAt = clock.instant().toString();
+    boolean keepUnknown =
+        unknownFieldsColumn != null && schema.columns().contains(unknownFieldsColumn);
+    List<String> reasons = new ArrayList<>(0);
+    int rejected = 0;
+    for (int i = 0; i < rows.size(); i++) {
+      ObjectNode row = (ObjectNode) rows.get(i);
+      if (keepUnknown) {
+        gatherUnknownFields(row, schema);
+      }
+      addMetadata(row, i, message, schema.columns(), ingestedAt);
+      try {
+        schema.encoder().encode(row, out);
+      } catch (RowRejectedException e) {
+        rejected++;
+        if (reasons.size() < MAX_REASONS) {
+          reasons.add(rows.size() > 1 ? "row " + i + ": " + e.getMessage() : e.getMessage());
+        }
+      }
+    }
+    if (rejected > 0) {
+      events.rowsRejected(rejected);
+      if (rejected > reasons.size()) {
+        reasons.add("and " + (rejected - reasons.size()) + " more rows");
+      }
+      return EncodedRows.rejected(String.join("; ", reasons));
+    }
+    events.rowsRead(rows.size());
+    return EncodedRows.of(out.toByteArray(), 0, out.size(), rows.size());
+  }
+
+  /**
+   * Copies the fields no column takes into one object in the unknown-fields column (an empty one
+   * when there are none), so that none is dropped silently. A field of the same name as that column
+   * is one of them: the column is the service's to fill.
+   */
+  private void gatherUnknownFields(ObjectNode row, TargetTable.Snapshot schema) {
+    JsonNode own = row.remove(unknownFieldsColumn);
+    List<String> unplaced = schema.encoder().unplacedFields(row);
+    ObjectNode unknown = JsonNodeFactory.instance.objectNode();
+    for (String name : unplaced) {
+      unknown.set(name, row.get(name));
+    }
+    if (own != null) {
+      unknown.set(unknownFieldsColumn, own);
+    }
+    row.set(unknownFieldsColumn, unknown);
+  }
+
+  /**
+   * The message as a dead letter: its data and attributes as published, where it came from, and
+   * why. The dead-letter table shows the data decompressed when it was compressed.
+   */
+  public DeadLetter deadLetter(PubSubMessage message, String identity, String reason) {
+    byte[] readable;
+    try {
+      readable = decompressor.decompress(message.data());
+    } catch (IOException | RuntimeException e) {
+      readable = message.data();
+    }
+    Map<String, String> origin = new LinkedHashMap<>();
+    putPresent(origin, DeadLetter.MESSAGE_ID, message.messageId());
+    putPresent(origin, DeadLetter.PUBLISH_TIME, message.publishTime());
+    putPresent(origin, DeadLetter.SUBSCRIPTION, message.subscription());
+    putPresent(origin, DeadLetter.ORDERING_KEY, message.orderingKey());
+    if (message.deliveryAttempt() != null) {
+      origin.put(DeadLetter.DELIVERY_ATTEMPT, message.deliveryAttempt().toString());
+    }
+    return new DeadLetter(
+        identity, message.data(), readable, message.attributes(), origin, reason, clock.instant());
+  }
+
+  private static void addMetadata(
+      ObjectNode row, int index, PubSubMessage message, Set<String> columns, String ingestedAt) {
+    // An absent id or publish time (an unwrapped push without metadata) is left to the column's
+    // DEFAULT: an empty id would make every such message the same one to a ReplacingMergeTree.
+    putText(row, columns, MESSAGE_ID, message.messageId());
+    putText(row, columns, PUBLISH_TIME, message.publishTime());
+    putText(row, columns, ORDERING_KEY, orEmpty(message.orderingKey()));
+    putText(row, columns, SUBSCRIPTION, orEmpty(message.subscription()));
+    if (columns.contains(DELIVERY_ATTEMPT)) {
+      // Pub/Sub sends it only when the subscription has a dead-letter policy: 0 means unknown.
+      row.put(DELIVERY_ATTEMPT, message.deliveryAttempt() == null ? 0 : message.deliveryAttempt());
+    }
+    if (columns.contains(ROW_INDEX)) {
+      // The row's place in its message, the same on every delivery: with the message id and the
+      // subscription it keys a row, so that redelivered copies collapse (ReplacingMergeTree).
+      row.put(ROW_INDEX, index);
+    }
+    if (columns.contains(ATTRIBUTES)) {
+      ObjectNode attributes = JsonNodeFactory.instance.objectNode();
+      for (Map.Entry<String, String> attribute : message.attributes().entrySet()) {
+        attributes.put(attribute.getKey(), attribute.getValue());
+      }
+      row.set(ATTRIBUTES, attributes);
+    }
+    putText(row, columns, INGESTED_AT, ingestedAt);
+  }
+
+  /** Only what the message has: an absent value and an empty one are both "none" to Pub/Sub. */
+  private static void putPresent(Map<String, String> origin, String key, String value) {
+    if (value != null && !value.isEmpty()) {
+      origin.put(key, value);
+    }
+  }
+
+  private static String orEmpty(String value) {
+    return value == null ? "" : value;
+  }
+
+  private static void putText(ObjectNode row, Set<String> columns, String column, String value) {
+    if (value != null && columns.contains(column)) {
+      row.put(column, value);
+    }
+  }
+}

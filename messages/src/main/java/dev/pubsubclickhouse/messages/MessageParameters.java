@@ -1,0 +1,68 @@
+package dev.pubsubclickhouse.messages;
+
+import dev.pubsubclickhouse.core.config.Parameter;
+
+/**
+ * The parameters that decide how a message becomes rows (its payload's size and schema, its table,
+ * its unknown fields), read alike by the push service and by replay. The push service's table of
+ * parameters lists them among its own.
+ */
+public final class MessageParameters {
+  private MessageParameters() {}
+
+  public static final Parameter PUBSUB_ENDPOINT =
+      Parameter.of(
+          "PUBSUB_ENDPOINT",
+          null,
+          "Pub/Sub host:port override (emulator), plaintext: the dead-letter topic and the schema"
+              + " service.");
+  public static final Parameter MAX_DECOMPRESSED_BYTES =
+      Parameter.of(
+          "MAX_DECOMPRESSED_BYTES", "16777216", "Cap on gzip/zstd message data once decompressed.");
+  public static final Parameter CLICKHOUSE_TABLE_ATTRIBUTE =
+      Parameter.of(
+          "CLICKHOUSE_TABLE_ATTRIBUTE",
+          null,
+          "Message attribute that names the message's table (`table` or `db.table`), one of"
+              + " CLICKHOUSE_TABLES; a message without it goes to CLICKHOUSE_TABLE, one naming"
+              + " another table to the dead letters.");
+  public static final Parameter CLICKHOUSE_TABLES =
+      Parameter.of(
+          "CLICKHOUSE_TABLES",
+          null,
+          "With CLICKHOUSE_TABLE_ATTRIBUTE: the tables a message may name, comma-separated; each"
+              + " is read when a message first names it.");
+  public static final Parameter SCHEMA_EVOLUTION =
+      Parameter.of(
+          "SCHEMA_EVOLUTION",
+          "off",
+          "off, or add_columns: a field no column takes gets a Nullable column typed from its"
+              + " value (ALTER TABLE ... ADD COLUMN IF NOT EXISTS) before its message is written.");
+  public static final Parameter SCHEMA_EVOLUTION_FALLBACK_TYPE =
+      Parameter.of(
+          "SCHEMA_EVOLUTION_FALLBACK_TYPE",
+          "Nullable(String)",
+          "Type of a new column whose first value is an object, an array or a number beyond"
+              + " Int64 (e.g. JSON).");
+  public static final Parameter SCHEMA_EVOLUTION_MAX_NEW_COLUMNS =
+      Parameter.of(
+          "SCHEMA_EVOLUTION_MAX_NEW_COLUMNS",
+          "20",
+          "Columns one instance may add to one table per hour; further new fields get none.");
+  public static final Parameter SCHEMA_EVOLUTION_MAX_TABLE_COLUMNS =
+      Parameter.of(
+          "SCHEMA_EVOLUTION_MAX_TABLE_COLUMNS",
+          "1000",
+          "No column is added to a table that has this many.");
+  public static final Parameter CLICKHOUSE_CLUSTER =
+      Parameter.of(
+          "CLICKHOUSE_CLUSTER",
+          null,
+          "Cluster of the target tables: the service's ALTERs run ON CLUSTER it.");
+  public static final Parameter UNKNOWN_FIELDS_COLUMN =
+      Parameter.of(
+          "UNKNOWN_FIELDS_COLUMN",
+          null,
+          "Column that receives, as one object, the fields no other column takes (String, JSON or"
+              + " Map(String, String)); tables without it ignore unknown fields.");
+}

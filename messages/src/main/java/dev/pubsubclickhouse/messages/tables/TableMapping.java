@@ -1,0 +1,125 @@
+package dev.pubsubclickhouse.messages.tables;
+
+import static dev.pubsubclickhouse.messages.MessageParameters.*;
+
+import dev.pubsubclickhouse.core.config.ConfigReader;
+import dev.pubsubclickhouse.core.config.ConfigurationException;
+import dev.pubsubclickhouse.core.evolve.EvolutionPolicy;
+import dev.pubsubclickhouse.core.schema.TableName;
+import dev.pubsubclickhouse.core.write.TargetTable;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * How messages map onto tables: routing by attribute, schema evolution, and the column that keeps
+ * unknown fields.
+ *
+ * @param tableAttribute the attribute that names a message's table; empty: every message goes to
+ *     the default table
+ * @param allowedTables the tables a message may name (the default table is always allowed)
+ * @param evolution empty when SCHEMA_EVOLUTION=off
+ * @param unknownFieldsColumn the column that receives the fields no other column takes
+ */
+public record TableMapping(
+    TableName defaultTable,
+    Optional<String> tableAttribute,
+    List<TableName> allowedTables,
+    Optional<EvolutionPolicy> evolution,
+    Optional<String> unknownFieldsColumn) {
+
+  public TableMapping {
+    allowedTables = List.copyOf(allowedTables);
+  }
+
+  /** Every message to one table, as it is, unknown fields ignored. */
+  public static TableMapping single(TableName table) {
+    return new TableMapping(table, Optional.empty(), List.of(), Optional.empty(), Optional.empty());
+  }
+
+  /**
+   * @param deadLetterTable CLICKHOUSE_DEAD_LETTER_TABLE, which no message may name: replay writes
+   *     the rows of that table into their target under the message id each names
+   */
+  public static TableMapping read(
+      ConfigReader config, TableName defaultTable, Optional<TableName> deadLetterTable) {
+    Optional<String> attribute = config.optional(CLICKHOUSE_TABLE_ATTRIBUTE);
+    List<TableName> allowed = new ArrayList<>();
+    for (String name : config.optional(CLICKHOUSE_TABLES).orElse("").split(",")) {
+      if (!name.isBlank()) {
+        try {
+          allowed.add(TableName.parse(name.trim(), defaultTable.database()));
+        } catch (IllegalArgumentException e) {
+          throw new ConfigurationException(CLICKHOUSE_TABLES, e.getMessage());
+        }
+      }
+    }
+    if (deadLetterTable.isPresent() && allowed.contains(deadLetterTable.get())) {
+      throw new ConfigurationException(
+          CLICKHOUSE_TABLES,
+          "lists the dead-letter table "
+              + deadLetterTable.get()
+              + " (CLICKHOUSE_DEAD_LETTER_TABLE): a message naming it would write rows that"
+              + " replay takes for dead letters");
+    }
+    if (attribute.isPresent() && allowed.isEmpty()) {
+      throw new ConfigurationException(
+          CLICKHOUSE_TABLES,
+          "is required with CLICKHOUSE_TABLE_ATTRIBUTE: list the tables a message may name");
+    }
+    if (attribute.isEmpty() && !allowed.isEmpty()) {
+      throw new ConfigurationException(
+          CLICKHOUSE_TABLE_ATTRIBUTE, "is required with CLICKHOUSE_TABLES");
+    }
+    Optional<String> column = config.optional(UNKNOWN_FIELDS_COLUMN);
+    return new TableMapping(defaultTable, attribute, allowed, evolution(config), column);
+  }
+
+  /**
+   * Refuses schema evolution for a Distributed table: an ALTER of it changes it alone, not its
+   * shards' tables, which would then refuse every INSERT naming the new column.
+   *
+   * @throws IllegalArgumentException naming the table and the setting
+   */
+  public void checkEvolvable(TargetTable table) {
+    if (evolution.isPresent() && table.current().distributed()) {
+      throw new IllegalArgumentException(
+          "table "
+              + table.name()
+              + " is Distributed, and SCHEMA_EVOLUTION=add_columns cannot add a column to its"
+              + " shards' tables: turn SCHEMA_EVOLUTION off, or add columns ON CLUSTER by hand");
+    }
+  }
+
+  private static Optional<EvolutionPolicy> evolution(ConfigReader config) {
+    String mode = config.required(SCHEMA_EVOLUTION).toLowerCase(Locale.ROOT);
+    switch (mode) {
+      case "off" -> {
+        return Optional.empty();
+      }
+      case "add_columns" -> {}
+      default ->
+          throw new ConfigurationException(
+              SCHEMA_EVOLUTION, "expected off or add_columns, got '" + mode + "'");
+    }
+    String fallback = config.required(SCHEMA_EVOLUTION_FALLBACK_TYPE);
+    try {
+      EvolutionPolicy.checkType(fallback);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigurationException(SCHEMA_EVOLUTION_FALLBACK_TYPE, e.getMessage());
+    }
+    try {
+      return Optional.of(
+          new EvolutionPolicy(
+              fallback,
+              config.integer(SCHEMA_EVOLUTION_MAX_NEW_COLUMNS, 0, 10_000),
+              Duration.ofHours(1),
+              config.integer(SCHEMA_EVOLUTION_MAX_TABLE_COLUMNS, 1, 100_000),
+              config.optional(CLICKHOUSE_CLUSTER)));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigurationException(CLICKHOUSE_CLUSTER, e.getMessage());
+    }
+  }
+}

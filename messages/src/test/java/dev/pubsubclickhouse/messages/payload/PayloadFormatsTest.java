@@ -1,0 +1,238 @@
+package dev.pubsubclickhouse.messages.payload;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.api.gax.grpc.GrpcStatusCode;
+import com.google.api.gax.rpc.ApiException;
+import com.google.api.gax.rpc.ApiExceptionFactory;
+import com.google.pubsub.v1.Schema;
+import dev.pubsubclickhouse.core.encode.PayloadRejectedException;
+import io.grpc.Status;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class PayloadFormatsTest {
+  private static final String NAME = "projects/p/schemas/s";
+  private static final String PROTO = "syntax = \"proto3\";\nmessage M { string a = 1; }";
+
+  private final List<String> fetched = new ArrayList<>();
+  private final AtomicLong clock = new AtomicLong();
+
+  private PayloadFormats formats(Schema.Type type, String definition) {
+    return new PayloadFormats(
+        resource -> {
+          fetched.add(resource);
+          return Schema.newBuilder().setType(type).setDefinition(definition).build();
+        },
+        clock::get);
+  }
+
+  private static Map<String, String> attributes(String revision, String encoding) {
+    return revision == null
+        ? Map.of("googclient_schemaname", NAME, "googclient_schemaencoding", encoding)
+        : Map.of(
+            "googclient_schemaname", NAME,
+            "googclient_schemarevisionid", revision,
+            "googclient_schemaencoding", encoding);
+  }
+
+  private static String rejection(PayloadFormat format, String data) {
+    try {
+      format.rows(data.getBytes(StandardCharsets.UTF_8));
+    } catch (PayloadRejectedException e) {
+      return e.getMessage();
+    }
+    throw new AssertionError("accepted " + data);
+  }
+
+  @Test
+  void aMessageWithoutSchemaAttributesIsJson() throws Exception {
+    assertThat(formats(Schema.Type.AVRO, "").of(Map.of("a", "b"))).isSameAs(PayloadFormat.JSON);
+    assertThat(fetched).isEmpty();
+  }
+
+  @Test
+  void aRevisionIsFetchedOnceAndTheNewestAgainAfterAMinute() throws Exception {
+    PayloadFormats formats = formats(Schema.Type.PROTOCOL_BUFFER, PROTO);
+    PayloadFormat first = formats.of(attributes("r1", "JSON"));
+    assertThat(formats.of(attributes("r1", "JSON"))).isSameAs(first);
+    formats.of(attributes(null, "JSON"));
+    formats.of(attributes(null, "JSON"));
+    clock.addAndGet(Duration.ofMinutes(1).toNanos());
+    formats.of(attributes("r1", "JSON"));
+    formats.of(attributes(null, "JSON"));
+    assertThat(fetched).containsExactly(NAME + "@r1", NAME, NAME);
+    assertThat(first.rows("{\"a\":\"x\"}".getBytes()).get(0).toString()).isEqualTo("{\"a\":\"x\"}");
+  }
+
+  @Test
+  void aFetchThatFailsIsUnavailable() {
+    PayloadFormats formats =
+        new PayloadFormats(
+            resource -> {
+              throw new java.io.IOException("UNAVAILABLE: io exception");
+            });
+    assertThatThrownBy(() -> formats.of(attributes("r1", "BINARY")))
+        .isInstanceOf(SchemaUnavailableException.class)
+        .hasMessage("schema " + NAME + "@r1 could not be fetched: UNAVAILABLE: io exception");
+  }
+
+  private static ApiException grpcFailure(Status status) {
+    return ApiExceptionFactory.createException(
+        status.withDescription("the answer").asRuntimeException(),
+        GrpcStatusCode.of(status.getCode()),
+        false);
+  }
+
+  @Test
+  void aSchemaPubSubDoesNotKnowRejectsItsMessagesAndIsAskedForAgainOnlyAfterAMinute()
+      throws Exception {
+    for (Status status : List.of(Status.NOT_FOUND, Status.INVALID_ARGUMENT)) {
+      fetched.clear();
+      PayloadFormats formats =
+          new PayloadFormats(
+              resource -> {
+                fetched.add(resource);
+                throw grpcFailure(status);
+              },
+              clock::get);
+      PayloadFormat format = formats.of(attributes("r1", "BINARY"));
+      assertThat(rejection(format, "{}"))
+          .startsWith(
+              "schema "
+                  + NAME
+                  + "@r1 is not in Pub/Sub's schema service ("
+                  + status.getCode()
+                  + "): ")
+          .contains("the answer");
+      assertThat(formats.of(attributes("r1", "BINARY"))).isSameAs(format);
+      assertThat(fetched).as("kept for a while").containsExactly(NAME + "@r1");
+      clock.addAndGet(PayloadFormats.NEWEST_REVISION_KEPT_FOR.toNanos());
+      formats.of(attributes("r1", "BINARY"));
+      assertThat(fetched).as("asked again").containsExactly(NAME + "@r1", NAME + "@r1");
+    }
+  }
+
+  @Test
+  void aSchemaTheServiceMayNotReadIsUnavailableNotRejected() {
+    PayloadFormats formats =
+        new PayloadFormats(
+            resource -> {
+              throw grpcFailure(Status.PERMISSION_DENIED);
+            });
+    assertThatThrownBy(() -> formats.of(attributes("r1", "BINARY")))
+        .isInstanceOf(SchemaUnavailableException.class)
+        .hasMessageContaining("PERMISSION_DENIED");
+  }
+
+  @Test
+  void aSchemaThatCannotBeUsedRejectsEveryMessageWithTheReason() throws Exception {
+    assertThat(
+            rejection(
+                formats(Schema.Type.AVRO, "{\"type\":\"string\"}").of(attributes("r", "JSON")),
+                "\"x\""))
+        .isEqualTo(
+            "schema "
+                + NAME
+                + "@r cannot be used: the Avro schema is a STRING, not a record: rows"
+                + " need named fields");
+    assertThat(
+            rejection(
+                formats(Schema.Type.PROTOCOL_BUFFER, PROTO + "\nmessage N { int32 b = 1; }")
+                    .of(attributes("r", "JSON")),
+                "{}"))
+        .isEqualTo(
+            "schema "
+                + NAME
+                + "@r cannot be used: a Pub/Sub schema holds one top-level message"
+                + " type; this one holds 2");
+    assertThat(
+            rejection(
+                formats(
+                        Schema.Type.PROTOCOL_BUFFER,
+                        "syntax = \"proto3\";\nmessage M { strin a = 1; }")
+                    .of(attributes("r", "JSON")),
+                "{}"))
+        .startsWith("schema " + NAME + "@r cannot be used: not a valid .proto: ");
+    assertThat(rejection(formats(Schema.Type.AVRO, "{}").of(attributes("r", "TEXT")), "{}"))
+        .isEqualTo("attribute googclient_schemaencoding is 'TEXT', not JSON or BINARY");
+  }
+
+  /**
+   * Avro refuses these with AvroRuntimeExceptions that are not SchemaParseExceptions; the schema
+   * will not read otherwise on the next delivery, so its messages are dead-lettered, not answered
+   * 503 until Pub/Sub gives up on them.
+   */
+  @Test
+  void anAvroSchemaAvroRefusesRejectsEveryMessageRatherThanBeingUnavailable() throws Exception {
+    String invalidDefault =
+        "{\"type\":\"record\",\"name\":\"R\",\"fields\":["
+            + "{\"name\":\"a\",\"type\":\"int\",\"default\":\"x\"}]}";
+    assertThat(
+            rejection(
+                formats(Schema.Type.AVRO, invalidDefault).of(attributes("r", "BINARY")), "\u0002"))
+        .isEqualTo(
+            "schema "
+                + NAME
+                + "@r cannot be used: not an Avro schema: Invalid default for field a: \"x\" not"
+                + " a \"int\"");
+    String duplicateField =
+        "{\"type\":\"record\",\"name\":\"R\",\"fields\":["
+            + "{\"name\":\"a\",\"type\":\"int\"},{\"name\":\"a\",\"type\":\"int\"}]}";
+    assertThat(
+            rejection(
+                formats(Schema.Type.AVRO, duplicateField).of(attributes("r", "BINARY")),
+                "\u0002\u0002"))
+        .startsWith("schema " + NAME + "@r cannot be used: not an Avro schema: Duplicate field a");
+  }
+
+  /** Two messages in one, or one and garbage: the decoders read the first and stop there. */
+  @Test
+  void jsonEncodedDataWithContentAfterTheMessageIsRejectedNotCutShort() throws Exception {
+    PayloadFormat avro =
+        formats(
+                Schema.Type.AVRO,
+                "{\"type\":\"record\",\"name\":\"R\",\"fields\":[{\"name\":\"a\",\"type\":\"string\"}]}")
+            .of(attributes("r", "JSON"));
+    PayloadFormat proto = formats(Schema.Type.PROTOCOL_BUFFER, PROTO).of(attributes("r", "JSON"));
+    for (PayloadFormat format : List.of(avro, proto)) {
+      assertThat(format.rows("{\"a\":\"x\"}\n".getBytes()).get(0).toString())
+          .isEqualTo("{\"a\":\"x\"}");
+      assertThat(rejection(format, "{\"a\":\"x\"} {\"a\":\"y\"}"))
+          .endsWith(": content after the message");
+      assertThat(rejection(format, "{\"a\":\"x\"}]")).endsWith(": content after the message");
+    }
+  }
+
+  /**
+   * A byte order mark before the message, which protobuf-java's JSON parser skips (RFC 8259 lets a
+   * parser ignore it), is not content after the message.
+   */
+  @Test
+  void protoJsonAfterAByteOrderMarkIsNotRejectedAsContentAfterTheMessage() throws Exception {
+    PayloadFormat proto = formats(Schema.Type.PROTOCOL_BUFFER, PROTO).of(attributes("r", "JSON"));
+    assertThat(proto.rows("\uFEFF{\"a\":\"x\"}".getBytes(StandardCharsets.UTF_8)).get(0).toString())
+        .as("stored before the trailing-content check; now dead-lettered as content after it")
+        .isEqualTo("{\"a\":\"x\"}");
+  }
+
+  @Test
+  void protoFieldsWithoutPresenceAreAlwaysWrittenAndUnsetOnesWithPresenceAreLeftOut()
+      throws Exception {
+    PayloadFormat format =
+        formats(
+                Schema.Type.PROTOCOL_BUFFER,
+                "syntax = \"proto3\";\nmessage M { int32 n = 1; optional int32 o = 2;"
+                    + " repeated string r = 3; M2 m = 4; message M2 { bool b = 1; } }")
+            .of(attributes("r", "JSON"));
+    assertThat(format.rows("{}".getBytes()).get(0).toString()).isEqualTo("{\"n\":0,\"r\":[]}");
+    assertThat(format.rows("{\"o\":0,\"m\":{}}".getBytes()).get(0).toString())
+        .isEqualTo("{\"n\":0,\"o\":0,\"r\":[],\"m\":{\"b\":false}}");
+  }
+}
