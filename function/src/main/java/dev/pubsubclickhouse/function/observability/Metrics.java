@@ -51,7 +51,8 @@ public final class Metrics extends MetricRegistries {
   public final Counter viewFailures =
       counter(
           "view-failures",
-          "INSERTs whose rows reached the target table but a materialized view on it failed.");
+          "INSERTs a materialized view failed on: their rows are in the target table, or, when"
+              + " its engine keeps nothing, written again apart.");
   public final Counter columnsAdded =
       counter("schema-columns-added", "Columns schema evolution added for new fields.");
   public final Counter fieldsNotAdded =
