@@ -89,18 +89,42 @@ class PushAuthenticationIT {
         : twosComplement;
   }
 
+  /** A token as Google issues them: valid for 1 hour, here ending {@code expiresInSeconds} on. */
   private String token(
       KeyPair signer, String audience, String issuer, String email, long expiresInSeconds)
       throws Exception {
     long now = System.currentTimeMillis() / 1000;
+    return token(
+        signer, audience, issuer, email, now + expiresInSeconds - 3600, now + expiresInSeconds);
+  }
+
+  /** A token of the push account issued and expiring {@code iat} and {@code exp} from now. */
+  private String timedToken(Long iat, Long exp) throws Exception {
+    long now = System.currentTimeMillis() / 1000;
+    return token(
+        google,
+        AUDIENCE,
+        ISSUER,
+        PUSHER,
+        iat == null ? null : now + iat,
+        exp == null ? null : now + exp);
+  }
+
+  /**
+   * @param issuedAt epoch seconds, or null for a token without {@code iat}
+   * @param expiresAt epoch seconds, or null for a token without {@code exp}
+   */
+  private static String token(
+      KeyPair signer, String audience, String issuer, String email, Long issuedAt, Long expiresAt)
+      throws Exception {
     JsonWebSignature.Header header =
         new JsonWebSignature.Header().setAlgorithm("RS256").setKeyId("google-1");
     JsonWebToken.Payload payload =
         new JsonWebToken.Payload()
             .setAudience(audience)
             .setIssuer(issuer)
-            .setIssuedAtTimeSeconds(now - 10)
-            .setExpirationTimeSeconds(now + expiresInSeconds)
+            .setIssuedAtTimeSeconds(issuedAt)
+            .setExpirationTimeSeconds(expiresAt)
             .setSubject("1234567890");
     payload.set("email", email);
     payload.set("email_verified", true);
@@ -144,6 +168,41 @@ class PushAuthenticationIT {
   @Test
   void anExpiredTokenIs401() throws Exception {
     assertThat(push("Bearer " + token(google, AUDIENCE, ISSUER, PUSHER, -3600))).isEqualTo(401);
+  }
+
+  @Test
+  void aTokenWithoutAnExpiryIs401() throws Exception {
+    assertThat(push("Bearer " + timedToken(-10L, null))).isEqualTo(401);
+  }
+
+  @Test
+  void aTokenWithoutItsIssueTimeIs401() throws Exception {
+    assertThat(push("Bearer " + timedToken(null, 600L))).isEqualTo(401);
+  }
+
+  @Test
+  void aTokenIssuedAnHourAheadIs401() throws Exception {
+    assertThat(push("Bearer " + timedToken(3600L, 4200L))).isEqualTo(401);
+  }
+
+  @Test
+  void aTokenIssuedWithinTheSkewAheadIsAdmitted() throws Exception {
+    assertThat(push("Bearer " + timedToken(30L, 3630L))).isEqualTo(204);
+  }
+
+  @Test
+  void aTokenValidForTenYearsIs401() throws Exception {
+    assertThat(push("Bearer " + timedToken(-10L, 10L * 365 * 86_400))).isEqualTo(401);
+  }
+
+  @Test
+  void aTokenExpiredWithinTheSkewIsAdmitted() throws Exception {
+    assertThat(push("Bearer " + timedToken(-3630L, -30L))).isEqualTo(204);
+  }
+
+  @Test
+  void aTokenExpiredBeyondTheSkewIs401() throws Exception {
+    assertThat(push("Bearer " + timedToken(-3690L, -90L))).isEqualTo(401);
   }
 
   @Test
