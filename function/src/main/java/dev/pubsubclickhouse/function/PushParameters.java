@@ -99,6 +99,13 @@ public final class PushParameters {
           null,
           "When set, every push request must carry a Google-signed OIDC token for this audience"
               + " (the subscription's push audience, usually the service URL); else 401.");
+  public static final Parameter PUSH_AUTH =
+      Parameter.of(
+          "PUSH_AUTH",
+          null,
+          "none: the service checks no push token, on purpose (Cloud Run's IAM, roles/run.invoker,"
+              + " guards it, or a local run); silences the start-up warning that says so. Not"
+              + " with PUSH_AUDIENCE.");
   public static final Parameter PUSH_SERVICE_ACCOUNT =
       Parameter.of(
           "PUSH_SERVICE_ACCOUNT",
@@ -123,6 +130,13 @@ public final class PushParameters {
   public static final Parameter SUMMARY_INTERVAL_SECONDS =
       Parameter.of("SUMMARY_INTERVAL_SECONDS", "60", "One summary log line per interval.");
   public static final Parameter PORT = Parameter.of("PORT", "8080", "HTTP port.");
+  public static final Parameter METRICS_PORT =
+      Parameter.of(
+          "METRICS_PORT",
+          null,
+          "Port of a second listener that serves only GET /metrics, for a Prometheus sidecar. With"
+              + " PUSH_AUDIENCE set, /metrics is served only there (unset: no metrics endpoint; the"
+              + " OTLP push still works); without, on PORT as well.");
   public static final Parameter CLICKHOUSE_TABLE_ATTRIBUTE =
       Parameter.of(
           "CLICKHOUSE_TABLE_ATTRIBUTE",
@@ -242,12 +256,14 @@ public final class PushParameters {
             MAX_DECOMPRESSED_BYTES,
             PUSH_UNWRAPPED,
             PUSH_AUDIENCE,
+            PUSH_AUTH,
             PUSH_SERVICE_ACCOUNT,
             PUSH_ALLOW_ANY_SERVICE_ACCOUNT,
             PUSH_TOKEN_ISSUER,
             PUSH_TOKEN_CERTS_URL,
             SUMMARY_INTERVAL_SECONDS,
             PORT,
+            METRICS_PORT,
             SecretManagerAccess.ENDPOINT,
             CLICKHOUSE_TABLE_ATTRIBUTE,
             CLICKHOUSE_TABLES,

@@ -54,6 +54,64 @@ class PushConfigTest {
   }
 
   @Test
+  void withoutATokenCheckStartUpWarnsNamingPushAudienceAndCloudRunsIam() {
+    assertThat(read(Map.of()).unauthenticatedWarning())
+        .hasValueSatisfying(
+            warning ->
+                assertThat(warning)
+                    .startsWith("push requests are not authenticated: PUSH_AUDIENCE is not set")
+                    .contains("only Cloud Run's IAM (roles/run.invoker) guards this service")
+                    .contains("PUSH_AUTH=none"));
+  }
+
+  @Test
+  void pushAuthNoneSaysNoTokenCheckIsIntended() {
+    PushConfig config = read(Map.of("PUSH_AUTH", "none"));
+    assertThat(config.authenticator()).isEmpty();
+    assertThat(config.unauthenticatedWarning()).isEmpty();
+  }
+
+  @Test
+  void aTokenCheckNeedsNoWarning() {
+    PushConfig config =
+        read(
+            Map.of(
+                "PUSH_AUDIENCE", "https://svc.example.run",
+                "PUSH_SERVICE_ACCOUNT", "pusher@p.iam.gserviceaccount.com"));
+    assertThat(config.unauthenticatedWarning()).isEmpty();
+  }
+
+  @Test
+  void pushAuthNoneWithAnAudienceIsAContradiction() {
+    assertThatThrownBy(
+            () ->
+                read(
+                    Map.of(
+                        "PUSH_AUTH", "none",
+                        "PUSH_AUDIENCE", "https://svc.example.run",
+                        "PUSH_SERVICE_ACCOUNT", "pusher@p.iam.gserviceaccount.com")))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage(
+            "PUSH_AUTH: none contradicts PUSH_AUDIENCE, which turns the token check on; set one");
+  }
+
+  @Test
+  void pushAuthTakesOnlyNone() {
+    assertThatThrownBy(() -> read(Map.of("PUSH_AUTH", "iam")))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage("PUSH_AUTH: expected none (or unset), got 'iam'");
+  }
+
+  @Test
+  void theMetricsPortIsAPortOfItsOwn() {
+    assertThat(read(Map.of()).metricsPort()).isEmpty();
+    assertThat(read(Map.of("METRICS_PORT", "9464")).metricsPort()).hasValue(9464);
+    assertThatThrownBy(() -> read(Map.of("PORT", "9464", "METRICS_PORT", "9464")))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage("METRICS_PORT: must differ from PORT (9464)");
+  }
+
+  @Test
   void theDeadLetterTableIsNoTableAMessageMayName() {
     Map<String, String> env =
         Map.of(
