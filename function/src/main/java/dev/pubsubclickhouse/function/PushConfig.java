@@ -154,7 +154,7 @@ public record PushConfig(
     }
     return Optional.of(
         new MetricsExport(
-            config.httpUrl(OTEL_EXPORTER_OTLP_METRICS_ENDPOINT),
+            config.secureUrl(OTEL_EXPORTER_OTLP_METRICS_ENDPOINT),
             Duration.ofMillis(config.longValue(OTEL_METRIC_EXPORT_INTERVAL, 1_000, 3_600_000)),
             MetricsExport.resourceAttributes(
                 config.keyValues(OTEL_RESOURCE_ATTRIBUTES),
@@ -246,6 +246,6 @@ public record PushConfig(
             audience.get(),
             config.required(PUSH_TOKEN_ISSUER),
             account.orElse(null),
-            config.httpUrl(PUSH_TOKEN_CERTS_URL).toString()));
+            config.secureUrl(PUSH_TOKEN_CERTS_URL).toString()));
   }
 }

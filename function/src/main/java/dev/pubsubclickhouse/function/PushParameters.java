@@ -126,7 +126,8 @@ public final class PushParameters {
       Parameter.of(
           "PUSH_TOKEN_CERTS_URL",
           "https://www.googleapis.com/oauth2/v3/certs",
-          "Where the token signing keys (a JWK set) are published.");
+          "Where the token signing keys (a JWK set) are published: https://, or http:// to this"
+              + " machine.");
   public static final Parameter SUMMARY_INTERVAL_SECONDS =
       Parameter.of("SUMMARY_INTERVAL_SECONDS", "60", "One summary log line per interval.");
   public static final Parameter PORT = Parameter.of("PORT", "8080", "HTTP port.");
@@ -197,7 +198,8 @@ public final class PushParameters {
           "Push the metrics over OTLP/HTTP to this URL as well, e.g."
               + " https://telemetry.googleapis.com/v1/metrics (Cloud Monitoring, no sidecar; called"
               + " with the service account's credentials, which need roles/monitoring.metricWriter"
-              + " and roles/telemetry.metricsWriter); unset: GET /metrics only.");
+              + " and roles/telemetry.metricsWriter); https://, or http:// to this machine (a"
+              + " collector beside it); unset: GET /metrics only.");
   public static final Parameter OTEL_METRIC_EXPORT_INTERVAL =
       Parameter.of(
           "OTEL_METRIC_EXPORT_INTERVAL",

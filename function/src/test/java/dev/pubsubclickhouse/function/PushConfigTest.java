@@ -112,6 +112,42 @@ class PushConfigTest {
   }
 
   @Test
+  void theTokenKeysComeOverHttpsOrFromThisMachine() {
+    Map<String, String> audience =
+        Map.of(
+            "PUSH_AUDIENCE", "https://svc.example.run",
+            "PUSH_SERVICE_ACCOUNT", "pusher@p.iam.gserviceaccount.com");
+    Map<String, String> local = new HashMap<>(audience);
+    local.put("PUSH_TOKEN_CERTS_URL", "http://127.0.0.1:9000/certs");
+    assertThat(read(local).authenticator()).isPresent();
+    Map<String, String> elsewhere = new HashMap<>(audience);
+    elsewhere.put("PUSH_TOKEN_CERTS_URL", "http://www.googleapis.com/oauth2/v3/certs");
+    assertThatThrownBy(() -> read(elsewhere))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage(
+            "PUSH_TOKEN_CERTS_URL: must be https:// (http:// only to this machine: 127.0.0.0/8,"
+                + " ::1, localhost), got 'http://www.googleapis.com/oauth2/v3/certs'");
+  }
+
+  @Test
+  void metricsArePushedOverHttpsOrToThisMachine() {
+    assertThat(
+            read(Map.of("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "http://localhost:4318/v1/metrics"))
+                .metricsExport())
+        .isPresent();
+    assertThatThrownBy(
+            () ->
+                read(
+                    Map.of(
+                        "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+                        "http://telemetry.googleapis.com/v1/metrics")))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage(
+            "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: must be https:// (http:// only to this machine:"
+                + " 127.0.0.0/8, ::1, localhost), got 'http://telemetry.googleapis.com/v1/metrics'");
+  }
+
+  @Test
   void theDeadLetterTableIsNoTableAMessageMayName() {
     Map<String, String> env =
         Map.of(
