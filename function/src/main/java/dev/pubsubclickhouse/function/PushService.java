@@ -109,7 +109,6 @@ public final class PushService {
   public static PushService start(PushConfig config) {
     JsonLog.neverPrint(config.clickHouse().password().reveal());
     JsonLog.traceProject(config.googleProject().orElse(null));
-    config.unauthenticatedWarning().ifPresent(warning -> JsonLog.warning(warning, Map.of()));
     List<MeterRegistry> exports =
         config
             .metricsExport()
@@ -138,6 +137,8 @@ public final class PushService {
               : null;
       PushService service =
           new PushService(config, client, http, metrics, metricsServer, topicSink);
+      // Once it starts: a start refused for a wrong setting says that one line only.
+      config.unauthenticatedWarning().ifPresent(warning -> JsonLog.warning(warning, Map.of()));
       service.readiness.start();
       return service;
     } catch (RuntimeException | IOException e) {
