@@ -501,7 +501,7 @@ variable "clickhouse_settings" {
 
 variable "verify_push_token" {
   type        = bool
-  description = "Also verify the push OIDC token inside the application: sets PUSH_AUDIENCE and PUSH_SERVICE_ACCOUNT. Cloud Run's IAM check (run.invoker) applies either way."
+  description = "Also verify the push OIDC token inside the application: sets PUSH_AUDIENCE and PUSH_SERVICE_ACCOUNT (off: PUSH_AUTH=none). Cloud Run's IAM check (run.invoker) applies either way. Its probes then tell no reason to callers without a token, and /metrics is not on the push port: not with enable_managed_prometheus."
   default     = false
 }
 

@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The running push service: one ClickHouse client, the batcher, the dead-letter sinks and the
@@ -50,6 +51,8 @@ public final class PushService {
   private final DeadLetterTopic topicSink;
   private final SchemaService schemas;
   private final Housekeeping housekeeping;
+  private final MetricsServer metricsServer;
+  private final AtomicReference<String> loggedPingFailure = new AtomicReference<>();
   private final AtomicInteger activeRequests = new AtomicInteger();
   private volatile boolean requestsCountedByItsServer;
   private final RequestMemoryBudget requestMemory;
@@ -62,8 +65,10 @@ public final class PushService {
       Client client,
       ClickHouseHttp http,
       Metrics metrics,
+      MetricsServer metricsServer,
       DeadLetterTopic topicSink) {
     this.config = config;
+    this.metricsServer = metricsServer;
     this.client = client;
     this.deadlines = new AnswerDeadlines(config.batch().answerTimeout());
     this.parser = new PushRequestParser(config.pushUnwrapped());
@@ -109,6 +114,15 @@ public final class PushService {
             .metricsExport()
             .map(export -> List.<MeterRegistry>of(export.registry(config.googleProject())))
             .orElse(List.of());
+    Metrics metrics = new Metrics(exports);
+    MetricsServer metricsServer;
+    try {
+      metricsServer =
+          config.metricsPort().map(port -> MetricsServer.start(port, metrics)).orElse(null);
+    } catch (IllegalStateException e) {
+      metrics.closeExports();
+      throw e;
+    }
     Client client =
         ClickHouseClients.open(
             config.clickHouse(),
@@ -121,12 +135,16 @@ public final class PushService {
               ? DeadLetterTopic.open(
                   config.deadLetterTopic().get(), config.pubsubEndpoint().orElse(null))
               : null;
-      PushService service = new PushService(config, client, http, new Metrics(exports), topicSink);
+      PushService service =
+          new PushService(config, client, http, metrics, metricsServer, topicSink);
+      // Once it starts: a start refused for a wrong setting says that one line only.
+      config.unauthenticatedWarning().ifPresent(warning -> JsonLog.warning(warning, Map.of()));
       service.readiness.start();
       return service;
     } catch (RuntimeException | IOException e) {
       client.close();
-      exports.forEach(MeterRegistry::close);
+      closeQuietly(metricsServer);
+      metrics.closeExports();
       throw new IllegalStateException(failure(config, e), e);
     }
   }
@@ -269,9 +287,21 @@ public final class PushService {
     if (notReady.isPresent()) {
       return notReady;
     }
-    return client.ping(2_000)
-        ? Optional.empty()
-        : Optional.of("ClickHouse at " + config.clickHouse().url() + " does not answer a ping");
+    if (client.ping(2_000)) {
+      loggedPingFailure.set(null);
+      return Optional.empty();
+    }
+    String reason = "ClickHouse at " + config.clickHouse().url() + " does not answer a ping";
+    // Probes come every few seconds: the reason is logged when it begins, not at each.
+    if (loggedPingFailure.getAndSet(reason) == null) {
+      JsonLog.warning("unhealthy; answering /healthz 503", Map.of("reason", reason));
+    }
+    return Optional.of(reason);
+  }
+
+  /** Where {@code GET /metrics} is served on a port of its own, if it is. */
+  Optional<Integer> metricsPort() {
+    return Optional.ofNullable(metricsServer).map(MetricsServer::port);
   }
 
   /** Waits up to {@code timeout} for the write path to open; true when it did. */
@@ -315,7 +345,19 @@ public final class PushService {
     JsonLog.info(
         "push service stopped", Map.of("drained", drained, "unanswered", requestsInProgress()));
     client.close();
+    closeQuietly(metricsServer);
     metrics.closeExports(); // last: a slow receiver may hold it until the process is killed
+  }
+
+  private static void closeQuietly(MetricsServer server) {
+    if (server == null) {
+      return;
+    }
+    try {
+      server.close();
+    } catch (Exception e) {
+      JsonLog.warning("the metrics listener did not stop", Map.of("error", e.toString()));
+    }
   }
 
   private void logSummary() {

@@ -54,6 +54,100 @@ class PushConfigTest {
   }
 
   @Test
+  void withoutATokenCheckStartUpWarnsNamingPushAudienceAndCloudRunsIam() {
+    assertThat(read(Map.of()).unauthenticatedWarning())
+        .hasValueSatisfying(
+            warning ->
+                assertThat(warning)
+                    .startsWith("push requests are not authenticated: PUSH_AUDIENCE is not set")
+                    .contains("only Cloud Run's IAM (roles/run.invoker) guards this service")
+                    .contains("PUSH_AUTH=none"));
+  }
+
+  @Test
+  void pushAuthNoneSaysNoTokenCheckIsIntended() {
+    PushConfig config = read(Map.of("PUSH_AUTH", "none"));
+    assertThat(config.authenticator()).isEmpty();
+    assertThat(config.unauthenticatedWarning()).isEmpty();
+  }
+
+  @Test
+  void aTokenCheckNeedsNoWarning() {
+    PushConfig config =
+        read(
+            Map.of(
+                "PUSH_AUDIENCE", "https://svc.example.run",
+                "PUSH_SERVICE_ACCOUNT", "pusher@p.iam.gserviceaccount.com"));
+    assertThat(config.unauthenticatedWarning()).isEmpty();
+  }
+
+  @Test
+  void pushAuthNoneWithAnAudienceIsAContradiction() {
+    assertThatThrownBy(
+            () ->
+                read(
+                    Map.of(
+                        "PUSH_AUTH", "none",
+                        "PUSH_AUDIENCE", "https://svc.example.run",
+                        "PUSH_SERVICE_ACCOUNT", "pusher@p.iam.gserviceaccount.com")))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage(
+            "PUSH_AUTH: none contradicts PUSH_AUDIENCE, which turns the token check on; set one");
+  }
+
+  @Test
+  void pushAuthTakesOnlyNone() {
+    assertThatThrownBy(() -> read(Map.of("PUSH_AUTH", "iam")))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage("PUSH_AUTH: expected none (or unset), got 'iam'");
+  }
+
+  @Test
+  void theMetricsPortIsAPortOfItsOwn() {
+    assertThat(read(Map.of()).metricsPort()).isEmpty();
+    assertThat(read(Map.of("METRICS_PORT", "9464")).metricsPort()).hasValue(9464);
+    assertThatThrownBy(() -> read(Map.of("PORT", "9464", "METRICS_PORT", "9464")))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage("METRICS_PORT: must differ from PORT (9464)");
+  }
+
+  @Test
+  void theTokenKeysComeOverHttpsOrFromThisMachine() {
+    Map<String, String> audience =
+        Map.of(
+            "PUSH_AUDIENCE", "https://svc.example.run",
+            "PUSH_SERVICE_ACCOUNT", "pusher@p.iam.gserviceaccount.com");
+    Map<String, String> local = new HashMap<>(audience);
+    local.put("PUSH_TOKEN_CERTS_URL", "http://127.0.0.1:9000/certs");
+    assertThat(read(local).authenticator()).isPresent();
+    Map<String, String> elsewhere = new HashMap<>(audience);
+    elsewhere.put("PUSH_TOKEN_CERTS_URL", "http://www.googleapis.com/oauth2/v3/certs");
+    assertThatThrownBy(() -> read(elsewhere))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage(
+            "PUSH_TOKEN_CERTS_URL: must be https:// (http:// only to this machine: 127.0.0.0/8,"
+                + " ::1, localhost), got 'http://www.googleapis.com/oauth2/v3/certs'");
+  }
+
+  @Test
+  void metricsArePushedOverHttpsOrToThisMachine() {
+    assertThat(
+            read(Map.of("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "http://localhost:4318/v1/metrics"))
+                .metricsExport())
+        .isPresent();
+    assertThatThrownBy(
+            () ->
+                read(
+                    Map.of(
+                        "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+                        "http://telemetry.googleapis.com/v1/metrics")))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage(
+            "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: must be https:// (http:// only to this machine:"
+                + " 127.0.0.0/8, ::1, localhost), got 'http://telemetry.googleapis.com/v1/metrics'");
+  }
+
+  @Test
   void theDeadLetterTableIsNoTableAMessageMayName() {
     Map<String, String> env =
         Map.of(
