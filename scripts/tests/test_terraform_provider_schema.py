@@ -1,7 +1,9 @@
 """scripts/terraform-provider-schema.py on a package cut down to one resource and the provider:
 the schema lines it writes, the header, and what a base file leaves out."""
 
+import contextlib
 import importlib.util
+import io
 import json
 import os
 import tempfile
@@ -83,7 +85,8 @@ class TerraformProviderSchemaTest(unittest.TestCase):
 
     def test_the_file_has_the_header_and_sorted_lines(self):
         out = os.path.join(self.tmp.name, "google.txt")
-        schema.main([self.package, "google", out])
+        with contextlib.redirect_stdout(io.StringIO()):
+            schema.main([self.package, "google", out])
         self.assertEqual(self.read("google.txt"), (
             "# Terraform provider google 6.50.0: every resource, data source and the provider"
             " block,\n"
@@ -98,7 +101,8 @@ class TerraformProviderSchemaTest(unittest.TestCase):
         with open(base, "w") as f:
             f.write("provider google: project\n")
         out = os.path.join(self.tmp.name, "google-beta.txt")
-        schema.main([self.package, "google-beta", out, base])
+        with contextlib.redirect_stdout(io.StringIO()):
+            schema.main([self.package, "google-beta", out, base])
         self.assertEqual(self.read("google-beta.txt").splitlines()[3:], [
             "# Only the entries that differ from the base provider's file are listed.",
             "resource google_pubsub_topic: name retention{days =effective} =id",
