@@ -15,12 +15,10 @@ from benchsuite.processes import parse_wrk_output
 from benchsuite.push import least_disturbed
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SUITE_RUN = os.path.join(REPO, "docs", "perf")
+SUITE_RUN = os.path.join(REPO, "docs", "perf", "runs", "2026-12-02")
 SUITE_STEM = "results-2026-12-02"
-SUITE_PLOTS = {"push-throughput.svg": "push-throughput-2026-12-02.svg",
-               "push-latency.svg": "push-latency-2026-12-02.svg",
-               "fleet-parts.svg": "fleet-parts-2026-12-02.svg"}
-CLUSTER_RUN = os.path.join(REPO, "docs", "perf", "cluster-2026-12-01")
+SUITE_PLOTS = ["push-throughput.svg", "push-latency.svg", "fleet-parts.svg"]
+CLUSTER_RUN = os.path.join(REPO, "docs", "perf", "runs", "2026-12-01", "cluster-2026-12-01")
 
 
 def read(path):
@@ -38,14 +36,13 @@ class SuiteReportTest(unittest.TestCase):
             self.assertEqual(printed.getvalue().split("\nWrote ")[0] + "\n",
                              read(os.path.join(SUITE_RUN, SUITE_STEM + ".txt")))
             written = sorted(os.listdir(tmp))
-            expected = {SUITE_STEM + suffix: SUITE_STEM + suffix
-                        for suffix in (".json", ".txt", ".md", ".csv")}
-            expected.update(SUITE_PLOTS)
-            self.assertEqual(written, sorted(expected))
-            for name, stored in expected.items():
+            expected = [SUITE_STEM + suffix for suffix in (".json", ".txt", ".md", ".csv")]
+            self.assertEqual(written, sorted(expected + SUITE_PLOTS))
+            self.assertEqual(written, sorted(os.listdir(SUITE_RUN)))
+            for name in written:
                 with self.subTest(file=name):
                     self.assertEqual(read(os.path.join(tmp, name)),
-                                     read(os.path.join(SUITE_RUN, stored)))
+                                     read(os.path.join(SUITE_RUN, name)))
 
 
     def test_the_push_table_keeps_the_least_disturbed_rounds(self):
