@@ -213,8 +213,8 @@ public final class PushParameters {
               + " insert_deduplication_token, and how rows are read, every input_format_*), and"
               + " the HTTP interface's own parameters (InsertOptions.HTTP_REQUEST_PARAMETERS:"
               + " query, user, password, database, param_*, query_id, session_id, default_format,"
-              + " quota_key and the like). One ClickHouse does not take keeps the service unready"
-              + " (503, /healthz says why).");
+              + " quota_key and the like). A name not in the server's system.settings, or a value"
+              + " ClickHouse does not take, keeps the service unready (503, /healthz says which).");
 
   public static final List<Parameter> ALL = all();
 
