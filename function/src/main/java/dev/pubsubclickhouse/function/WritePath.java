@@ -110,7 +110,7 @@ record WritePath(
     MessageEncoder encoder =
         new MessageEncoder(
             new PayloadDecompressor(config.maxDecompressedBytes()),
-            new PayloadFormats(schemas),
+            new PayloadFormats(schemas, config.schemaLookups(), metrics),
             columnAdder(config, client, metrics),
             config.tables().unknownFieldsColumn().orElse(null),
             metrics,
