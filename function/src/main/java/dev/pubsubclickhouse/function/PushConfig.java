@@ -12,6 +12,7 @@ import dev.pubsubclickhouse.function.auth.PushAuthenticator;
 import dev.pubsubclickhouse.function.flow.FlowPolicy;
 import dev.pubsubclickhouse.function.ingest.BatchPolicy;
 import dev.pubsubclickhouse.function.observability.MetricsExport;
+import dev.pubsubclickhouse.messages.payload.SchemaLookups;
 import dev.pubsubclickhouse.messages.tables.TableMapping;
 import java.time.Duration;
 import java.util.Map;
@@ -31,6 +32,7 @@ public record PushConfig(
     ClickHouseConfig clickHouse,
     Optional<String> deadLetterTopic,
     Optional<String> pubsubEndpoint,
+    SchemaLookups schemaLookups,
     BatchPolicy batch,
     FlowPolicy flow,
     int maxRequestBytes,
@@ -113,6 +115,9 @@ public record PushConfig(
         clickHouse,
         topic,
         pubsubEndpoint(config),
+        new SchemaLookups(
+            Duration.ofSeconds(config.longValue(SCHEMA_DENIED_GRACE_SECONDS, 0, 86_400)),
+            config.integer(SCHEMA_LOOKUPS_PER_MINUTE, 1, 100_000)),
         batch,
         flow,
         config.integer(MAX_REQUEST_BYTES, 1024, 1 << 30),

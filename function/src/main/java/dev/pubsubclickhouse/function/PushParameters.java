@@ -172,8 +172,11 @@ public final class PushParameters {
           "Further ClickHouse settings for every INSERT: k=v,k=v. Refused at start: the settings"
               + " the service sets itself (InsertOptions.SETTINGS_THE_SERVICE_OWNS: those that"
               + " decide when rows count as written, such as insert_distributed_sync, async_insert,"
-              + " insert_deduplication_token, and how rows are read, every input_format_*). One"
-              + " ClickHouse does not take keeps the service unready (503, /healthz says why).");
+              + " insert_deduplication_token, and how rows are read, every input_format_*), and"
+              + " the HTTP interface's own parameters (InsertOptions.HTTP_REQUEST_PARAMETERS:"
+              + " query, user, password, database, param_*, query_id, session_id, default_format,"
+              + " quota_key and the like). A name not in the server's system.settings, or a value"
+              + " ClickHouse does not take, keeps the service unready (503, /healthz says which).");
 
   public static final List<Parameter> ALL = all();
 
@@ -189,6 +192,8 @@ public final class PushParameters {
         List.of(
             DEAD_LETTER_TOPIC,
             MessageParameters.PUBSUB_ENDPOINT,
+            MessageParameters.SCHEMA_DENIED_GRACE_SECONDS,
+            MessageParameters.SCHEMA_LOOKUPS_PER_MINUTE,
             BATCH_MAX_ROWS,
             BATCH_MAX_BYTES,
             BATCH_MAX_WAIT_MS,

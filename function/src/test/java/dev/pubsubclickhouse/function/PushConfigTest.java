@@ -292,6 +292,48 @@ class PushConfigTest {
         .hasMessageNotContaining("\n");
   }
 
+  /**
+   * ClickHouse's HTTP interface reads these from the URL beside the settings: {@code query} is put
+   * before the INSERT the service sends, {@code user} and {@code password} change who runs it,
+   * {@code param_*} fill query parameters, {@code wait_end_of_query} changes when the answer
+   * starts.
+   */
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "query=DROP TABLE t;",
+        "user=default",
+        "password=x",
+        "database=other",
+        "param_id=1",
+        "Param_ID=1",
+        "query_id=fixed",
+        "session_id=s",
+        "session_timeout=60",
+        "session_check=1",
+        "default_format=JSON",
+        "quota_key=k",
+        "role=admin",
+        "compress=1",
+        "decompress=1",
+        "buffer_size=1",
+        "wait_end_of_query=0",
+        "stacktrace=1",
+        "client_protocol_version=1",
+        "close_session=1"
+      })
+  void httpRequestParametersAreRefusedInClickHouseSettingsNamingTheName(String setting) {
+    String name = setting.substring(0, setting.indexOf('='));
+    assertThatThrownBy(() -> read(Map.of("CLICKHOUSE_SETTINGS", "max_threads=2," + setting)))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage(
+            "CLICKHOUSE_SETTINGS: "
+                + name
+                + " is a parameter of ClickHouse's HTTP interface, not a setting: the service"
+                + " sets the query, the credentials and the database itself")
+        .hasMessageNotContaining("DROP");
+  }
+
   @Test
   void otherSettingsPassThrough() {
     assertThat(

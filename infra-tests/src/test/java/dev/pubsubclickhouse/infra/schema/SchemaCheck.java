@@ -147,6 +147,19 @@ public final class SchemaCheck {
           noBlocks(block);
           references(block, Set.of());
         }
+        case "check" -> {
+          // Terraform's check blocks: their assertions warn at plan, they do not stop it.
+          only(block, Set.of());
+          for (HclBlock nested : block.blocks()) {
+            if (nested.type().equals("assert")) {
+              only(nested, CONDITION_ARGUMENTS);
+              noBlocks(nested);
+            } else {
+              problem(nested.line(), "check has no block " + nested.type());
+            }
+          }
+          references(block, Set.of());
+        }
         case "module" -> moduleCall(block);
         case "resource" -> resourceOrData(block, true);
         case "data" -> resourceOrData(block, false);
