@@ -4,6 +4,7 @@ import com.clickhouse.client.api.Client;
 import dev.pubsubclickhouse.core.insert.ClickHouseClients;
 import dev.pubsubclickhouse.core.insert.ClickHouseFailures;
 import dev.pubsubclickhouse.core.insert.ClickHouseHttp;
+import dev.pubsubclickhouse.function.envelope.MemoryCharge;
 import dev.pubsubclickhouse.function.envelope.PushMessage;
 import dev.pubsubclickhouse.function.envelope.PushRequestParser;
 import dev.pubsubclickhouse.function.ingest.AnswerDeadlines;
@@ -81,7 +82,7 @@ public final class PushService {
     this.requestMemory = new RequestMemoryBudget(config.batch().maxPendingBytes());
     metrics.gauge(
         "request-memory-bytes",
-        "Memory reserved by requests in progress (4 bytes per body byte).",
+        "Memory held by requests in progress (4 bytes per body byte, and what reading takes).",
         requestMemory::reserved);
     this.housekeeping = new Housekeeping();
     housekeeping.every(config.summaryInterval(), "the summary log", this::logSummary);
@@ -226,10 +227,16 @@ public final class PushService {
     return requestMemory;
   }
 
-  /** Ingests one message and says how it ended; 503 before the write path opens and at shutdown. */
-  public PushOutcome push(PushMessage message) {
+  /**
+   * Ingests one message and says how it ended; 503 before the write path opens and at shutdown.
+   * What reading it takes is charged to {@code memory}, the request's hold on {@link
+   * #requestMemory()}.
+   */
+  public PushOutcome push(PushMessage message, MemoryCharge memory) {
     WritePath path = writePath;
-    return accepting && path != null ? path.ingestor().ingest(message) : PushOutcome.UNAVAILABLE;
+    return accepting && path != null
+        ? path.ingestor().ingest(message, memory)
+        : PushOutcome.UNAVAILABLE;
   }
 
   /**

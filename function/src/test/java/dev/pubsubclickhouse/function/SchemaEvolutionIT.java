@@ -4,6 +4,7 @@ import static dev.pubsubclickhouse.function.IntegrationFixtures.concurrently;
 import static dev.pubsubclickhouse.function.IntegrationFixtures.createDeadLetterTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pubsubclickhouse.function.envelope.MemoryCharge;
 import dev.pubsubclickhouse.function.envelope.PushMessage;
 import dev.pubsubclickhouse.function.ingest.PushOutcome;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
@@ -109,7 +110,8 @@ class SchemaEvolutionIT {
                             "2026-01-15T12:34:56Z",
                             null,
                             "projects/test/subscriptions/push",
-                            1))
+                            1),
+                        MemoryCharge.NONE)
                     .status());
       }
       assertThat(concurrently(requests)).containsOnly(PushOutcome.STORED.status());

@@ -1,6 +1,7 @@
 package dev.pubsubclickhouse.function.ingest;
 
 import dev.pubsubclickhouse.core.schema.TableName;
+import dev.pubsubclickhouse.function.envelope.MemoryCharge;
 import dev.pubsubclickhouse.function.envelope.PushMessage;
 import dev.pubsubclickhouse.function.observability.JsonLog;
 import dev.pubsubclickhouse.function.observability.Metrics;
@@ -13,8 +14,9 @@ import java.util.function.Predicate;
 
 /**
  * Where a message goes, in plain Java: route it to its table, refuse it (429) while flow control
- * says that table cannot take more, else encode it on the caller's thread, hand it to the batcher,
- * wait for the batch (or the answer timeout, {@link AnswerDeadlines}), and say how it ended.
+ * says that table cannot take more or the memory it needs to be read cannot be had, else encode it
+ * on the caller's thread, hand it to the batcher, wait for the batch (or the answer timeout, {@link
+ * AnswerDeadlines}), and say how it ended.
  */
 public final class Ingestor {
   /** One log line per this interval about messages answered 503 before their batch. */
@@ -46,7 +48,10 @@ public final class Ingestor {
     this.admits = admits;
   }
 
-  public PushOutcome ingest(PushMessage message) {
+  /**
+   * @param memory where the request counts what reading the message takes
+   */
+  public PushOutcome ingest(PushMessage message, MemoryCharge memory) {
     long arrived = System.nanoTime();
     metrics.messagesReceived.increment();
     PendingMessage pending;
@@ -57,7 +62,10 @@ public final class Ingestor {
         metrics.throttled.increment();
         return PushOutcome.OVERLOADED;
       }
-      pending = encoder.pending(message, route);
+      pending = encoder.pending(message, route, memory);
+    } catch (RequestMemoryBudget.NoRoomException e) {
+      metrics.overloaded.increment();
+      return PushOutcome.OVERLOADED;
     } catch (UnavailableException e) {
       logUnavailable(message, e);
       return PushOutcome.UNAVAILABLE;

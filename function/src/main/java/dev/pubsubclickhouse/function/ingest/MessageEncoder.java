@@ -11,6 +11,7 @@ import dev.pubsubclickhouse.core.evolve.ColumnsUnavailableException;
 import dev.pubsubclickhouse.core.write.DeadLetter;
 import dev.pubsubclickhouse.core.write.EncodedRows;
 import dev.pubsubclickhouse.core.write.TargetTable;
+import dev.pubsubclickhouse.function.envelope.MemoryCharge;
 import dev.pubsubclickhouse.function.envelope.PayloadDecompressor;
 import dev.pubsubclickhouse.function.envelope.PushMessage;
 import dev.pubsubclickhouse.function.observability.Metrics;
@@ -89,11 +90,24 @@ public final class MessageEncoder {
   /**
    * A message waiting for its batch, encoded on the caller's thread for the table it is routed to.
    * With schema evolution on, a new field's column is added first, and the message waits for it.
+   * What reading it takes (its data decompressed, its rows) is charged to {@code memory} as it is
+   * taken, and given back once the rows are encoded.
    *
    * @throws UnavailableException when the message's schema or a new field's column could not be had
    *     now
+   * @throws RequestMemoryBudget.NoRoomException when the memory it needs cannot be had now
    */
-  public PendingMessage pending(PushMessage message, Route route)
+  public PendingMessage pending(PushMessage message, Route route, MemoryCharge memory)
+      throws UnavailableException, InterruptedException {
+    Reading reading = new Reading(memory);
+    try {
+      return pending(message, route, reading);
+    } finally {
+      reading.giveBackAll();
+    }
+  }
+
+  private PendingMessage pending(PushMessage message, Route route, Reading reading)
       throws UnavailableException, InterruptedException {
     if (route.isRejected()) {
       metrics.rowsParseFailed.increment();
@@ -110,7 +124,10 @@ public final class MessageEncoder {
     TargetTable.Snapshot schema = table.current();
     List<JsonNode> rows;
     try {
-      rows = read(message, format);
+      rows = read(message, format, reading);
+      reading.charge(metadataCost(message, rows.size(), schema.columns()));
+    } catch (RequestMemoryBudget.NoRoomException e) {
+      throw e;
     } catch (IOException | PayloadRejectedException | RuntimeException e) {
       return new PendingMessage(message, this, route, format, schema, unreadable(e));
     }
@@ -134,7 +151,7 @@ public final class MessageEncoder {
       PushMessage message, PayloadFormat format, TargetTable.Snapshot schema) {
     List<JsonNode> rows;
     try {
-      rows = read(message, format);
+      rows = read(message, format, new Reading(MemoryCharge.NONE));
     } catch (IOException | PayloadRejectedException | RuntimeException e) {
       return unreadable(e);
     }
@@ -144,17 +161,78 @@ public final class MessageEncoder {
   /** Why the message's data cannot be read; an unexpected exception rejects it, not its batch. */
   private EncodedRows unreadable(Exception e) {
     metrics.rowsParseFailed.increment();
-    if (e instanceof RuntimeException) {
+    if (e instanceof RuntimeException && !(e instanceof RequestMemoryBudget.TooCostlyException)) {
       return EncodedRows.rejected("the message could not be read: " + e);
     }
     return EncodedRows.rejected(e.getMessage() == null ? e.toString() : e.getMessage());
   }
 
-  private List<JsonNode> read(PushMessage message, PayloadFormat format)
+  /**
+   * The rows. What reading them will take at least is charged as the data is decompressed, so that
+   * a bomb is refused after a few MiB of its data; the format's own charges then take that first.
+   */
+  private List<JsonNode> read(PushMessage message, PayloadFormat format, Reading reading)
       throws IOException, PayloadRejectedException {
-    byte[] payload = decompressor.decompress(message.data());
+    int advancePerByte = format.leastHeapPerByte();
+    byte[] payload = decompressor.decompress(message.data(), reading, advancePerByte);
+    if (payload != message.data()) {
+      reading.prepaid((long) advancePerByte * payload.length);
+    }
     metrics.messagePayloadBytes.record(payload.length);
-    return format.rows(payload);
+    return format.rows(payload, reading);
+  }
+
+  /**
+   * What the metadata fields take when each of {@code rows} gets them, and their encoded rows:
+   * about 1 KiB a row (see JsonPayloads.MAX_ROWS), and every row's copy of the attributes when the
+   * table has their column (a tree of them, then their bytes in the growing output, up to three
+   * times).
+   */
+  private static long metadataCost(PushMessage message, int rows, Set<String> columns) {
+    long perRow = 1024;
+    if (columns.contains(ATTRIBUTES)) {
+      for (Map.Entry<String, String> attribute : message.attributes().entrySet()) {
+        perRow += 64 + 3L * (attribute.getKey().length() + attribute.getValue().length());
+      }
+    }
+    return rows * perRow;
+  }
+
+  /**
+   * What reading one message has charged, to give it all back once its rows are encoded (the tree
+   * and the decompressed data are garbage then).
+   */
+  private static final class Reading implements MemoryCharge {
+    private final MemoryCharge memory;
+    private long charged;
+    private long prepaid;
+
+    Reading(MemoryCharge memory) {
+      this.memory = memory;
+    }
+
+    /** {@code bytes} of what was charged are a reading's charges made ahead: they take it first. */
+    void prepaid(long bytes) {
+      prepaid = bytes;
+    }
+
+    @Override
+    public void charge(long bytes) {
+      long fromPrepaid = Math.min(prepaid, bytes);
+      prepaid -= fromPrepaid;
+      memory.charge(bytes - fromPrepaid);
+      charged += bytes - fromPrepaid;
+    }
+
+    @Override
+    public void giveBack(long bytes) {
+      memory.giveBack(bytes);
+      charged -= bytes;
+    }
+
+    void giveBackAll() {
+      giveBack(charged);
+    }
   }
 
   private EncodedRows encode(
