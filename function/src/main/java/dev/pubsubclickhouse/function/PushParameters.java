@@ -65,8 +65,9 @@ public final class PushParameters {
       Parameter.of(
           "MAX_PENDING_BYTES",
           "67108864",
-          "Memory requests in progress may hold (4 bytes per body byte, from the read to the"
-              + " answer); beyond it requests are answered 429 at once.");
+          "Memory requests in progress may hold: 4 bytes per body byte from the read to the"
+              + " answer, and what reading the message takes as it takes it (decompressed data,"
+              + " parsed rows); beyond it requests are answered 429 at once.");
   public static final Parameter MAX_PENDING_MESSAGES =
       Parameter.of(
           "MAX_PENDING_MESSAGES",
@@ -86,7 +87,11 @@ public final class PushParameters {
           "Larger request bodies get 413 (a 10 MB Pub/Sub message is about 13.4 MB wrapped).");
   public static final Parameter MAX_DECOMPRESSED_BYTES =
       Parameter.of(
-          "MAX_DECOMPRESSED_BYTES", "16777216", "Cap on gzip/zstd message data once decompressed.");
+          "MAX_DECOMPRESSED_BYTES",
+          "16777216",
+          "Cap on gzip/zstd message data once decompressed; beyond it the message is a data"
+              + " error. The memory it expands into counts against MAX_PENDING_BYTES as it is"
+              + " produced.");
   public static final Parameter PUSH_UNWRAPPED =
       Parameter.of(
           "PUSH_UNWRAPPED",
