@@ -153,20 +153,21 @@ public final class PushFunction implements HttpFunction {
     if (declared > limit) {
       return PushOutcome.TOO_LARGE;
     }
-    // Reserved before the body is read (a body of unknown length counts as the largest allowed).
-    long reserved = RequestMemoryBudget.cost(declared < 0 ? limit : declared);
-    if (!service.requestMemory().tryReserve(reserved)) {
+    // Reserved before the body is read (a body of unknown length counts as the largest allowed);
+    // reading the message charges the hold with more as it goes.
+    RequestMemoryBudget.Hold memory =
+        service.requestMemory().hold(RequestMemoryBudget.cost(declared < 0 ? limit : declared));
+    if (memory == null) {
       service.metrics().overloaded.increment();
       return PushOutcome.OVERLOADED;
     }
-    try {
-      return readAndPush(request, body, limit);
-    } finally {
-      service.requestMemory().release(reserved);
+    try (memory) {
+      return readAndPush(request, body, limit, memory);
     }
   }
 
-  private PushOutcome readAndPush(HttpRequest request, RequestBody body, int limit)
+  private PushOutcome readAndPush(
+      HttpRequest request, RequestBody body, int limit, RequestMemoryBudget.Hold memory)
       throws IOException {
     byte[] bytes = body.read(limit);
     if (bytes == null) {
@@ -179,7 +180,7 @@ public final class PushFunction implements HttpFunction {
       service.metrics().badRequests.increment();
       return PushOutcome.NOT_A_PUSH_REQUEST;
     }
-    return service.push(message);
+    return service.push(message, memory);
   }
 
   private static Map<String, List<String>> lowerCaseHeaders(Map<String, List<String>> headers) {

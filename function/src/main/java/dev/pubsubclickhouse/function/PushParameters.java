@@ -60,8 +60,9 @@ public final class PushParameters {
       Parameter.of(
           "MAX_PENDING_BYTES",
           "67108864",
-          "Memory requests in progress may hold (4 bytes per body byte, from the read to the"
-              + " answer); beyond it requests are answered 429 at once.");
+          "Memory requests in progress may hold: 4 bytes per body byte from the read to the"
+              + " answer, and what reading the message takes as it takes it (decompressed data,"
+              + " parsed rows); beyond it requests are answered 429 at once.");
   public static final Parameter MAX_PENDING_MESSAGES =
       Parameter.of(
           "MAX_PENDING_MESSAGES",

@@ -10,6 +10,7 @@ import dev.pubsubclickhouse.function.ingest.AnswerDeadlines;
 import dev.pubsubclickhouse.function.ingest.PushOutcome;
 import dev.pubsubclickhouse.function.ingest.RequestMemoryBudget;
 import dev.pubsubclickhouse.function.observability.Metrics;
+import dev.pubsubclickhouse.messages.MemoryCharge;
 import dev.pubsubclickhouse.messages.PubSubMessage;
 import dev.pubsubclickhouse.messages.payload.SchemaService;
 import dev.pubsubclickhouse.messages.sinks.DeadLetterTopic;
@@ -86,7 +87,7 @@ public final class PushService {
     this.requestMemory = new RequestMemoryBudget(config.batch().maxPendingBytes());
     metrics.gauge(
         "request-memory-bytes",
-        "Memory reserved by requests in progress (4 bytes per body byte).",
+        "Memory held by requests in progress (4 bytes per body byte, and what reading takes).",
         requestMemory::reserved);
     this.housekeeping = new Housekeeping();
     housekeeping.every(config.summaryInterval(), "the summary log", this::logSummary);
@@ -244,10 +245,16 @@ public final class PushService {
     return requestMemory;
   }
 
-  /** Ingests one message and says how it ended; 503 before the write path opens and at shutdown. */
-  public PushOutcome push(PubSubMessage message) {
+  /**
+   * Ingests one message and says how it ended; 503 before the write path opens and at shutdown.
+   * What reading it takes is charged to {@code memory}, the request's hold on {@link
+   * #requestMemory()}.
+   */
+  public PushOutcome push(PubSubMessage message, MemoryCharge memory) {
     WritePath path = writePath;
-    return accepting && path != null ? path.ingestor().ingest(message) : PushOutcome.UNAVAILABLE;
+    return accepting && path != null
+        ? path.ingestor().ingest(message, memory)
+        : PushOutcome.UNAVAILABLE;
   }
 
   /**

@@ -32,7 +32,11 @@ public final class MessageParameters {
               + " it again).");
   public static final Parameter MAX_DECOMPRESSED_BYTES =
       Parameter.of(
-          "MAX_DECOMPRESSED_BYTES", "16777216", "Cap on gzip/zstd message data once decompressed.");
+          "MAX_DECOMPRESSED_BYTES",
+          "16777216",
+          "Cap on gzip/zstd message data once decompressed; beyond it the message is a data"
+              + " error. The memory it expands into counts against MAX_PENDING_BYTES as it is"
+              + " produced.");
   public static final Parameter CLICKHOUSE_TABLE_ATTRIBUTE =
       Parameter.of(
           "CLICKHOUSE_TABLE_ATTRIBUTE",
