@@ -151,7 +151,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
       }
       tableQueue.add(message);
       long rows = rowsOf(message);
-      long bytes = message.rows().length;
+      long bytes = message.encodedRows().length;
       queuedMessages++;
       heldBytes += footprint;
       heldMessages++;
@@ -444,12 +444,12 @@ public final class GroupCommitBatcher implements AutoCloseable {
       long nextRows = rowsOf(next);
       if (!batch.isEmpty()
           && (rows + nextRows > policy.maxRows()
-              || bytes + next.rows().length > policy.maxBytes())) {
+              || bytes + next.encodedRows().length > policy.maxBytes())) {
         break;
       }
       batch.add(from.poll());
       rows += nextRows;
-      bytes += next.rows().length;
+      bytes += next.encodedRows().length;
     }
     queuedMessages -= batch.size();
     insertsInFlight++;
@@ -541,14 +541,14 @@ public final class GroupCommitBatcher implements AutoCloseable {
     void add(PendingMessage message) {
       messages.addLast(message);
       rows += rowsOf(message);
-      bytes += message.rows().length;
+      bytes += message.encodedRows().length;
       footprints += message.footprintBytes();
     }
 
     PendingMessage poll() {
       PendingMessage message = messages.pollFirst();
       rows -= rowsOf(message);
-      bytes -= message.rows().length;
+      bytes -= message.encodedRows().length;
       footprints -= message.footprintBytes();
       return message;
     }

@@ -84,7 +84,7 @@ public final class PendingMessage implements WriteRecord {
   }
 
   /** The encoded rows (RowBinaryWithDefaults), for the schema the message was last encoded for. */
-  public byte[] rows() {
+  public byte[] encodedRows() {
     return encoded.bytes();
   }
 
