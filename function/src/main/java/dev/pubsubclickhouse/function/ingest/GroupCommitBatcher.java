@@ -376,10 +376,18 @@ public final class GroupCommitBatcher implements AutoCloseable {
         idleTableWaiting |= table.insertsInFlight == 0 && table.paceAllowsAt - now <= 0;
       }
     }
+    GroupCommitRule.InstanceState instance =
+        new GroupCommitRule.InstanceState(
+            insertsInFlight,
+            idleTableWaiting,
+            lastInsertStartNanos,
+            new GroupCommitRule.ExpectedBack(
+                expectedBack, lastInsertEndNanos, returnTime.patience(lastInsertNanos)),
+            closing);
     nextDue = null;
     long wait = GroupCommitRule.WAIT_FOR_SIGNAL;
     for (int i = 0; i < tableQueues.size(); i++) {
-      wait = Math.min(wait, decideFor(tableQueues.get(i), now, idleTableWaiting));
+      wait = Math.min(wait, decideFor(tableQueues.get(i), now, instance));
     }
     return nextDue != null ? GroupCommitRule.Decision.SEND : GroupCommitRule.Decision.waitFor(wait);
   }
@@ -391,7 +399,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
    * @return else how long until it should be looked at again ({@link
    *     GroupCommitRule#WAIT_FOR_SIGNAL}: only when something changes)
    */
-  private long decideFor(TableQueue table, long now, boolean idleTableWaiting) {
+  private long decideFor(TableQueue table, long now, GroupCommitRule.InstanceState instance) {
     if (table.messages.isEmpty()) {
       return GroupCommitRule.WAIT_FOR_SIGNAL;
     }
@@ -400,19 +408,13 @@ public final class GroupCommitBatcher implements AutoCloseable {
     }
     GroupCommitRule.Decision decision =
         rule.decide(
-            new GroupCommitRule.Queue(
+            new GroupCommitRule.TableState(
                 table.messages.size(),
                 table.rows,
                 table.bytes,
                 table.messages.peekFirst().enqueuedNanos(),
-                insertsInFlight,
-                table.insertsInFlight,
-                idleTableWaiting,
-                lastInsertStartNanos,
-                expectedBack,
-                lastInsertEndNanos,
-                returnTime.patience(lastInsertNanos),
-                closing),
+                table.insertsInFlight),
+            instance,
             now,
             ceilingPaceNanos);
     if (!decision.send()) {

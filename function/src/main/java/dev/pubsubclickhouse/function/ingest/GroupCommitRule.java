@@ -39,34 +39,51 @@ final class GroupCommitRule {
   }
 
   /**
-   * A table's queue as the rule sees it.
+   * One table as the rule sees it: its queued messages and its INSERTs in flight.
    *
-   * @param oldestEnqueuedNanos when the first queued message arrived (meaningless when empty)
+   * @param messages messages queued for the table
+   * @param rows the rows they count for, at least one for each message
+   * @param bytes their encoded bytes
+   * @param oldestEnqueuedNanos when the first of them arrived (meaningless when none is queued)
+   * @param insertsInFlight the table's INSERTs that have started and not ended
+   */
+  record TableState(
+      int messages, long rows, long bytes, long oldestEnqueuedNanos, int insertsInFlight) {}
+
+  /**
+   * The instance as the rule sees it: its INSERTs into every table, and the requests it expects
+   * back.
+   *
    * @param insertsInFlight the instance's INSERTs that have started and not ended
-   * @param tableInsertsInFlight those of them into this table
-   * @param idleTableWaiting a table with no INSERT in flight has messages its pace lets go now (it
-   *     may still wait for its linger or the requests expected back): the last free slot is kept
-   *     for it
+   * @param idleTableWaiting a table with no INSERT in flight has messages its pace lets go now. The
+   *     last free slot is kept for that table, even while it lingers or waits for the requests
+   *     expected back.
    * @param lastInsertStartNanos when the instance's last INSERT started, or {@link Long#MIN_VALUE}
    *     for never
-   * @param expectedBack requests still expected back from the batches answered since the instance's
-   *     last INSERT started
-   * @param lastInsertEndNanos when the instance's last INSERT ended
-   * @param patienceNanos how long after that to wait for the requests expected back
+   * @param expectedBack the requests the instance waits for before it sends an idle table's batch
+   * @param closing the instance shuts down: what is queued goes at once, paced by nothing
    */
-  record Queue(
-      int messages,
-      long rows,
-      long bytes,
-      long oldestEnqueuedNanos,
+  record InstanceState(
       int insertsInFlight,
-      int tableInsertsInFlight,
       boolean idleTableWaiting,
       long lastInsertStartNanos,
-      int expectedBack,
-      long lastInsertEndNanos,
-      long patienceNanos,
+      ExpectedBack expectedBack,
       boolean closing) {}
+
+  /**
+   * The requests expected back, and until when they are waited for.
+   *
+   * @param requests requests still expected back from the batches answered since the instance's
+   *     last INSERT started
+   * @param lastInsertEndNanos when the instance's last INSERT ended
+   * @param patienceNanos how long after that they are waited for ({@link ReturnTime#patience})
+   */
+  record ExpectedBack(int requests, long lastInsertEndNanos, long patienceNanos) {
+    /** When the wait for them ends. */
+    long untilNanos() {
+      return lastInsertEndNanos + patienceNanos;
+    }
+  }
 
   /**
    * Send now, or look again after {@code waitNanos} ({@link #WAIT_FOR_SIGNAL}: only when something
@@ -83,27 +100,27 @@ final class GroupCommitRule {
   /**
    * @param minIntervalNanos the least time between the starts of two INSERTs
    */
-  Decision decide(Queue queue, long now, long minIntervalNanos) {
-    if (queue.messages() == 0 || queue.insertsInFlight() >= policy.maxConcurrentInserts()) {
+  Decision decide(TableState table, InstanceState instance, long now, long minIntervalNanos) {
+    if (table.messages() == 0 || instance.insertsInFlight() >= policy.maxConcurrentInserts()) {
       return Decision.waitFor(WAIT_FOR_SIGNAL); // an INSERT that ends signals
     }
-    if (queue.closing()) {
+    if (instance.closing()) {
       return Decision.SEND;
     }
-    if (queue.tableInsertsInFlight() > 0
-        && queue.idleTableWaiting()
-        && queue.insertsInFlight() + 1 >= policy.maxConcurrentInserts()) {
+    if (table.insertsInFlight() > 0
+        && instance.idleTableWaiting()
+        && instance.insertsInFlight() + 1 >= policy.maxConcurrentInserts()) {
       return Decision.waitFor(WAIT_FOR_SIGNAL); // the last slot is the other tables'
     }
-    long overdueAt = queue.oldestEnqueuedNanos() + policy.maxWait().toNanos();
-    boolean full = queue.rows() >= policy.maxRows() || queue.bytes() >= policy.maxBytes();
+    long overdueAt = table.oldestEnqueuedNanos() + policy.maxWait().toNanos();
+    boolean full = table.rows() >= policy.maxRows() || table.bytes() >= policy.maxBytes();
     long readyAt; // when this batch may go, before pacing
     if (full || overdueAt - now <= 0) {
       readyAt = now;
-    } else if (queue.tableInsertsInFlight() == 0) {
-      readyAt = queue.oldestEnqueuedNanos() + policy.linger().toNanos();
-      if (queue.expectedBack() > 0) {
-        long backBy = queue.lastInsertEndNanos() + queue.patienceNanos();
+    } else if (table.insertsInFlight() == 0) {
+      readyAt = table.oldestEnqueuedNanos() + policy.linger().toNanos();
+      if (instance.expectedBack().requests() > 0) {
+        long backBy = instance.expectedBack().untilNanos();
         if (backBy - readyAt > 0) {
           readyAt = backBy;
         }
@@ -116,8 +133,8 @@ final class GroupCommitRule {
       return Decision.waitFor(overdueAt - now);
     }
     long pacedAt = readyAt;
-    if (queue.lastInsertStartNanos() != Long.MIN_VALUE) {
-      long allowed = queue.lastInsertStartNanos() + minIntervalNanos;
+    if (instance.lastInsertStartNanos() != Long.MIN_VALUE) {
+      long allowed = instance.lastInsertStartNanos() + minIntervalNanos;
       // nanoTime values are compared by their difference: they may wrap
       if (allowed - readyAt > 0) {
         pacedAt = allowed;
