@@ -44,7 +44,14 @@ class WritePathTest {
                   new FlowGate(
                       table,
                       new FlowControl(500, 0, 10_000_000_000L),
-                      () -> new TableLoad(1, 1, 10, 20, 100_000, 0, 0, 0, 0),
+                      () ->
+                          TableLoad.builder()
+                              .partitionParts(1)
+                              .activeParts(1)
+                              .partsToDelayInsert(10)
+                              .partsToThrowInsert(20)
+                              .maxPartsInTotal(100_000)
+                              .build(),
                       new Metrics(),
                       new FlowPolicy(0, Duration.ofMillis(10))),
               scheduler,
