@@ -3,15 +3,16 @@ package dev.pubsubclickhouse.function.ingest;
 /**
  * Decides when a table's next batch goes. It is a pure function of one table's queue, the
  * instance's INSERTs and the clock, so it can be tested without threads or sleeps. {@link
- * GroupCommitBatcher} asks it about every table that has messages queued.
+ * GroupCommitBatcher} asks it about every table that has messages queued and whose pace allows an
+ * INSERT now.
  *
  * <p>When no INSERT into the table is in flight, its batch goes at once, unless the instance
- * expects requests back. Then the batch waits for them, but not longer than their patience. While
- * an INSERT into the table is in flight, the next batch gathers. It goes beside that INSERT only
- * when it is full or overdue ({@code maxWait}), and never in the last free slot while another table
- * with no INSERT in flight has messages that may go. INSERTs start at least {@code
- * minIntervalNanos} apart. A {@code linger} above 0 makes every batch wait that long from its first
- * message. While the instance closes, what is queued goes at once.
+ * expects requests back. Then the batch waits for them, until their patience or {@code maxWait}
+ * runs out. While an INSERT into the table is in flight, the next batch gathers. It goes beside
+ * that INSERT only when it is full or overdue ({@code maxWait}), and never in the last free slot
+ * while another table with no INSERT in flight has messages that may go. INSERTs start at least
+ * {@code minIntervalNanos} apart. A {@code linger} above 0 makes every batch wait that long from
+ * its first message. While the instance closes, what is queued goes at once.
  */
 final class GroupCommitRule {
   /*
