@@ -91,16 +91,17 @@ public record PushConfig(
               + lingerMillis);
     }
     BatchPolicy batch =
-        new BatchPolicy(
-            batchMaxRows,
-            config.longValue(BATCH_MAX_BYTES, 1024, 1L << 30),
-            Duration.ofMillis(maxWaitMillis),
-            Duration.ofMillis(lingerMillis),
-            config.integer(MAX_CONCURRENT_INSERTS, 1, 64),
-            config.integer(MAX_INSERTS_PER_SECOND, 1, 100_000),
-            config.longValue(MAX_PENDING_BYTES, 1 << 20, 1L << 40),
-            config.integer(MAX_PENDING_MESSAGES, 1, 1_000_000),
-            Duration.ofMillis(answerMillis));
+        BatchPolicy.builder()
+            .maxRows(batchMaxRows)
+            .maxBytes(config.longValue(BATCH_MAX_BYTES, 1024, 1L << 30))
+            .maxWait(Duration.ofMillis(maxWaitMillis))
+            .linger(Duration.ofMillis(lingerMillis))
+            .maxConcurrentInserts(config.integer(MAX_CONCURRENT_INSERTS, 1, 64))
+            .maxInsertsPerSecond(config.integer(MAX_INSERTS_PER_SECOND, 1, 100_000))
+            .maxPendingBytes(config.longValue(MAX_PENDING_BYTES, 1 << 20, 1L << 40))
+            .maxPendingMessages(config.integer(MAX_PENDING_MESSAGES, 1, 1_000_000))
+            .answerTimeout(Duration.ofMillis(answerMillis))
+            .build();
     long watchMillis = config.longValue(TABLE_WATCH_INTERVAL_MS, 0, 3_600_000);
     if (watchMillis > 0 && watchMillis < 100) {
       throw new ConfigurationException(
@@ -111,26 +112,28 @@ public record PushConfig(
         new FlowPolicy(
             config.integer(TABLE_MAX_INSERTS_PER_SECOND, 0, 1_000_000),
             Duration.ofMillis(watchMillis));
-    return new PushConfig(
-        clickHouse,
-        topic,
-        pubsubEndpoint(config),
-        new SchemaLookups(
-            Duration.ofSeconds(config.longValue(SCHEMA_DENIED_GRACE_SECONDS, 0, 86_400)),
-            config.integer(SCHEMA_LOOKUPS_PER_MINUTE, 1, 100_000)),
-        batch,
-        flow,
-        config.integer(MAX_REQUEST_BYTES, 1024, 1 << 30),
-        config.integer(MAX_DECOMPRESSED_BYTES, 1024, 1 << 30),
-        config.bool(PUSH_UNWRAPPED),
-        authenticator(config),
-        unauthenticatedByIntent(config),
-        Duration.ofSeconds(config.longValue(SUMMARY_INTERVAL_SECONDS, 1, 86_400)),
-        port,
-        metricsPort(config, port),
-        TableMapping.read(config, clickHouse.table(), clickHouse.deadLetterTable()),
-        config.optional(GOOGLE_CLOUD_PROJECT),
-        metricsExport(config));
+    return new Builder()
+        .clickHouse(clickHouse)
+        .deadLetterTopic(topic)
+        .pubsubEndpoint(pubsubEndpoint(config))
+        .schemaLookups(
+            new SchemaLookups(
+                Duration.ofSeconds(config.longValue(SCHEMA_DENIED_GRACE_SECONDS, 0, 86_400)),
+                config.integer(SCHEMA_LOOKUPS_PER_MINUTE, 1, 100_000)))
+        .batch(batch)
+        .flow(flow)
+        .maxRequestBytes(config.integer(MAX_REQUEST_BYTES, 1024, 1 << 30))
+        .maxDecompressedBytes(config.integer(MAX_DECOMPRESSED_BYTES, 1024, 1 << 30))
+        .pushUnwrapped(config.bool(PUSH_UNWRAPPED))
+        .authenticator(authenticator(config))
+        .unauthenticatedByIntent(unauthenticatedByIntent(config))
+        .summaryInterval(Duration.ofSeconds(config.longValue(SUMMARY_INTERVAL_SECONDS, 1, 86_400)))
+        .port(port)
+        .metricsPort(metricsPort(config, port))
+        .tables(TableMapping.read(config, clickHouse.table(), clickHouse.deadLetterTable()))
+        .googleProject(config.optional(GOOGLE_CLOUD_PROJECT))
+        .metricsExport(metricsExport(config))
+        .build();
   }
 
   /**
@@ -253,5 +256,132 @@ public record PushConfig(
             config.required(PUSH_TOKEN_ISSUER),
             account.orElse(null),
             config.secureUrl(PUSH_TOKEN_CERTS_URL).toString()));
+  }
+
+  /** Names each part of a {@link PushConfig} as {@link #read} sets it. */
+  private static final class Builder {
+    private ClickHouseConfig clickHouse;
+    private Optional<String> deadLetterTopic;
+    private Optional<String> pubsubEndpoint;
+    private SchemaLookups schemaLookups;
+    private BatchPolicy batch;
+    private FlowPolicy flow;
+    private int maxRequestBytes;
+    private int maxDecompressedBytes;
+    private boolean pushUnwrapped;
+    private Optional<PushAuthenticator> authenticator;
+    private boolean unauthenticatedByIntent;
+    private Duration summaryInterval;
+    private int port;
+    private Optional<Integer> metricsPort;
+    private TableMapping tables;
+    private Optional<String> googleProject;
+    private Optional<MetricsExport> metricsExport;
+
+    Builder clickHouse(ClickHouseConfig clickHouse) {
+      this.clickHouse = clickHouse;
+      return this;
+    }
+
+    Builder deadLetterTopic(Optional<String> topic) {
+      this.deadLetterTopic = topic;
+      return this;
+    }
+
+    Builder pubsubEndpoint(Optional<String> endpoint) {
+      this.pubsubEndpoint = endpoint;
+      return this;
+    }
+
+    Builder schemaLookups(SchemaLookups lookups) {
+      this.schemaLookups = lookups;
+      return this;
+    }
+
+    Builder batch(BatchPolicy batch) {
+      this.batch = batch;
+      return this;
+    }
+
+    Builder flow(FlowPolicy flow) {
+      this.flow = flow;
+      return this;
+    }
+
+    Builder maxRequestBytes(int bytes) {
+      this.maxRequestBytes = bytes;
+      return this;
+    }
+
+    Builder maxDecompressedBytes(int bytes) {
+      this.maxDecompressedBytes = bytes;
+      return this;
+    }
+
+    Builder pushUnwrapped(boolean unwrapped) {
+      this.pushUnwrapped = unwrapped;
+      return this;
+    }
+
+    Builder authenticator(Optional<PushAuthenticator> authenticator) {
+      this.authenticator = authenticator;
+      return this;
+    }
+
+    Builder unauthenticatedByIntent(boolean byIntent) {
+      this.unauthenticatedByIntent = byIntent;
+      return this;
+    }
+
+    Builder summaryInterval(Duration interval) {
+      this.summaryInterval = interval;
+      return this;
+    }
+
+    Builder port(int port) {
+      this.port = port;
+      return this;
+    }
+
+    Builder metricsPort(Optional<Integer> port) {
+      this.metricsPort = port;
+      return this;
+    }
+
+    Builder tables(TableMapping tables) {
+      this.tables = tables;
+      return this;
+    }
+
+    Builder googleProject(Optional<String> project) {
+      this.googleProject = project;
+      return this;
+    }
+
+    Builder metricsExport(Optional<MetricsExport> export) {
+      this.metricsExport = export;
+      return this;
+    }
+
+    PushConfig build() {
+      return new PushConfig(
+          clickHouse,
+          deadLetterTopic,
+          pubsubEndpoint,
+          schemaLookups,
+          batch,
+          flow,
+          maxRequestBytes,
+          maxDecompressedBytes,
+          pushUnwrapped,
+          authenticator,
+          unauthenticatedByIntent,
+          summaryInterval,
+          port,
+          metricsPort,
+          tables,
+          googleProject,
+          metricsExport);
+    }
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pubsubclickhouse.core.config.ConfigurationException;
+import dev.pubsubclickhouse.function.ingest.BatchPolicy;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -186,6 +187,11 @@ class PushConfigTest {
         .hasMessage(
             "BATCH_MAX_ROWS: must not exceed MAX_INSERT_BLOCK_SIZE (10000), so that one batch is"
                 + " one block");
+  }
+
+  @Test
+  void theBatchPolicyBuilderStartsFromTheDefaultsTheServiceReads() {
+    assertThat(BatchPolicy.builder().build()).isEqualTo(read(Map.of()).batch());
   }
 
   @Test

@@ -21,16 +21,17 @@ import org.junit.jupiter.api.Test;
 /** What the write path's threads tell the liveness probe, without ClickHouse. */
 class WritePathTest {
   private static final BatchPolicy POLICY =
-      new BatchPolicy(
-          10,
-          1 << 20,
-          Duration.ofMillis(100),
-          Duration.ofMillis(10),
-          1,
-          10_000,
-          1 << 30,
-          100,
-          Duration.ofSeconds(5));
+      BatchPolicy.builder()
+          .maxRows(10)
+          .maxBytes(1 << 20)
+          .maxWait(Duration.ofMillis(100))
+          .linger(Duration.ofMillis(10))
+          .maxConcurrentInserts(1)
+          .maxInsertsPerSecond(10_000)
+          .maxPendingBytes(1 << 30)
+          .maxPendingMessages(100)
+          .answerTimeout(Duration.ofSeconds(5))
+          .build();
 
   @Test
   void aTableWatchThatStoppedIsADeathCause() throws Exception {
@@ -43,7 +44,14 @@ class WritePathTest {
                   new FlowGate(
                       table,
                       new FlowControl(500, 0, 10_000_000_000L),
-                      () -> new TableLoad(1, 1, 10, 20, 100_000, 0, 0, 0, 0),
+                      () ->
+                          TableLoad.builder()
+                              .partitionParts(1)
+                              .activeParts(1)
+                              .partsToDelayInsert(10)
+                              .partsToThrowInsert(20)
+                              .maxPartsInTotal(100_000)
+                              .build(),
                       new Metrics(),
                       new FlowPolicy(0, Duration.ofMillis(10))),
               scheduler,

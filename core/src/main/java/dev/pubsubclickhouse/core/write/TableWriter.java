@@ -366,11 +366,11 @@ public final class TableWriter {
     for (List<Entry> group : groups) {
       group.stream().filter(entry -> !entry.settled()).forEach(open::add);
     }
-    leaveToTheSource(batch, open, cause);
+    markRetry(batch, open, cause);
   }
 
-  /** The entries' records are left to their source for a later try (RETRY), for {@code cause}. */
-  private void leaveToTheSource(Batch batch, List<Entry> entries, Exception cause) {
+  /** Marks the entries {@link WriteOutcome#RETRY} for {@code cause}: their source tries later. */
+  private void markRetry(Batch batch, List<Entry> entries, Exception cause) {
     if (entries.isEmpty()) {
       return;
     }
@@ -386,7 +386,7 @@ public final class TableWriter {
     if (!abandoned.isEmpty()) {
       // Answered already (503): its source sends it again, and that delivery is dead-lettered.
       // Written now, it would be dead-lettered twice.
-      leaveToTheSource(batch, abandoned, new IllegalStateException(WaitedFor.NOT_SENT));
+      markRetry(batch, abandoned, new IllegalStateException(WaitedFor.NOT_SENT));
       refused = refused.stream().filter(entry -> entry.outcome == null).toList();
     }
     if (refused.isEmpty()) {
@@ -402,7 +402,7 @@ public final class TableWriter {
     } catch (RuntimeException e) {
       // Without its dead letter a record cannot be kept: leave it to the source (Pub/Sub's own
       // dead-letter policy, a failed backfill task).
-      leaveToTheSource(
+      markRetry(
           batch, refused, new IllegalStateException("a dead letter could not be made: " + e, e));
       return;
     }
@@ -413,7 +413,7 @@ public final class TableWriter {
         if (e instanceof InterruptedException) {
           Thread.currentThread().interrupt();
         }
-        leaveToTheSource(
+        markRetry(
             batch,
             refused,
             new IllegalStateException(sink.name() + " failed: " + e.getMessage(), e));

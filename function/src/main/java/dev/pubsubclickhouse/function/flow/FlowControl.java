@@ -3,23 +3,22 @@ package dev.pubsubclickhouse.function.flow;
 import java.util.concurrent.TimeUnit;
 
 /**
- * What an instance does about the table's load, as a pure function of what ClickHouse said: no
- * threads, no queries, so that it can be tested reading by reading.
+ * What an instance does about a table's load. It is a pure function of what ClickHouse said, with
+ * no threads and no queries, so it can be tested reading by reading. {@link FlowGate} feeds it
+ * readings, and its design comment follows one table through a worked timeline.
  *
- * <p><b>Part pressure</b> ({@link TableLoad#pressure()}, 1.0 where ClickHouse starts to slow
- * INSERTs): below {@value #GATHER_FROM} nothing changes; above it the least time between two
- * INSERTs doubles with every further {@value #DOUBLING} (larger batches, fewer new parts); from
- * {@value #REFUSE_AT} the instance refuses new messages (429, so Pub/Sub backs off) and sends no
- * INSERT until the pressure is below {@value #RESUME_BELOW} again. When the server's {@code
- * DelayedInserts} or {@code RejectedInserts} grew while the table is above {@value #GATHER_FROM},
- * ClickHouse is already slowing or refusing someone: the instance refuses at once.
+ * <p>Part pressure ({@link TableLoad#pressure()}) is 1.0 where ClickHouse starts to slow INSERTs.
+ * Below {@value #GATHER_FROM} nothing changes. Above it, the least time between two INSERTs doubles
+ * with every further {@value #DOUBLING}. From {@value #REFUSE_AT} the instance refuses new messages
+ * (429) and sends no INSERT, until the pressure is below {@value #RESUME_BELOW} again. It refuses
+ * at once when the server's {@code DelayedInserts} or {@code RejectedInserts} grew while the table
+ * is at {@value #GATHER_FROM} or above.
  *
- * <p><b>Table budget</b>: the table's new parts per second (its block numbers, from every writer)
- * against {@code tableMaxInsertsPerSecond}. Above it, an instance that is inserting scales its own
- * rate by budget / table rate, so that together they come down to the budget, each keeping its
- * share; an idle instance keeps its allowance. Below it, allowances grow back in proportion, never
- * beyond the instance's ceiling or the budget itself. No instance needs to know how many others
- * there are.
+ * <p>The table budget, {@code tableMaxInsertsPerSecond}, caps the new parts a second from every
+ * writer together. When the table gets more, an instance that is inserting scales its own rate by
+ * budget / table rate. An idle instance keeps its allowance. When the table gets less, allowances
+ * grow back in proportion, never beyond the instance's ceiling or the budget. No instance needs to
+ * know how many others there are.
  */
 public final class FlowControl {
   static final double GATHER_FROM = 0.5;

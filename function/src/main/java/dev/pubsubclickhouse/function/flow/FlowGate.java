@@ -16,14 +16,63 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
- * {@link FlowControl} for one table: reads the table's load every {@code watchInterval} (four times
- * as often under pressure, and once more before every INSERT then, so that instances racing toward
- * the limit see each other's parts), says the least time between two INSERTs into it, refuses new
- * messages for it while it is near its limit, and answers 429 for a batch's messages it must not
- * send instead of letting them through. Nothing refused is acknowledged, so Pub/Sub delivers it
- * again later. {@link TableGates} holds one for each table the service writes.
+ * Flow control for one table. The gate reads the table's load from ClickHouse on a schedule, and
+ * {@link FlowControl} turns each reading into the least time between two INSERTs into the table.
+ * While the table is near its part limit, {@link #admits} is false and {@link #letThrough} answers
+ * a batch's messages 429 instead of sending them. Nothing refused is acknowledged, so Pub/Sub
+ * delivers it again later. {@link TableGates} holds one gate for each table the service writes.
  */
 public final class FlowGate {
+  /*
+   * How does flow control work, and why?
+   *
+   * ClickHouse slows every INSERT into a partition that has more than parts_to_delay_insert active
+   * parts, and refuses INSERTs beyond parts_to_throw_insert (code 252, too many parts). Each INSERT
+   * makes a part, and merges remove them. The service acts before ClickHouse does. Under pressure
+   * it sends fewer, larger INSERTs. Near the limit it answers 429, so that Pub/Sub backs off and
+   * merges catch up. Nothing is lost, because a message answered 429 is delivered again.
+   *
+   * A worked timeline. The table has parts_to_delay_insert = 200 and parts_to_throw_insert = 400,
+   * so its pressure is the parts in its fullest partition divided by 200 (TableLoad.pressure; its
+   * max_parts_in_total is far off). The defaults hold: TABLE_WATCH_INTERVAL_MS 2000, and
+   * MAX_INSERTS_PER_SECOND and TABLE_MAX_INSERTS_PER_SECOND both 500, so the pace without pressure
+   * is 2 ms.
+   *
+   * At 0 s a reading finds 80 parts, a pressure of 0.40. That is below GATHER_FROM (0.5), so the
+   * pace stays 2 ms and the next reading comes at 2 s.
+   *
+   * At 2 s there are 110 parts, 0.55. Above GATHER_FROM the pace doubles with every DOUBLING (0.05)
+   * of pressure, so it is 4 ms. Readings now come every 500 ms, a quarter of the interval. The gate
+   * also reads the table once more before every INSERT into it, so that instances racing toward
+   * the limit see each other's parts. The batcher starts this table's INSERTs at least 4 ms apart,
+   * so each batch holds at least 4 ms of arrivals: fewer, larger parts.
+   *
+   * At 2.5 s there are 120 parts, 0.60, and the pace is 8 ms. At 3 s there are 140 parts, 0.70,
+   * and the pace is 32 ms.
+   *
+   * At 3.5 s there are 160 parts, 0.80, which is REFUSE_AT. The table refuses. Each new request for
+   * it is answered 429 at once, and a batch already queued for it is answered 429 at the gate with
+   * no INSERT sent. The batcher sees a pace of 0 for a refusing table (TableGates.paceNanos), so
+   * those batches reach the gate at once instead of waiting out a pace. Pub/Sub delivers them again
+   * after its backoff.
+   *
+   * At 4 s merges have brought the table down to 150 parts, 0.75. It still refuses: it resumes only
+   * below RESUME_BELOW (0.7), so that it does not flap at the threshold.
+   *
+   * At 4.5 s there are 130 parts, 0.65. The table admits messages again at a pace of 16 ms. The
+   * gate wakes the batcher (whenPaceFalls), so that no batch waits out an older, longer pace. Once
+   * a reading finds fewer than 100 parts (below 0.5), the pace is 2 ms again and readings come
+   * every 2 s.
+   *
+   * Two more signals. When the server's DelayedInserts or RejectedInserts counter grew between two
+   * readings while the table is at GATHER_FROM or above, ClickHouse is already slowing or refusing
+   * someone, so the table refuses at once. And TABLE_MAX_INSERTS_PER_SECOND is shared by the whole
+   * fleet without any instance knowing the others. Say this instance sent 250 INSERTs a second
+   * while the table got 1000 new parts a second from every writer, measured over at least
+   * RATE_WINDOW_NANOS (1 s). Its allowance becomes 250 * 500 / 1000 = 125 INSERTs a second, a pace
+   * of 8 ms. Every inserting instance does the same, so together they come down to 500.
+   */
+
   private final TableName table;
   private final FlowControl control;
   private final Supplier<TableLoad> reader;

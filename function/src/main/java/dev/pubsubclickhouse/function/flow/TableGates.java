@@ -17,12 +17,12 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
- * Flow control for every table the service writes, between the batcher and ClickHouse: one {@link
- * FlowGate} per table, the default table's read before the first message, another table's from the
- * first message that names it. A message is refused (429) only while its own table is near its
- * limit. Each table's messages go at that table's pace (the batcher keeps a queue per table and
- * batches each table's messages apart); a refusing table's messages are not held back, since they
- * are not sent.
+ * Flow control for every table the service writes. It sits between the batcher and ClickHouse and
+ * holds one {@link FlowGate} per table. The default table is read before the first message. Any
+ * other table is read from the first message that names it. A message is refused (429) only while
+ * its own table is near its limit. Each table's messages go at that table's pace, since the batcher
+ * keeps a queue per table. A refusing table's messages are not held back by a pace, since they are
+ * not sent.
  */
 public final class TableGates implements Consumer<List<PendingMessage>> {
   private final Function<TableName, FlowGate> newGate;

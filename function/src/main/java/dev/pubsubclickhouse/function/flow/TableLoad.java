@@ -1,21 +1,21 @@
 package dev.pubsubclickhouse.function.flow;
 
 /**
- * What ClickHouse says about the target table at one moment.
+ * What ClickHouse says about the target table at one moment. Built with {@link #builder()}.
  *
  * @param partitionParts active parts in the table's fullest partition
  * @param activeParts active parts in the whole table
- * @param partsToDelayInsert the table's {@code parts_to_delay_insert} (0: none): beyond it
- *     ClickHouse slows every INSERT into a partition
- * @param partsToThrowInsert the table's {@code parts_to_throw_insert} (0: none): beyond it
- *     ClickHouse refuses INSERTs with code 252, "too many parts"
- * @param maxPartsInTotal the table's {@code max_parts_in_total} (0: none): the same for the whole
- *     table
- * @param blocksWritten a counter that grows by one for every block (part) an INSERT writes into the
- *     table, from every writer: the table's block numbers
+ * @param partsToDelayInsert the table's {@code parts_to_delay_insert}, or 0 for none. Beyond it
+ *     ClickHouse slows every INSERT into a partition.
+ * @param partsToThrowInsert the table's {@code parts_to_throw_insert}, or 0 for none. Beyond it
+ *     ClickHouse refuses INSERTs into a partition with code 252, "too many parts".
+ * @param maxPartsInTotal the table's {@code max_parts_in_total}, or 0 for none. Beyond it
+ *     ClickHouse refuses INSERTs into the whole table.
+ * @param blocksWritten the table's block numbers: a counter that grows by one for every block
+ *     (part) an INSERT writes into the table, whoever writes it
  * @param merges merges of the table in progress
- * @param delayedInserts the server's {@code DelayedInserts} counter (every table)
- * @param rejectedInserts the server's {@code RejectedInserts} counter (every table)
+ * @param delayedInserts the server's {@code DelayedInserts} counter, for every table
+ * @param rejectedInserts the server's {@code RejectedInserts} counter, for every table
  */
 public record TableLoad(
     long partitionParts,
@@ -27,6 +27,11 @@ public record TableLoad(
     long merges,
     long delayedInserts,
     long rejectedInserts) {
+
+  /** Builds a {@link TableLoad}; what is not set is 0 (no parts, no limit, no counts). */
+  public static Builder builder() {
+    return new Builder();
+  }
 
   /**
    * How close the table is to ClickHouse's limits: the fullest partition against the lower of
@@ -50,5 +55,78 @@ public record TableLoad(
       return Math.max(b, 0);
     }
     return b <= 0 ? a : Math.min(a, b);
+  }
+
+  /** Names each part of a {@link TableLoad}. */
+  public static final class Builder {
+    private long partitionParts;
+    private long activeParts;
+    private long partsToDelayInsert;
+    private long partsToThrowInsert;
+    private long maxPartsInTotal;
+    private long blocksWritten;
+    private long merges;
+    private long delayedInserts;
+    private long rejectedInserts;
+
+    private Builder() {}
+
+    public Builder partitionParts(long partitionParts) {
+      this.partitionParts = partitionParts;
+      return this;
+    }
+
+    public Builder activeParts(long activeParts) {
+      this.activeParts = activeParts;
+      return this;
+    }
+
+    public Builder partsToDelayInsert(long partsToDelayInsert) {
+      this.partsToDelayInsert = partsToDelayInsert;
+      return this;
+    }
+
+    public Builder partsToThrowInsert(long partsToThrowInsert) {
+      this.partsToThrowInsert = partsToThrowInsert;
+      return this;
+    }
+
+    public Builder maxPartsInTotal(long maxPartsInTotal) {
+      this.maxPartsInTotal = maxPartsInTotal;
+      return this;
+    }
+
+    public Builder blocksWritten(long blocksWritten) {
+      this.blocksWritten = blocksWritten;
+      return this;
+    }
+
+    public Builder merges(long merges) {
+      this.merges = merges;
+      return this;
+    }
+
+    public Builder delayedInserts(long delayedInserts) {
+      this.delayedInserts = delayedInserts;
+      return this;
+    }
+
+    public Builder rejectedInserts(long rejectedInserts) {
+      this.rejectedInserts = rejectedInserts;
+      return this;
+    }
+
+    public TableLoad build() {
+      return new TableLoad(
+          partitionParts,
+          activeParts,
+          partsToDelayInsert,
+          partsToThrowInsert,
+          maxPartsInTotal,
+          blocksWritten,
+          merges,
+          delayedInserts,
+          rejectedInserts);
+    }
   }
 }

@@ -74,16 +74,21 @@ public final class TableLoadReader {
     String engineFull = row.getString("engine_full");
     // Replicated and shared tables number blocks per partition, the others per table.
     boolean perPartition = engine.startsWith("Replicated") || engine.startsWith("Shared");
-    return new TableLoad(
-        row.getLong("partition_parts"),
-        row.getLong("active_parts"),
-        setting(engineFull, "parts_to_delay_insert", row.getLong("parts_to_delay_insert")),
-        setting(engineFull, "parts_to_throw_insert", row.getLong("parts_to_throw_insert")),
-        setting(engineFull, "max_parts_in_total", row.getLong("max_parts_in_total")),
-        perPartition ? row.getLong("newest_blocks_summed") : row.getLong("newest_block"),
-        row.getLong("merges"),
-        row.getLong("delayed"),
-        row.getLong("rejected"));
+    return TableLoad.builder()
+        .partitionParts(row.getLong("partition_parts"))
+        .activeParts(row.getLong("active_parts"))
+        .partsToDelayInsert(
+            setting(engineFull, "parts_to_delay_insert", row.getLong("parts_to_delay_insert")))
+        .partsToThrowInsert(
+            setting(engineFull, "parts_to_throw_insert", row.getLong("parts_to_throw_insert")))
+        .maxPartsInTotal(
+            setting(engineFull, "max_parts_in_total", row.getLong("max_parts_in_total")))
+        .blocksWritten(
+            perPartition ? row.getLong("newest_blocks_summed") : row.getLong("newest_block"))
+        .merges(row.getLong("merges"))
+        .delayedInserts(row.getLong("delayed"))
+        .rejectedInserts(row.getLong("rejected"))
+        .build();
   }
 
   /** The table's own value of a setting (its SETTINGS clause), else the server's. */

@@ -8,10 +8,10 @@ import java.util.function.Predicate;
 /**
  * Answers {@link PushOutcome#UNAVAILABLE} (503) to every request whose batch has not answered it
  * within the answer timeout. One periodic sweep ({@link #sweep}, every {@link #SWEEP_INTERVAL})
- * keeps every deadline, so a waiting request parks without a timer of its own: a timed wait costs a
- * timer insertion, a cancellation and a wake-up of the timer thread per request, a large share of
- * the service's CPU at tens of thousands of requests per second. Deadlines are kept to within one
- * sweep interval.
+ * keeps every deadline, to within one sweep interval. So a waiting request parks without a timer of
+ * its own. A timed wait would cost a timer insertion, a cancellation and a wake-up of the timer
+ * thread per request, a large share of the service's CPU at tens of thousands of requests per
+ * second.
  */
 public final class AnswerDeadlines {
   /** How often {@link #sweep} should run, and so how late a deadline may be kept. */

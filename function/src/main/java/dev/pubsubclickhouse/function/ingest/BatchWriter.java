@@ -10,10 +10,10 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * Writes one batch through core's {@link dev.pubsubclickhouse.core.write.TableWriter}: one INSERT
- * per destination (the batcher's batches hold one table's messages; a message naming no table it
- * may write goes through the default table's writer to the dead letters), and each request answered
- * with what became of its message. Every request of the batch is answered, whatever happens.
+ * Writes one batch through core's {@link dev.pubsubclickhouse.core.write.TableWriter}, one INSERT
+ * per destination. The batcher's batches hold one table's messages. A message that names no table
+ * it may write goes through the default table's writer to the dead letters. Each request is
+ * answered with what became of its message, whatever happens.
  */
 public final class BatchWriter implements Consumer<List<PendingMessage>> {
   @Override

@@ -16,21 +16,22 @@ import java.util.function.LongSupplier;
 import java.util.function.ToLongFunction;
 
 /**
- * Gathers concurrent messages into batches, one table's messages and one INSERT each (group
- * commit), by {@link GroupCommitRule}: when no INSERT into a table is in flight its messages go at
- * once; while one is in flight, new messages for it gather for the next. Pub/Sub push is a closed
- * loop (a window of requests, each waiting for its answer), so a batch holds what arrived during
- * the previous INSERT: one message when it is quiet, hundreds when it is busy, with no timer in
- * between.
+ * Gathers concurrent messages into batches, one table's messages and one INSERT per batch (group
+ * commit). {@link GroupCommitRule} decides when each table's batch goes. Its design comment follows
+ * a push window through a worked timeline.
  *
- * <p>Admission is bounded by memory and count: beyond them {@link #offer} refuses at once and the
- * caller answers 429. Batches start at least {@code 1 / maxInsertsPerSecond} apart (the instance's
- * ceiling), and at most {@code maxConcurrentInserts} are in flight. Each table has its own queue,
- * its own INSERTs in flight and its own pace (flow control stretches a table's pace when ClickHouse
- * is under pressure), so a table held back or slow to write holds up only its own messages; when
- * several tables may go, the one whose oldest message has waited longest goes first, and a table
- * with an INSERT in flight leaves the last free slot to one without whose pace lets its messages go
- * (even while they linger or wait for the requests expected back).
+ * <p>{@link #offer} refuses a message at once when the messages waiting would hold more than {@code
+ * maxPendingBytes} or number more than {@code maxPendingMessages}. When messages go to several
+ * tables, a table held back by its pace may hold at most half of that. The caller answers 429. When
+ * the message's batch may go at once, the caller's own thread writes it. Otherwise one of the
+ * {@code maxConcurrentInserts} flusher threads writes it when the rule says so.
+ *
+ * <p>INSERTs from the instance start at least {@code 1 / maxInsertsPerSecond} apart. Each table has
+ * its own queue, its own INSERTs in flight and its own pace. Flow control stretches a table's pace
+ * while ClickHouse is under pressure. So a table that is held back or slow to write holds up only
+ * its own messages. When several tables may go, the one whose oldest message has waited longest
+ * goes first. A table that has an INSERT in flight leaves the last free slot to a table that has
+ * none.
  */
 public final class GroupCommitBatcher implements AutoCloseable {
   /** One request in this many of an answered batch may come back late without being waited for. */
@@ -56,8 +57,10 @@ public final class GroupCommitBatcher implements AutoCloseable {
   private final ReturnTime returnTime;
   private int queuedMessages;
 
-  /** Set by {@link #decide}: how many tables go now, and the first of them. */
-  /** Set by {@link #decide}: of the tables that may go now, the one waiting longest; or null. */
+  /**
+   * Set by {@link #decide}: the table to go now, the one waiting longest of those that may. Null
+   * when none may go now.
+   */
   private TableQueue nextDue;
 
   private long heldBytes;
@@ -81,8 +84,8 @@ public final class GroupCommitBatcher implements AutoCloseable {
   /**
    * @param pace the least time between the starts of two INSERTs with messages for a table, in
    *     nanoseconds; asked whenever that table has messages queued
-   * @param severalTables messages may go to more than one table: a table held back by its pace may
-   *     then hold only half of what may wait
+   * @param severalTables messages may go to more than one table. A table held back by its pace may
+   *     then hold at most half of what may wait.
    * @param writer writes a batch and completes every message's answer; it must not throw
    */
   public GroupCommitBatcher(
@@ -126,10 +129,10 @@ public final class GroupCommitBatcher implements AutoCloseable {
   }
 
   /**
-   * Queues the message, or says why not. When its table's batch may go at once and no other table's
-   * has waited longer, the caller writes it itself before this returns (its own message among it):
-   * at low load that spares two thread hand-offs per message, the flusher's wake-up and the
-   * caller's.
+   * Queues the message, or says why it cannot. When the message's batch may go at once, and no
+   * other table's batch has waited longer, the caller's thread writes that batch before this
+   * returns. At low load that spares two thread hand-offs per message: waking a flusher, and waking
+   * the caller when its message is written.
    */
   public Refusal offer(PendingMessage message) {
     long footprint = message.footprintBytes();
@@ -151,7 +154,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
       }
       tableQueue.add(message);
       long rows = rowsOf(message);
-      long bytes = message.rows().length;
+      long bytes = message.encodedRows().length;
       queuedMessages++;
       heldBytes += footprint;
       heldMessages++;
@@ -210,8 +213,9 @@ public final class GroupCommitBatcher implements AutoCloseable {
   }
 
   /**
-   * Empty while every flusher runs; else why one stopped (an Error such as OutOfMemoryError): the
-   * instance can no longer write, and its liveness probe should say so.
+   * Why a flusher thread stopped (an Error such as OutOfMemoryError), or empty while every flusher
+   * runs. An instance with a stopped flusher can no longer write, and its liveness probe should say
+   * so.
    */
   public Optional<Throwable> flusherDeath() {
     return Optional.ofNullable(flusherDeath);
@@ -363,9 +367,9 @@ public final class GroupCommitBatcher implements AutoCloseable {
   }
 
   /**
-   * Under the lock: whether a batch goes now, by the rule applied to each table whose pace allows
-   * an INSERT now (the one to go first in {@link #nextDue}); when none goes, looks again no later
-   * than the rule or the next table held back by its pace says.
+   * Under the lock: whether a batch goes now. The rule is asked about each table whose pace allows
+   * an INSERT now, and the table to go first is left in {@link #nextDue}. When none goes, the wait
+   * ends when the rule says or when the next table held back by its pace may go.
    */
   private GroupCommitRule.Decision decide(long now) {
     boolean idleTableWaiting = false;
@@ -376,10 +380,18 @@ public final class GroupCommitBatcher implements AutoCloseable {
         idleTableWaiting |= table.insertsInFlight == 0 && table.paceAllowsAt - now <= 0;
       }
     }
+    GroupCommitRule.InstanceState instance =
+        new GroupCommitRule.InstanceState(
+            insertsInFlight,
+            idleTableWaiting,
+            lastInsertStartNanos,
+            new GroupCommitRule.ExpectedBack(
+                expectedBack, lastInsertEndNanos, returnTime.patience(lastInsertNanos)),
+            closing);
     nextDue = null;
     long wait = GroupCommitRule.WAIT_FOR_SIGNAL;
     for (int i = 0; i < tableQueues.size(); i++) {
-      wait = Math.min(wait, decideFor(tableQueues.get(i), now, idleTableWaiting));
+      wait = Math.min(wait, decideFor(tableQueues.get(i), now, instance));
     }
     return nextDue != null ? GroupCommitRule.Decision.SEND : GroupCommitRule.Decision.waitFor(wait);
   }
@@ -391,7 +403,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
    * @return else how long until it should be looked at again ({@link
    *     GroupCommitRule#WAIT_FOR_SIGNAL}: only when something changes)
    */
-  private long decideFor(TableQueue table, long now, boolean idleTableWaiting) {
+  private long decideFor(TableQueue table, long now, GroupCommitRule.InstanceState instance) {
     if (table.messages.isEmpty()) {
       return GroupCommitRule.WAIT_FOR_SIGNAL;
     }
@@ -400,19 +412,13 @@ public final class GroupCommitBatcher implements AutoCloseable {
     }
     GroupCommitRule.Decision decision =
         rule.decide(
-            new GroupCommitRule.Queue(
+            new GroupCommitRule.TableState(
                 table.messages.size(),
                 table.rows,
                 table.bytes,
                 table.messages.peekFirst().enqueuedNanos(),
-                insertsInFlight,
-                table.insertsInFlight,
-                idleTableWaiting,
-                lastInsertStartNanos,
-                expectedBack,
-                lastInsertEndNanos,
-                returnTime.patience(lastInsertNanos),
-                closing),
+                table.insertsInFlight),
+            instance,
             now,
             ceilingPaceNanos);
     if (!decision.send()) {
@@ -444,12 +450,12 @@ public final class GroupCommitBatcher implements AutoCloseable {
       long nextRows = rowsOf(next);
       if (!batch.isEmpty()
           && (rows + nextRows > policy.maxRows()
-              || bytes + next.rows().length > policy.maxBytes())) {
+              || bytes + next.encodedRows().length > policy.maxBytes())) {
         break;
       }
       batch.add(from.poll());
       rows += nextRows;
-      bytes += next.rows().length;
+      bytes += next.encodedRows().length;
     }
     queuedMessages -= batch.size();
     insertsInFlight++;
@@ -541,14 +547,14 @@ public final class GroupCommitBatcher implements AutoCloseable {
     void add(PendingMessage message) {
       messages.addLast(message);
       rows += rowsOf(message);
-      bytes += message.rows().length;
+      bytes += message.encodedRows().length;
       footprints += message.footprintBytes();
     }
 
     PendingMessage poll() {
       PendingMessage message = messages.pollFirst();
       rows -= rowsOf(message);
-      bytes -= message.rows().length;
+      bytes -= message.encodedRows().length;
       footprints -= message.footprintBytes();
       return message;
     }

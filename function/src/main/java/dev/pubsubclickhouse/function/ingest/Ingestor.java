@@ -15,10 +15,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
 /**
- * Where a message goes, in plain Java: route it to its table, refuse it (429) while flow control
- * says that table cannot take more or the memory it needs to be read cannot be had, else encode it
- * on the caller's thread, hand it to the batcher, wait for the batch (or the answer timeout, {@link
- * AnswerDeadlines}), and say how it ended.
+ * Takes one message from the push request to its answer, in plain Java. It routes the message to
+ * its table, and answers 429 while flow control says that table cannot take more, or while the
+ * memory reading the message needs cannot be had. Otherwise it encodes the message on the caller's
+ * thread and hands it to the batcher. Then it waits for the batch, or for the answer timeout
+ * ({@link AnswerDeadlines}), and says how the message ended.
  */
 public final class Ingestor {
   /** One log line per this interval about messages answered 503 before their batch. */

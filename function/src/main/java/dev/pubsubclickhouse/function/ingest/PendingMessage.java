@@ -14,9 +14,9 @@ import dev.pubsubclickhouse.messages.tables.Route;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * A message waiting in the batcher: the table it goes to, its rows already encoded on the request's
- * thread, and the request waiting for the answer. The batch writer encodes it again only when the
- * table changed.
+ * A message waiting in the batcher. It holds the table it goes to, its rows already encoded on the
+ * request's thread, and the answer the request waits for. The batch writer encodes it again only
+ * when the table's schema changed.
  */
 public final class PendingMessage implements WriteRecord {
   private final PubSubMessage message;
@@ -84,7 +84,7 @@ public final class PendingMessage implements WriteRecord {
   }
 
   /** The encoded rows (RowBinaryWithDefaults), for the schema the message was last encoded for. */
-  public byte[] rows() {
+  public byte[] encodedRows() {
     return encoded.bytes();
   }
 

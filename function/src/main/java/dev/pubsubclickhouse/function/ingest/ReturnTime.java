@@ -1,10 +1,10 @@
 package dev.pubsubclickhouse.function.ingest;
 
 /**
- * How long the requests a batch answered take to come back, learnt batch by batch, and so how long
- * an idle batcher waits for them. It is this instance's and its clients' work per request (answer,
- * next request, parse, encode) times the batch, so it grows with load; a fixed timer would be too
- * short under load or pure latency when it is quiet.
+ * How long the requests a batch answered take to come back, learnt batch by batch. It sets how long
+ * an idle batcher waits for them. That time is the work per request, on this instance and its
+ * client, times the batch: the answer, the next request, parsing and encoding. So it grows with
+ * load. A fixed timer would be too short under load, and pure latency when traffic is quiet.
  */
 final class ReturnTime {
   private final long maxNanos;

@@ -19,7 +19,16 @@ class FlowControlTest {
   }
 
   private static TableLoad load(long parts, long blocks, long delayed, long rejected) {
-    return new TableLoad(parts, parts, 10, 20, 100_000, blocks, 0, delayed, rejected);
+    return TableLoad.builder()
+        .partitionParts(parts)
+        .activeParts(parts)
+        .partsToDelayInsert(10)
+        .partsToThrowInsert(20)
+        .maxPartsInTotal(100_000)
+        .blocksWritten(blocks)
+        .delayedInserts(delayed)
+        .rejectedInserts(rejected)
+        .build();
   }
 
   private static TableLoad blocks(long blocks) {

@@ -41,7 +41,13 @@ class FlowGateTest {
           new FlowPolicy(0, Duration.ofSeconds(2)));
 
   private static TableLoad parts(long parts) {
-    return new TableLoad(parts, parts, 10, 20, 100_000, 0, 0, 0, 0);
+    return TableLoad.builder()
+        .partitionParts(parts)
+        .activeParts(parts)
+        .partsToDelayInsert(10)
+        .partsToThrowInsert(20)
+        .maxPartsInTotal(100_000)
+        .build();
   }
 
   /** What the batch writer does with a batch: the gate's messages written, or none. */

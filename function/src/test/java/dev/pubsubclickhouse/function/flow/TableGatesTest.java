@@ -56,7 +56,13 @@ class TableGatesTest {
   }
 
   private static TableLoad parts(long count) {
-    return new TableLoad(count, count, 10, 20, 100_000, 0, 0, 0, 0);
+    return TableLoad.builder()
+        .partitionParts(count)
+        .activeParts(count)
+        .partsToDelayInsert(10)
+        .partsToThrowInsert(20)
+        .maxPartsInTotal(100_000)
+        .build();
   }
 
   @AfterEach

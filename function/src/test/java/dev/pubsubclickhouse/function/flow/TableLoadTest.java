@@ -7,7 +7,13 @@ import org.junit.jupiter.api.Test;
 
 class TableLoadTest {
   private static TableLoad load(long partition, long total, long delay, long toThrow, long max) {
-    return new TableLoad(partition, total, delay, toThrow, max, 0, 0, 0, 0);
+    return TableLoad.builder()
+        .partitionParts(partition)
+        .activeParts(total)
+        .partsToDelayInsert(delay)
+        .partsToThrowInsert(toThrow)
+        .maxPartsInTotal(max)
+        .build();
   }
 
   @Test

@@ -29,18 +29,21 @@ class GroupCommitBatcherTest {
   private final List<List<PendingMessage>> batches = new CopyOnWriteArrayList<>();
   private final AtomicLong now = new AtomicLong(1_000_000_000L);
 
-  private static BatchPolicy policy(
-      int maxRows, long lingerMillis, long maxWaitMillis, int maxPending) {
-    return new BatchPolicy(
-        maxRows,
-        1 << 20,
-        Duration.ofMillis(maxWaitMillis),
-        Duration.ofMillis(lingerMillis),
-        1,
-        10_000,
-        1 << 30,
-        maxPending,
-        Duration.ofSeconds(5));
+  /**
+   * One INSERT at a time, a batch up to 1000 rows, waiting ten minutes at most: tests change what
+   * they are about.
+   */
+  private static BatchPolicy.Builder policy() {
+    return BatchPolicy.builder()
+        .maxRows(1000)
+        .maxBytes(1 << 20)
+        .maxWait(Duration.ofMinutes(10))
+        .linger(Duration.ZERO)
+        .maxConcurrentInserts(1)
+        .maxInsertsPerSecond(10_000)
+        .maxPendingBytes(1 << 30)
+        .maxPendingMessages(100)
+        .answerTimeout(Duration.ofSeconds(5));
   }
 
   private PendingMessage message(String id) {
@@ -74,7 +77,8 @@ class GroupCommitBatcherTest {
 
   @Test
   void aFullBatchGoesAtOnceAndTheRestFollows() throws Exception {
-    try (GroupCommitBatcher batcher = batcher(policy(3, 10_000, 600_000, 100), this::record)) {
+    try (GroupCommitBatcher batcher =
+        batcher(policy().maxRows(3).linger(Duration.ofSeconds(10)).build(), this::record)) {
       List<PendingMessage> messages =
           List.of(message("1"), message("2"), message("3"), message("4"));
       messages.forEach(
@@ -94,7 +98,7 @@ class GroupCommitBatcherTest {
     List<Thread> writers = new CopyOnWriteArrayList<>();
     try (GroupCommitBatcher batcher =
         batcher(
-            policy(1000, 0, 600_000, 100),
+            policy().build(),
             batch -> {
               writers.add(Thread.currentThread());
               record(batch);
@@ -116,7 +120,7 @@ class GroupCommitBatcherTest {
     now.set(System.nanoTime()); // the clock of PendingMessages.to's messages, after them
     try (GroupCommitBatcher batcher =
         new GroupCommitBatcher(
-            policy(1000, 0, 600_000, 100),
+            policy().build(),
             table -> table.equals(CLICKS) ? clicksPace : 0,
             true,
             now::get,
@@ -190,7 +194,7 @@ class GroupCommitBatcherTest {
   /** Up to {@code maxPending} may wait; the clicks table is paced to one INSERT a second. */
   private GroupCommitBatcher pacedClicks(int maxPending, boolean severalTables) {
     return new GroupCommitBatcher(
-        policy(1000, 0, 600_000, maxPending),
+        policy().maxPendingMessages(maxPending).build(),
         table -> table.equals(CLICKS) ? 1_000_000_000L : 0,
         severalTables,
         now::get,
@@ -244,7 +248,7 @@ class GroupCommitBatcherTest {
     now.set(System.nanoTime()); // the clock of PendingMessages.to's messages, after them
     try (GroupCommitBatcher batcher =
         batcher(
-            policy(1000, 0, 600_000, 100), // one INSERT at a time
+            policy().build(), // one INSERT at a time
             batch -> {
               if (batches.isEmpty()) {
                 now.addAndGet(3_000_000); // the first INSERT takes 3 ms
@@ -328,16 +332,7 @@ class GroupCommitBatcherTest {
 
   /** Two INSERTs at once, a batch up to {@code maxRows}, waiting ten minutes at most. */
   private static BatchPolicy twoAtOnce(int maxRows, Duration linger) {
-    return new BatchPolicy(
-        maxRows,
-        1 << 20,
-        Duration.ofMinutes(10),
-        linger,
-        2,
-        10_000,
-        1 << 30,
-        100,
-        Duration.ofSeconds(5));
+    return policy().maxConcurrentInserts(2).maxRows(maxRows).linger(linger).build();
   }
 
   @Test
@@ -383,7 +378,7 @@ class GroupCommitBatcherTest {
   void whileAnInsertIsInFlightNewMessagesGatherForTheNext() throws Exception {
     try (GroupCommitBatcher batcher =
         batcher(
-            policy(1000, 0, 600_000, 100),
+            policy().build(),
             batch -> {
               if (batches.isEmpty()) {
                 now.addAndGet(3_000_000); // the first INSERT takes 3 ms
@@ -423,7 +418,7 @@ class GroupCommitBatcherTest {
     AtomicInteger mostAtOnce = new AtomicInteger();
     try (GroupCommitBatcher batcher =
         batcher(
-            policy(3, 0, 600_000, 100),
+            policy().maxRows(3).build(),
             batch -> {
               if (mostAtOnce.accumulateAndGet(inWriter.incrementAndGet(), Math::max) > 1
                   || !batches.isEmpty()) {
@@ -452,7 +447,7 @@ class GroupCommitBatcherTest {
       throws Exception {
     try (GroupCommitBatcher batcher =
         batcher(
-            policy(1000, 0, 600_000, 100),
+            policy().build(),
             batch -> {
               if (batches.isEmpty()) {
                 now.addAndGet(3_000_000); // the first INSERT takes 3 ms
@@ -478,7 +473,7 @@ class GroupCommitBatcherTest {
   void aLargeBatchDoesNotWaitForItsLastFewStragglers() throws Exception {
     try (GroupCommitBatcher batcher =
         batcher(
-            policy(1000, 0, 600_000, 1000),
+            policy().maxPendingMessages(1000).build(),
             batch -> {
               now.addAndGet(3_000_000); // every INSERT takes 3 ms
               recordHoldingTheFirst(batch);
@@ -508,7 +503,7 @@ class GroupCommitBatcherTest {
   @Test
   void beyondTheWaitingBoundOffersAreRefusedAtOnce() throws Exception {
     try (GroupCommitBatcher batcher =
-        batcher(policy(1000, 0, 600_000, 2), this::recordHoldingTheFirst)) {
+        batcher(policy().maxPendingMessages(2).build(), this::recordHoldingTheFirst)) {
       offerFromAnotherThread(batcher, message("1")); // held in the writer by its own caller
       awaitWaiting(batcher, 1);
       assertThat(batcher.offer(message("2"))).isEqualTo(GroupCommitBatcher.Refusal.NONE);
@@ -523,7 +518,7 @@ class GroupCommitBatcherTest {
   void aWriterThatThrowsStillAnswersEveryMessage() throws Exception {
     try (GroupCommitBatcher batcher =
         batcher(
-            policy(1000, 0, 600_000, 10),
+            policy().maxPendingMessages(10).build(),
             batch -> {
               throw new IllegalStateException("bug");
             })) {
@@ -571,7 +566,7 @@ class GroupCommitBatcherTest {
   void aFlusherKilledByAnErrorAnswersItsBatch503RefusesNewMessagesAndSaysWhy() throws Exception {
     try (GroupCommitBatcher batcher =
         batcher(
-            policy(1000, 10, 600_000, 100),
+            policy().linger(Duration.ofMillis(10)).build(),
             batch -> {
               throw new StackOverflowError("injected");
             })) {
@@ -590,7 +585,7 @@ class GroupCommitBatcherTest {
       throws Exception {
     try (GroupCommitBatcher batcher =
         batcher(
-            policy(1000, 0, 600_000, 100),
+            policy().build(),
             batch -> {
               throw new StackOverflowError("injected");
             })) {
