@@ -1,6 +1,7 @@
 package dev.pubsubclickhouse.function;
 
 import dev.pubsubclickhouse.core.config.ConfigurationException;
+import dev.pubsubclickhouse.core.config.MisspeltVariables;
 import dev.pubsubclickhouse.core.config.ParameterHelp;
 import dev.pubsubclickhouse.core.log.JsonLog;
 import java.io.IOException;
@@ -40,6 +41,9 @@ public final class Main {
       return;
     }
     JsonLog.captureLibraryLogs();
+    for (String misspelt : MisspeltVariables.in(System.getenv(), PushParameters.ALL)) {
+      JsonLog.warning(misspelt, Map.of());
+    }
     PushService service;
     try {
       PushConfig config = PushConfig.read(System.getenv());

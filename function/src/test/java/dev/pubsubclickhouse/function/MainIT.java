@@ -297,6 +297,26 @@ class MainIT {
   }
 
   @Test
+  void aMisspeltVariableIsNamedAtStartWithTheParameterItResembles() throws Exception {
+    database.execute("CREATE TABLE misspelt (n UInt8) ENGINE = MergeTree ORDER BY n");
+    Service service =
+        launch(
+            Map.of(
+                "CLICKHOUSE_TABLE", "misspelt",
+                "PUSH_AUTH", "none",
+                "BATCH_MAX_WAIT_MSS", "5",
+                "PUBSUB_EMULATOR_HOST", "127.0.0.1:1"));
+    awaitReady(service);
+    List<String> warnings =
+        assertEveryLineIsJson(service.output()).stream()
+            .filter(line -> line.path("severity").asText().equals("WARNING"))
+            .map(line -> line.path("message").asText())
+            .toList();
+    assertThat(warnings)
+        .containsExactly("BATCH_MAX_WAIT_MSS is not a parameter; did you mean BATCH_MAX_WAIT_MS?");
+  }
+
+  @Test
   void aWrongPasswordKeepsItUnreadyNamingTheRefusalNotThePassword() throws Exception {
     Assumptions.assumeTrue(
         database.server().url().startsWith("http://127.0.0.1"), "needs the local pipeline user");
