@@ -11,6 +11,8 @@ import dev.pubsubclickhouse.core.evolve.ColumnsUnavailableException;
 import dev.pubsubclickhouse.core.write.DeadLetter;
 import dev.pubsubclickhouse.core.write.EncodedRows;
 import dev.pubsubclickhouse.core.write.TargetTable;
+import dev.pubsubclickhouse.messages.cdc.ChangeFormat;
+import dev.pubsubclickhouse.messages.cdc.ChangeRow;
 import dev.pubsubclickhouse.messages.payload.PayloadDecompressor;
 import dev.pubsubclickhouse.messages.payload.PayloadFormat;
 import dev.pubsubclickhouse.messages.payload.PayloadFormats;
@@ -26,11 +28,11 @@ import java.util.Set;
 
 /**
  * Turns a message into encoded rows: decompress, read the rows in the message's format (JSON, or
- * Avro or Protocol Buffers with its Pub/Sub schema), add columns for new fields when schema
- * evolution is on, gather unknown fields into their column when one is configured, add the {@code
- * _pubsub_*} metadata columns the table has, encode. A message is written whole or not at all: when
- * its data cannot be read or any of its rows does not fit, the whole message is rejected, with the
- * reason of each row that does not fit.
+ * Avro or Protocol Buffers with its Pub/Sub schema, or a Debezium change event), add columns for
+ * new fields when schema evolution is on, gather unknown fields into their column when one is
+ * configured, add the {@code _pubsub_*} metadata columns the table has, encode. A message is
+ * written whole or not at all: when its data cannot be read or any of its rows does not fit, the
+ * whole message is rejected, with the reason of each row that does not fit.
  */
 public final class MessageEncoder {
   public static final String MESSAGE_ID = "_pubsub_message_id";
@@ -63,6 +65,7 @@ public final class MessageEncoder {
   private final String unknownFieldsColumn;
   private final MessageEvents events;
   private final Clock clock;
+  private final ChangeFormat changes;
 
   /**
    * @param columnAdder adds columns for new fields; null when schema evolution is off
@@ -76,6 +79,22 @@ public final class MessageEncoder {
       String unknownFieldsColumn,
       MessageEvents events,
       Clock clock) {
+    this(decompressor, formats, columnAdder, unknownFieldsColumn, events, clock, null);
+  }
+
+  /**
+   * @param changes reads every message as a Debezium change event (PAYLOAD_FORMAT=debezium); null
+   *     to read JSON, or a Pub/Sub schema's format
+   */
+  public MessageEncoder(
+      PayloadDecompressor decompressor,
+      PayloadFormats formats,
+      ColumnAdder columnAdder,
+      String unknownFieldsColumn,
+      MessageEvents events,
+      Clock clock,
+      ChangeFormat changes) {
+    this.changes = changes;
     this.decompressor = decompressor;
     this.formats = formats;
     this.columnAdder = columnAdder;
@@ -107,7 +126,7 @@ public final class MessageEncoder {
     }
     PayloadFormat format;
     try {
-      format = formats.of(message.attributes());
+      format = changes != null ? changes : formats.of(message.attributes());
     } catch (SchemaUnavailableException e) {
       throw new UnavailableException(e.getMessage(), e);
     }
@@ -159,6 +178,9 @@ public final class MessageEncoder {
       throws IOException, PayloadRejectedException {
     byte[] payload = decompressor.decompress(message.data());
     events.payloadRead(payload.length);
+    if (format instanceof ChangeFormat change) {
+      return change.rows(payload, message);
+    }
     return format.rows(payload);
   }
 
@@ -186,12 +208,18 @@ public final class MessageEncoder {
         gatherUnknownFields(row, schema);
       }
       addMetadata(row, i, message, schema.columns(), ingestedAt);
+      boolean deleted = false;
+      if (row instanceof ChangeRow change) {
+        change.addMetadata(schema, ingestedAt);
+        deleted = change.deleted();
+      }
       try {
-        schema.encoder().encode(row, out);
+        schema.encoder().encode(row, out, deleted);
       } catch (RowRejectedException e) {
         rejected++;
+        String reason = row instanceof ChangeRow change ? change.explain(e) : e.getMessage();
         if (reasons.size() < MAX_REASONS) {
-          reasons.add(rows.size() > 1 ? "row " + i + ": " + e.getMessage() : e.getMessage());
+          reasons.add(rows.size() > 1 ? "row " + i + ": " + reason : reason);
         }
       }
     }

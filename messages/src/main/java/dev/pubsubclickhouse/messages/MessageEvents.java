@@ -17,4 +17,10 @@ public interface MessageEvents {
    * routed nowhere (one for the message).
    */
   default void rowsRejected(int rows) {}
+
+  /**
+   * A change-data-capture message that carries no row change was acknowledged without a row: {@code
+   * what} is tombstone, heartbeat, transaction or schema_change.
+   */
+  default void changeSkipped(String what) {}
 }
