@@ -10,6 +10,7 @@ import dev.pubsubclickhouse.core.insert.ClickHouseHttpException;
 import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
 import dev.pubsubclickhouse.core.insert.InsertFormat;
 import dev.pubsubclickhouse.core.schema.SchemaReader;
+import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.core.write.DeadLetterSink;
 import dev.pubsubclickhouse.core.write.DeadLetterTable;
 import dev.pubsubclickhouse.core.write.TargetTable;
@@ -26,6 +27,13 @@ import dev.pubsubclickhouse.function.observability.PushEvolutionEvents;
 import dev.pubsubclickhouse.function.observability.PushMessageEvents;
 import dev.pubsubclickhouse.function.observability.PushWriteEvents;
 import dev.pubsubclickhouse.messages.MessageEncoder;
+import dev.pubsubclickhouse.messages.cdc.ChangeCapture;
+import dev.pubsubclickhouse.messages.cdc.ChangeEventReader;
+import dev.pubsubclickhouse.messages.cdc.ChangeFormat;
+import dev.pubsubclickhouse.messages.cdc.ChangeRouter;
+import dev.pubsubclickhouse.messages.cdc.ChangeRow;
+import dev.pubsubclickhouse.messages.cdc.ChangeVersion;
+import dev.pubsubclickhouse.messages.cdc.TruncateMarks;
 import dev.pubsubclickhouse.messages.payload.PayloadDecompressor;
 import dev.pubsubclickhouse.messages.payload.PayloadFormats;
 import dev.pubsubclickhouse.messages.payload.SchemaService;
@@ -100,6 +108,25 @@ record WritePath(
     if (topicSink != null) {
       sinks.add(topicSink);
     }
+    PayloadDecompressor decompressor = new PayloadDecompressor(config.maxDecompressedBytes());
+    PushMessageEvents messageEvents = new PushMessageEvents(metrics);
+    ChangeRouter changes = null;
+    ChangeFormat changeFormat = null;
+    if (config.tables().changeCapture().isPresent()) {
+      ChangeCapture capture = config.tables().changeCapture().get();
+      ChangeEventReader changeReader =
+          new ChangeEventReader(new ChangeVersion(capture.versionEpoch()));
+      TruncateMarks marks = new TruncateMarks();
+      changes =
+          new ChangeRouter(
+              capture,
+              changeReader,
+              decompressor,
+              (table, version) -> deleteBelow(client, table, version),
+              marks,
+              messageEvents);
+      changeFormat = new ChangeFormat(changeReader, marks);
+    }
     Destinations destinations =
         Destinations.open(
             config.tables(),
@@ -108,15 +135,17 @@ record WritePath(
             inserter,
             sinks,
             true,
-            table -> new PushWriteEvents(metrics, table));
+            table -> new PushWriteEvents(metrics, table),
+            changes);
     MessageEncoder encoder =
         new MessageEncoder(
-            new PayloadDecompressor(config.maxDecompressedBytes()),
+            decompressor,
             new PayloadFormats(schemas),
             columnAdder(config, client, metrics),
             config.tables().unknownFieldsColumn().orElse(null),
-            new PushMessageEvents(metrics),
-            Clock.systemUTC());
+            messageEvents,
+            Clock.systemUTC(),
+            changeFormat);
     TargetTable table = destinations.defaultDestination().table();
     BatchWriter batchWriter = new BatchWriter();
     if (!config.flow().enabled()) {
@@ -213,9 +242,29 @@ record WritePath(
         .orElse(null);
   }
 
+  /**
+   * A truncate's (or a re-snapshot's) lightweight DELETE of the rows written before it. It returns
+   * once ClickHouse has applied it (lightweight_deletes_sync), so that the message is acknowledged
+   * only then.
+   */
+  private static void deleteBelow(Client client, TableName table, long version) throws Exception {
+    String sql =
+        "DELETE FROM "
+            + table.quoted()
+            + " WHERE "
+            + TableName.quoteIdentifier(ChangeRow.VERSION)
+            + " < "
+            + Long.toUnsignedString(version)
+            + " SETTINGS lightweight_deletes_sync = 2";
+    client.execute(sql).get(DDL_TIMEOUT.toSeconds(), TimeUnit.SECONDS).close();
+  }
+
   /** The columns the service fills itself, which no new field may become. */
   private static Set<String> serviceColumns(PushConfig config) {
     Set<String> columns = new HashSet<>(MessageEncoder.METADATA_COLUMNS);
+    if (config.tables().changeCapture().isPresent()) {
+      columns.addAll(ChangeRow.METADATA_COLUMNS);
+    }
     config.tables().unknownFieldsColumn().ifPresent(columns::add);
     return columns;
   }
@@ -245,6 +294,7 @@ record WritePath(
     }
     fields.put("schemaEvolution", config.tables().evolution().isPresent() ? "add_columns" : "off");
     config.tables().unknownFieldsColumn().ifPresent(c -> fields.put("unknownFieldsColumn", c));
+    config.tables().changeCapture().ifPresent(c -> fields.put("cdcTables", c.tables().toString()));
     fields.put("deadLetterSinks", sinks.stream().map(DeadLetterSink::name).toList());
     fields.put("insertFormat", inserter.format().clickHouseName());
     fields.put("batchMaxRows", config.batch().maxRows());

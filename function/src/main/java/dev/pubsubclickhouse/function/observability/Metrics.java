@@ -62,6 +62,16 @@ public final class Metrics extends MetricRegistries {
       counter(
           "schema-column-type-conflicts",
           "New fields whose column another instance added first with another type.");
+  public final Counter changeTombstones =
+      counter("cdc-tombstones", "Debezium tombstones acknowledged without a row.");
+  public final Counter changeHeartbeats =
+      counter("cdc-heartbeats", "Debezium heartbeats acknowledged without a row.");
+  public final Counter changeTransactions =
+      counter(
+          "cdc-transactions",
+          "Debezium transaction markers (BEGIN, END) acknowledged without a row.");
+  public final Counter changeSchemaChanges =
+      counter("cdc-schema-changes", "Debezium schema changes acknowledged without a row.");
   public final Counter overloaded = counter("overloaded", "Requests refused with 429.");
   public final Counter throttled =
       counter(

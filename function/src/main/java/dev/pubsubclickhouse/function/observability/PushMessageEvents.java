@@ -24,4 +24,14 @@ public final class PushMessageEvents implements MessageEvents {
   public void rowsRejected(int rows) {
     metrics.rowsParseFailed.add(rows);
   }
+
+  @Override
+  public void changeSkipped(String what) {
+    switch (what) {
+      case "tombstone" -> metrics.changeTombstones.increment();
+      case "heartbeat" -> metrics.changeHeartbeats.increment();
+      case "transaction" -> metrics.changeTransactions.increment();
+      default -> metrics.changeSchemaChanges.increment();
+    }
+  }
 }

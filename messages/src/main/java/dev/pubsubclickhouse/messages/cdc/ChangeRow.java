@@ -13,8 +13,10 @@ import java.util.Set;
 
 /**
  * A row of a change: the source row's fields, and the change's metadata, which go into the columns
- * of these names when the target table has them. A delete row ({@link #deleted()}) holds only what
- * the event knows of the deleted row (often just its key): every other column takes its DEFAULT.
+ * of these names when the target table has them (empty or 0 where the event has none: a MySQL event
+ * has no LSN, a snapshot read without GTIDs no transaction). A delete row ({@link #deleted()})
+ * holds only what the event knows of the deleted row (often just its key): every other column takes
+ * its DEFAULT.
  */
 public final class ChangeRow extends ObjectNode {
   public static final String OP = "__op";
@@ -53,12 +55,11 @@ public final class ChangeRow extends ObjectNode {
     }
     if (columns.contains(SOURCE_TS_MS)) {
       JsonNode tsMs = event.source().get("ts_ms");
-      if (tsMs != null && tsMs.canConvertToLong()) {
-        if (isDateTime(schema.definitions(), SOURCE_TS_MS)) {
-          put(SOURCE_TS_MS, Instant.ofEpochMilli(tsMs.longValue()).toString());
-        } else {
-          put(SOURCE_TS_MS, tsMs.longValue());
-        }
+      long millis = tsMs != null && tsMs.canConvertToLong() ? tsMs.longValue() : 0;
+      if (isDateTime(schema.definitions(), SOURCE_TS_MS)) {
+        put(SOURCE_TS_MS, Instant.ofEpochMilli(millis).toString());
+      } else {
+        put(SOURCE_TS_MS, millis);
       }
     }
     if (columns.contains(INGESTED_AT)) {
@@ -67,14 +68,14 @@ public final class ChangeRow extends ObjectNode {
     if (columns.contains(SOURCE_TABLE)) {
       put(SOURCE_TABLE, event.table().name());
     }
-    if (columns.contains(TRANSACTION_ID) && event.transactionId() != null) {
-      put(TRANSACTION_ID, event.transactionId());
+    if (columns.contains(TRANSACTION_ID)) {
+      put(TRANSACTION_ID, event.transactionId() == null ? "" : event.transactionId());
     }
     if (columns.contains(LSN)) {
       JsonNode lsn = event.source().get("lsn");
-      if (lsn != null && lsn.isIntegralNumber()) {
-        set(LSN, lsn);
-      }
+      set(
+          LSN,
+          lsn != null && lsn.isIntegralNumber() ? lsn : JsonNodeFactory.instance.numberNode(0));
     }
     if (columns.contains(IS_DELETED)) {
       put(IS_DELETED, deleted ? 1 : 0);
