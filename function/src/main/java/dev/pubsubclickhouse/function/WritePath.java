@@ -10,7 +10,6 @@ import dev.pubsubclickhouse.core.insert.ClickHouseHttpException;
 import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
 import dev.pubsubclickhouse.core.insert.InsertFormat;
 import dev.pubsubclickhouse.core.schema.SchemaReader;
-import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.core.write.DeadLetterSink;
 import dev.pubsubclickhouse.core.write.DeadLetterTable;
 import dev.pubsubclickhouse.core.write.TargetTable;
@@ -122,7 +121,7 @@ record WritePath(
               capture,
               changeReader,
               decompressor,
-              (table, version) -> deleteBelow(client, table, version),
+              new VersionedDeletes(client),
               marks,
               messageEvents);
       changeFormat = new ChangeFormat(changeReader, marks);
@@ -240,23 +239,6 @@ record WritePath(
                         client.execute(sql).get(DDL_TIMEOUT.toSeconds(), TimeUnit.SECONDS).close(),
                     new PushEvolutionEvents(metrics)))
         .orElse(null);
-  }
-
-  /**
-   * A truncate's (or a re-snapshot's) lightweight DELETE of the rows written before it. It returns
-   * once ClickHouse has applied it (lightweight_deletes_sync), so that the message is acknowledged
-   * only then.
-   */
-  private static void deleteBelow(Client client, TableName table, long version) throws Exception {
-    String sql =
-        "DELETE FROM "
-            + table.quoted()
-            + " WHERE "
-            + TableName.quoteIdentifier(ChangeRow.VERSION)
-            + " < "
-            + Long.toUnsignedString(version)
-            + " SETTINGS lightweight_deletes_sync = 2";
-    client.execute(sql).get(DDL_TIMEOUT.toSeconds(), TimeUnit.SECONDS).close();
   }
 
   /** The columns the service fills itself, which no new field may become. */

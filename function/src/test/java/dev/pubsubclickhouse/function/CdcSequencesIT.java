@@ -32,7 +32,7 @@ class CdcSequencesIT {
 
   @BeforeEach
   void tables() {
-    for (String table : List.of("items", "accounts", "cdc_dead")) {
+    for (String table : List.of("items", "accounts", "cdc_dead", "hist_mv", "hist", "latest")) {
       database.execute("DROP TABLE IF EXISTS " + table + " SYNC");
     }
     database.execute(
@@ -45,6 +45,13 @@ class CdcSequencesIT {
             + META
             + ") ENGINE = ReplacingMergeTree(__version, __is_deleted) ORDER BY id");
     createDeadLetterTable(database, "cdc_dead");
+    database.execute(
+        "CREATE TABLE hist (id Int32, name String, __version UInt64, __is_deleted UInt8)"
+            + " ENGINE = ReplacingMergeTree ORDER BY (id, __version)");
+    database.execute(
+        "CREATE TABLE latest AS hist ENGINE = ReplacingMergeTree(__version, __is_deleted)"
+            + " ORDER BY id");
+    database.execute("CREATE MATERIALIZED VIEW hist_mv TO latest AS SELECT * FROM hist");
   }
 
   private RunningService start() throws Exception {
@@ -53,7 +60,7 @@ class CdcSequencesIT {
         "items",
         Map.of(
             "PAYLOAD_FORMAT", "debezium",
-            "CDC_TABLES", "public.items=items,shop.accounts=accounts",
+            "CDC_TABLES", "public.items=items,shop.accounts=accounts,public.hist=hist",
             "CLICKHOUSE_DEAD_LETTER_TABLE", "cdc_dead",
             "BATCH_MAX_WAIT_MS", "50"));
   }
@@ -105,6 +112,26 @@ class CdcSequencesIT {
     }
     assertThat(items()).isEqualTo("12\tafter\tbody of 12\t['t12']\n");
     assertThat(rows("SELECT count() FROM items WHERE id IN (10, 11)")).isEqualTo("0\n");
+  }
+
+  @Test
+  void aTruncateAlsoDeletesFromTheLatestStateAViewFillsFromTheHistory() throws Exception {
+    try (RunningService service = start()) {
+      for (int id = 1; id <= 3; id++) {
+        ObjectNode create =
+            payload(
+                "c",
+                null,
+                row("id", id, "name", "n" + id),
+                postgresSource("public", "hist", id, 1, 1));
+        assertThat(push(service, "h" + id, create)).isEqualTo(204);
+      }
+      ObjectNode truncate = payload("t", null, null, postgresSource("public", "hist", 3, 2, 2));
+      assertThat(push(service, "ht", truncate)).isEqualTo(204);
+    }
+    assertThat(rows("SELECT id, name FROM hist FINAL ORDER BY id")).isEqualTo("3\tn3\n");
+    assertThat(rows("SELECT id, name FROM latest FINAL WHERE __is_deleted = 0 ORDER BY id"))
+        .isEqualTo("3\tn3\n");
   }
 
   @Test
@@ -241,7 +268,7 @@ class CdcSequencesIT {
                 + " enable the converter\\'s schemas)\n"
                 + "op m (a logical decoding message, prefix \\'audit\\') has no row to write: it is"
                 + " kept as a dead letter\n"
-                + "source table public.other (postgresql) is not one of CDC_TABLES (public.items,"
+                + "source table public.other (postgresql) is not one of CDC_TABLES (public.hist, public.items,"
                 + " shop.accounts)\n");
   }
 
