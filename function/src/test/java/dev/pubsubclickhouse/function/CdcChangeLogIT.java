@@ -10,6 +10,8 @@ import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.TestDatabase;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -26,9 +28,10 @@ import org.junit.jupiter.api.Test;
  * A generated change log of two source tables, written through the real service into the real
  * ClickHouse out of order and with redeliveries: Postgres' {@code public.orders} with the schema
  * wrapper (Decimal, MicroTimestamp, Date decoded by their schema) into a history table whose
- * materialized view fills the latest state, and MySQL's {@code inventory.customers} without it
- * straight into a latest-state table. The latest state (FINAL) must equal the source's final state
- * value by value, and the history the log change by change.
+ * materialized view fills the latest state (sql/cdc/history_and_latest_state.sql, as shipped), and
+ * MySQL's {@code inventory.customers} without it straight into a latest-state table. The latest
+ * state (FINAL) must equal the source's final state value by value, and the history the log change
+ * by change.
  */
 @ClickHouseTest
 class CdcChangeLogIT {
@@ -96,16 +99,15 @@ class CdcChangeLogIT {
 
   @Test
   void outOfOrderRedeliveredLogOfTwoTablesEndsInTheSourcesFinalState() throws Exception {
-    database.execute(
-        "CREATE TABLE orders_history (id Int32, customer String, amount Decimal(12, 2),"
-            + " placed DateTime64(6, 'UTC'), day Date32, note Nullable(String), __lsn UInt64, "
-            + META
-            + ") ENGINE = ReplacingMergeTree ORDER BY (id, __version)");
-    database.execute(
-        "CREATE TABLE orders_latest AS orders_history"
-            + " ENGINE = ReplacingMergeTree(__version, __is_deleted) ORDER BY id");
-    database.execute(
-        "CREATE MATERIALIZED VIEW orders_latest_mv TO orders_latest AS SELECT * FROM orders_history");
+    // The layout docs/cdc.md recommends, as shipped.
+    for (String statement :
+        Files.readString(Path.of("../sql/cdc/history_and_latest_state.sql")).split(";")) {
+      String sql =
+          statement.lines().filter(l -> !l.startsWith("--")).collect(Collectors.joining("\n"));
+      if (!sql.isBlank()) {
+        database.execute(sql);
+      }
+    }
     database.execute(
         "CREATE TABLE customers (id Int32, name String, score Int32, email String, "
             + META
