@@ -26,13 +26,9 @@ import dev.pubsubclickhouse.function.observability.PushEvolutionEvents;
 import dev.pubsubclickhouse.function.observability.PushMessageEvents;
 import dev.pubsubclickhouse.function.observability.PushWriteEvents;
 import dev.pubsubclickhouse.messages.MessageEncoder;
-import dev.pubsubclickhouse.messages.cdc.ChangeCapture;
-import dev.pubsubclickhouse.messages.cdc.ChangeEventReader;
-import dev.pubsubclickhouse.messages.cdc.ChangeFormat;
-import dev.pubsubclickhouse.messages.cdc.ChangeRouter;
+import dev.pubsubclickhouse.messages.cdc.ChangeReading;
 import dev.pubsubclickhouse.messages.cdc.ChangeRow;
-import dev.pubsubclickhouse.messages.cdc.ChangeVersion;
-import dev.pubsubclickhouse.messages.cdc.TruncateMarks;
+import dev.pubsubclickhouse.messages.cdc.VersionedDeletes;
 import dev.pubsubclickhouse.messages.payload.PayloadDecompressor;
 import dev.pubsubclickhouse.messages.payload.PayloadFormats;
 import dev.pubsubclickhouse.messages.payload.SchemaService;
@@ -109,23 +105,14 @@ record WritePath(
     }
     PayloadDecompressor decompressor = new PayloadDecompressor(config.maxDecompressedBytes());
     PushMessageEvents messageEvents = new PushMessageEvents(metrics);
-    ChangeRouter changes = null;
-    ChangeFormat changeFormat = null;
-    if (config.tables().changeCapture().isPresent()) {
-      ChangeCapture capture = config.tables().changeCapture().get();
-      ChangeEventReader changeReader =
-          new ChangeEventReader(new ChangeVersion(capture.versionEpoch()));
-      TruncateMarks marks = new TruncateMarks();
-      changes =
-          new ChangeRouter(
-              capture,
-              changeReader,
-              decompressor,
-              new VersionedDeletes(client),
-              marks,
-              messageEvents);
-      changeFormat = new ChangeFormat(changeReader, marks);
-    }
+    Optional<ChangeReading> changes =
+        config
+            .tables()
+            .changeCapture()
+            .map(
+                capture ->
+                    ChangeReading.open(
+                        capture, decompressor, new VersionedDeletes(client), messageEvents));
     Destinations destinations =
         Destinations.open(
             config.tables(),
@@ -135,16 +122,17 @@ record WritePath(
             sinks,
             true,
             table -> new PushWriteEvents(metrics, table),
-            changes);
+            changes.map(ChangeReading::router).orElse(null));
     MessageEncoder encoder =
         new MessageEncoder(
             decompressor,
-            new PayloadFormats(schemas),
+            changes
+                .map(reading -> new PayloadFormats(schemas, reading.format()))
+                .orElseGet(() -> new PayloadFormats(schemas)),
             columnAdder(config, client, metrics),
             config.tables().unknownFieldsColumn().orElse(null),
             messageEvents,
-            Clock.systemUTC(),
-            changeFormat);
+            Clock.systemUTC());
     TargetTable table = destinations.defaultDestination().table();
     BatchWriter batchWriter = new BatchWriter();
     if (!config.flow().enabled()) {

@@ -65,7 +65,6 @@ public final class MessageEncoder {
   private final String unknownFieldsColumn;
   private final MessageEvents events;
   private final Clock clock;
-  private final ChangeFormat changes;
 
   /**
    * @param columnAdder adds columns for new fields; null when schema evolution is off
@@ -79,22 +78,6 @@ public final class MessageEncoder {
       String unknownFieldsColumn,
       MessageEvents events,
       Clock clock) {
-    this(decompressor, formats, columnAdder, unknownFieldsColumn, events, clock, null);
-  }
-
-  /**
-   * @param changes reads every message as a Debezium change event (PAYLOAD_FORMAT=debezium); null
-   *     to read JSON, or a Pub/Sub schema's format
-   */
-  public MessageEncoder(
-      PayloadDecompressor decompressor,
-      PayloadFormats formats,
-      ColumnAdder columnAdder,
-      String unknownFieldsColumn,
-      MessageEvents events,
-      Clock clock,
-      ChangeFormat changes) {
-    this.changes = changes;
     this.decompressor = decompressor;
     this.formats = formats;
     this.columnAdder = columnAdder;
@@ -126,7 +109,7 @@ public final class MessageEncoder {
     }
     PayloadFormat format;
     try {
-      format = changes != null ? changes : formats.of(message.attributes());
+      format = formats.of(message.attributes());
     } catch (SchemaUnavailableException e) {
       throw new UnavailableException(e.getMessage(), e);
     }

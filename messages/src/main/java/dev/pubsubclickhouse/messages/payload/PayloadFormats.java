@@ -37,18 +37,32 @@ public final class PayloadFormats {
 
   private final SchemaFetcher fetcher;
   private final LongSupplier nanoTime;
+  private final PayloadFormat every;
   private final Map<String, Kept> kept = new ConcurrentHashMap<>();
 
   /** A format; one that {@code expires} is looked up again after NEWEST_REVISION_KEPT_FOR. */
   private record Kept(PayloadFormat format, long fetchedNanos, boolean expires) {}
 
   public PayloadFormats(SchemaFetcher fetcher) {
-    this(fetcher, System::nanoTime);
+    this(fetcher, System::nanoTime, null);
+  }
+
+  /**
+   * Every message read with {@code every}, whatever its attributes: PAYLOAD_FORMAT=debezium reads
+   * each as a change event (a message with a Pub/Sub schema is refused when it is routed).
+   */
+  public PayloadFormats(SchemaFetcher fetcher, PayloadFormat every) {
+    this(fetcher, System::nanoTime, every);
   }
 
   PayloadFormats(SchemaFetcher fetcher, LongSupplier nanoTime) {
+    this(fetcher, nanoTime, null);
+  }
+
+  private PayloadFormats(SchemaFetcher fetcher, LongSupplier nanoTime, PayloadFormat every) {
     this.fetcher = fetcher;
     this.nanoTime = nanoTime;
+    this.every = every;
   }
 
   /**
@@ -57,6 +71,9 @@ public final class PayloadFormats {
    * @throws SchemaUnavailableException when its schema could not be fetched
    */
   public PayloadFormat of(Map<String, String> attributes) throws SchemaUnavailableException {
+    if (every != null) {
+      return every;
+    }
     String name = attributes.get(SCHEMA_NAME);
     if (name == null) {
       return PayloadFormat.JSON;

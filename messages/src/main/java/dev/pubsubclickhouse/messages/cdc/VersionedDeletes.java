@@ -1,10 +1,8 @@
-package dev.pubsubclickhouse.function;
+package dev.pubsubclickhouse.messages.cdc;
 
 import com.clickhouse.client.api.Client;
 import com.clickhouse.client.api.query.GenericRecord;
 import dev.pubsubclickhouse.core.schema.TableName;
-import dev.pubsubclickhouse.messages.cdc.ChangeRow;
-import dev.pubsubclickhouse.messages.cdc.RowDeleter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,7 +18,7 @@ import java.util.regex.Pattern;
  * column is left alone. Each DELETE returns once ClickHouse has applied it ({@code
  * lightweight_deletes_sync = 2}), so that the message is acknowledged only then.
  */
-final class VersionedDeletes implements RowDeleter {
+public final class VersionedDeletes implements RowDeleter {
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
   /** The materialized views that select from the table, with their CREATE statements. */
@@ -43,7 +41,7 @@ final class VersionedDeletes implements RowDeleter {
 
   private final Client client;
 
-  VersionedDeletes(Client client) {
+  public VersionedDeletes(Client client) {
     this.client = client;
   }
 
