@@ -135,6 +135,31 @@ class CdcSequencesIT {
   }
 
   @Test
+  void schemaEvolutionAddsAColumnForANewSourceColumn() throws Exception {
+    try (RunningService service =
+        RunningService.start(
+            database,
+            "accounts",
+            Map.of(
+                "PAYLOAD_FORMAT", "debezium",
+                "CDC_TABLES", "shop.accounts=accounts",
+                "SCHEMA_EVOLUTION", "add_columns",
+                "BATCH_MAX_WAIT_MS", "50"))) {
+      ObjectNode event = account("c", 40, "with color", 9, 4, 1);
+      ((ObjectNode) event.get("after")).put("color", "red");
+      assertThat(push(service, "evo", event)).isEqualTo(204);
+    }
+    assertThat(rows("SELECT id, name, color, __op FROM accounts FINAL"))
+        .isEqualTo("40\twith color\tred\tc\n");
+    assertThat(
+            rows(
+                "SELECT name, type FROM system.columns WHERE database = currentDatabase()"
+                    + " AND table = 'accounts' AND name NOT IN ('id', 'name') AND name NOT LIKE '\\_\\_%'"))
+        .as("the new column only, no metadata column")
+        .isEqualTo("color\tNullable(String)\n");
+  }
+
+  @Test
   void orderOfDeliveryDoesNotDecideTheLatestRow() throws Exception {
     try (RunningService service = start()) {
       // An update delivered before its create.
@@ -258,6 +283,13 @@ class CdcSequencesIT {
       assertThat(push(service, "m", message)).isEqualTo(204);
       ObjectNode decimal = item("c", null, item(30, "p").put("price", "BNI="), 7_100);
       assertThat(push(service, "dec", decimal)).isEqualTo(204);
+      assertThat(
+              push(
+                  service,
+                  "avro",
+                  item("c", null, item(31, "a"), 7_200).toString(),
+                  Map.of("googclient_schemaname", "projects/p/schemas/s")))
+          .isEqualTo(204);
     }
     assertThat(database.count("items")).isZero();
     assertThat(rows("SELECT error_message FROM cdc_dead ORDER BY error_message"))
@@ -269,7 +301,9 @@ class CdcSequencesIT {
                 + "op m (a logical decoding message, prefix \\'audit\\') has no row to write: it is"
                 + " kept as a dead letter\n"
                 + "source table public.other (postgresql) is not one of CDC_TABLES (public.hist, public.items,"
-                + " shop.accounts)\n");
+                + " shop.accounts)\n"
+                + "the message has a Pub/Sub schema (projects/p/schemas/s), and PAYLOAD_FORMAT=debezium"
+                + " reads Debezium\\'s JSON change events only\n");
   }
 
   /** The rows of a query as TabSeparated lines, each ending in a newline. */
