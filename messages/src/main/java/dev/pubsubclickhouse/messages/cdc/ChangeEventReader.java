@@ -115,17 +115,6 @@ public final class ChangeEventReader {
         schema != null);
   }
 
-  /**
-   * Only the source table, for routing: the message's route is known before its rows are built.
-   * Null for a message that carries no change.
-   *
-   * @throws PayloadRejectedException as {@link #read}
-   */
-  public SourceTable tableOf(byte[] data) throws PayloadRejectedException {
-    ChangeEvent event = read(data, null);
-    return event.kind() == ChangeEvent.Kind.SKIPPED ? null : event.table();
-  }
-
   /** What a message that is no row change is, by its schema's name or its fields; else null. */
   private static String notAChange(JsonNode payload, JsonNode schema) {
     String name = schema == null ? "" : schema.path("name").asText("");

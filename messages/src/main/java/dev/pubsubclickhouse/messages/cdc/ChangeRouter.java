@@ -44,11 +44,6 @@ public final class ChangeRouter {
     this.events = events;
   }
 
-  /** The tables changes may go to: each is opened at start. */
-  public ChangeCapture capture() {
-    return capture;
-  }
-
   /**
    * @param destinations a CDC_TABLES target's destination, opened already
    * @param fallback the default table's: what writes dead letters and takes skipped messages

@@ -3,7 +3,8 @@
  * reader ({@link dev.pubsubclickhouse.messages.cdc.ChangeEventReader}), the decoding of Debezium's
  * semantic types ({@link dev.pubsubclickhouse.messages.cdc.SemanticValues}), the version a row's
  * changes sort by ({@link dev.pubsubclickhouse.messages.cdc.ChangeVersion}), the routing of a
- * source table to its ClickHouse table ({@link dev.pubsubclickhouse.messages.cdc.ChangeTables}),
- * and the rows themselves ({@link dev.pubsubclickhouse.messages.cdc.ChangeRow}).
+ * source table to its ClickHouse table ({@link dev.pubsubclickhouse.messages.cdc.ChangeRouter},
+ * with the deletes of truncates in {@link dev.pubsubclickhouse.messages.cdc.VersionedDeletes}), and
+ * the rows themselves ({@link dev.pubsubclickhouse.messages.cdc.ChangeRows}).
  */
 package dev.pubsubclickhouse.messages.cdc;
