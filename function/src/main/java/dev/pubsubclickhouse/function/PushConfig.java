@@ -4,6 +4,7 @@ import static dev.pubsubclickhouse.function.PushParameters.*;
 import static dev.pubsubclickhouse.messages.MessageParameters.*;
 
 import dev.pubsubclickhouse.core.config.ClickHouseConfig;
+import dev.pubsubclickhouse.core.config.ClickHouseParameters;
 import dev.pubsubclickhouse.core.config.ConfigReader;
 import dev.pubsubclickhouse.core.config.ConfigurationException;
 import dev.pubsubclickhouse.core.config.SecretManagerAccess;
@@ -15,6 +16,7 @@ import dev.pubsubclickhouse.function.observability.MetricsExport;
 import dev.pubsubclickhouse.messages.payload.SchemaLookups;
 import dev.pubsubclickhouse.messages.tables.TableMapping;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -47,7 +49,8 @@ public record PushConfig(
     Optional<String> googleProject,
     Optional<MetricsExport> metricsExport) {
 
-  public static PushConfig read(Map<String, String> environment) {
+  public static PushConfig read(Map<String, String> given) {
+    Map<String, String> environment = withChangeTablesDefault(given);
     ConfigReader config = new ConfigReader(environment);
     ClickHouseConfig clickHouse =
         ClickHouseConfig.read(config, new SecretManagerAccess(environment));
@@ -134,6 +137,29 @@ public record PushConfig(
         .googleProject(config.optional(GOOGLE_CLOUD_PROJECT))
         .metricsExport(metricsExport(config))
         .build();
+  }
+
+  /**
+   * With PAYLOAD_FORMAT=debezium, CLICKHOUSE_TABLE is optional: the first CDC_TABLES target stands
+   * for it (the table whose writer takes the dead letters and the messages that carry no change).
+   */
+  private static Map<String, String> withChangeTablesDefault(Map<String, String> environment) {
+    String table = environment.get(ClickHouseParameters.TABLE.env());
+    String tables = environment.get(CDC_TABLES.env());
+    if ((table != null && !table.isBlank())
+        || tables == null
+        || !"debezium"
+            .equalsIgnoreCase(environment.getOrDefault(PAYLOAD_FORMAT.env(), "").trim())) {
+      return environment;
+    }
+    String first = tables.split(",")[0];
+    int equals = first.indexOf('=');
+    if (equals < 0) {
+      return environment; // CDC_TABLES' own check names the problem
+    }
+    Map<String, String> completed = new HashMap<>(environment);
+    completed.put(ClickHouseParameters.TABLE.env(), first.substring(equals + 1).trim());
+    return completed;
   }
 
   /**

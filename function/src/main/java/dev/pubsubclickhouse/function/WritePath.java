@@ -27,6 +27,9 @@ import dev.pubsubclickhouse.function.observability.PushEvolutionEvents;
 import dev.pubsubclickhouse.function.observability.PushMessageEvents;
 import dev.pubsubclickhouse.function.observability.PushWriteEvents;
 import dev.pubsubclickhouse.messages.MessageEncoder;
+import dev.pubsubclickhouse.messages.cdc.ChangeReading;
+import dev.pubsubclickhouse.messages.cdc.ChangeRow;
+import dev.pubsubclickhouse.messages.cdc.VersionedDeletes;
 import dev.pubsubclickhouse.messages.payload.PayloadDecompressor;
 import dev.pubsubclickhouse.messages.payload.PayloadFormats;
 import dev.pubsubclickhouse.messages.payload.SchemaService;
@@ -102,6 +105,16 @@ record WritePath(
     if (topicSink != null) {
       sinks.add(topicSink);
     }
+    PayloadDecompressor decompressor = new PayloadDecompressor(config.maxDecompressedBytes());
+    PushMessageEvents messageEvents = new PushMessageEvents(metrics);
+    Optional<ChangeReading> changes =
+        config
+            .tables()
+            .changeCapture()
+            .map(
+                capture ->
+                    ChangeReading.open(
+                        capture, decompressor, new VersionedDeletes(client), messageEvents));
     Destinations destinations =
         Destinations.open(
             config.tables(),
@@ -110,12 +123,13 @@ record WritePath(
             inserter,
             sinks,
             true,
-            table -> new PushWriteEvents(metrics, table));
-    PushMessageEvents messageEvents = new PushMessageEvents(metrics);
+            table -> new PushWriteEvents(metrics, table),
+            changes.map(ChangeReading::router).orElse(null));
+    PayloadFormats formats = new PayloadFormats(schemas, config.schemaLookups(), messageEvents);
     MessageEncoder encoder =
         new MessageEncoder(
-            new PayloadDecompressor(config.maxDecompressedBytes()),
-            new PayloadFormats(schemas, config.schemaLookups(), messageEvents),
+            decompressor,
+            changes.map(reading -> formats.readingEveryMessageAs(reading.format())).orElse(formats),
             columnAdder(config, client, metrics),
             config.tables().unknownFieldsColumn().orElse(null),
             messageEvents,
@@ -219,6 +233,9 @@ record WritePath(
   /** The columns the service fills itself, which no new field may become. */
   private static Set<String> serviceColumns(PushConfig config) {
     Set<String> columns = new HashSet<>(MessageEncoder.METADATA_COLUMNS);
+    if (config.tables().changeCapture().isPresent()) {
+      columns.addAll(ChangeRow.METADATA_COLUMNS);
+    }
     config.tables().unknownFieldsColumn().ifPresent(columns::add);
     return columns;
   }
@@ -273,6 +290,7 @@ record WritePath(
     }
     fields.put("schemaEvolution", config.tables().evolution().isPresent() ? "add_columns" : "off");
     config.tables().unknownFieldsColumn().ifPresent(c -> fields.put("unknownFieldsColumn", c));
+    config.tables().changeCapture().ifPresent(c -> fields.put("cdcTables", c.tables().toString()));
     fields.put("deadLetterSinks", sinks.stream().map(DeadLetterSink::name).toList());
     fields.put("insertFormat", inserter.format().clickHouseName());
     fields.put("batchMaxRows", config.batch().maxRows());

@@ -3,6 +3,7 @@ package dev.pubsubclickhouse.messages;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pubsubclickhouse.core.encode.JsonPayloads;
 import dev.pubsubclickhouse.core.encode.PayloadRejectedException;
 import dev.pubsubclickhouse.core.encode.RowBinaryOutput;
 import dev.pubsubclickhouse.core.encode.RowRejectedException;
@@ -11,6 +12,8 @@ import dev.pubsubclickhouse.core.evolve.ColumnsUnavailableException;
 import dev.pubsubclickhouse.core.write.DeadLetter;
 import dev.pubsubclickhouse.core.write.EncodedRows;
 import dev.pubsubclickhouse.core.write.TargetTable;
+import dev.pubsubclickhouse.messages.cdc.ChangeFormat;
+import dev.pubsubclickhouse.messages.cdc.ChangeRow;
 import dev.pubsubclickhouse.messages.payload.PayloadDecompressor;
 import dev.pubsubclickhouse.messages.payload.PayloadFormat;
 import dev.pubsubclickhouse.messages.payload.PayloadFormats;
@@ -26,11 +29,11 @@ import java.util.Set;
 
 /**
  * Turns a message into encoded rows: decompress, read the rows in the message's format (JSON, or
- * Avro or Protocol Buffers with its Pub/Sub schema), add columns for new fields when schema
- * evolution is on, gather unknown fields into their column when one is configured, add the {@code
- * _pubsub_*} metadata columns the table has, encode. A message is written whole or not at all: when
- * its data cannot be read or any of its rows does not fit, the whole message is rejected, with the
- * reason of each row that does not fit.
+ * Avro or Protocol Buffers with its Pub/Sub schema, or a Debezium change event), add columns for
+ * new fields when schema evolution is on, gather unknown fields into their column when one is
+ * configured, add the {@code _pubsub_*} metadata columns the table has, encode. A message is
+ * written whole or not at all: when its data cannot be read or any of its rows does not fit, the
+ * whole message is rejected, with the reason of each row that does not fit.
  */
 public final class MessageEncoder {
   public static final String MESSAGE_ID = "_pubsub_message_id";
@@ -187,6 +190,11 @@ public final class MessageEncoder {
       reading.prepaid((long) advancePerByte * payload.length);
     }
     events.payloadRead(payload.length);
+    if (format instanceof ChangeFormat change) {
+      // A change event is JSON: it is charged what a JSON parse of its data may take.
+      reading.charge(JsonPayloads.heapBound(payload.length));
+      return change.rows(payload, message);
+    }
     return format.rows(payload, reading);
   }
 
@@ -267,12 +275,18 @@ public final class MessageEncoder {
         gatherUnknownFields(row, schema);
       }
       addMetadata(row, i, message, schema.columns(), ingestedAt);
+      boolean deleted = false;
+      if (row instanceof ChangeRow change) {
+        change.addMetadata(schema, ingestedAt);
+        deleted = change.deleted();
+      }
       try {
-        schema.encoder().encode(row, out);
+        schema.encoder().encode(row, out, deleted);
       } catch (RowRejectedException e) {
         rejected++;
+        String reason = row instanceof ChangeRow change ? change.explain(e) : e.getMessage();
         if (reasons.size() < MAX_REASONS) {
-          reasons.add(rows.size() > 1 ? "row " + i + ": " + e.getMessage() : e.getMessage());
+          reasons.add(rows.size() > 1 ? "row " + i + ": " + reason : reason);
         }
       }
     }

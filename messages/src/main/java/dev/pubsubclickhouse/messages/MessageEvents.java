@@ -23,4 +23,10 @@ public interface MessageEvents {
 
   /** A schema lookup was refused: the instance made its SCHEMA_LOOKUPS_PER_MINUTE already. */
   default void schemaLookupRefused() {}
+
+  /**
+   * A change-data-capture message that carries no row change was acknowledged without a row: {@code
+   * what} is tombstone, heartbeat, transaction or schema_change.
+   */
+  default void changeSkipped(String what) {}
 }

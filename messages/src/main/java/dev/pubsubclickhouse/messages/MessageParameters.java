@@ -83,4 +83,30 @@ public final class MessageParameters {
           null,
           "Column that receives, as one object, the fields no other column takes (String, JSON or"
               + " Map(String, String)); tables without it ignore unknown fields.");
+  public static final Parameter PAYLOAD_FORMAT =
+      Parameter.of(
+          "PAYLOAD_FORMAT",
+          "json",
+          "json, or debezium: each message is a Debezium change event (JSON, with or without the"
+              + " schema/payload wrapper), written to its source table's CDC_TABLES target; see"
+              + " docs/cdc.md.");
+  public static final Parameter CDC_TABLES =
+      Parameter.of(
+          "CDC_TABLES",
+          null,
+          "With PAYLOAD_FORMAT=debezium: source table to ClickHouse table, comma-separated"
+              + " (`public.orders=shop.orders`; Postgres schema.table, MySQL db.table,"
+              + " case-sensitive); a change of another table goes to the dead letters.");
+  public static final Parameter CDC_TRUNCATE =
+      Parameter.of(
+          "CDC_TRUNCATE",
+          "delete",
+          "delete: a truncate deletes its table's rows of a lower __version (lightweight DELETE);"
+              + " dead_letter: it goes to the dead letters.");
+  public static final Parameter CDC_VERSION_EPOCH =
+      Parameter.of(
+          "CDC_VERSION_EPOCH",
+          "0",
+          "0 to 255, put in the top 8 bits of __version: raise it when the source's log positions"
+              + " start over, so that its new changes sort after the old ones.");
 }

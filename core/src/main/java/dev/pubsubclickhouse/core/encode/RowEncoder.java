@@ -138,6 +138,16 @@ public final class RowEncoder {
    * column, its type, an excerpt of the value and the reason.
    */
   public void encode(JsonNode row, RowBinaryOutput out) throws RowRejectedException {
+    encode(row, out, false);
+  }
+
+  /**
+   * As {@link #encode(JsonNode, RowBinaryOutput)}; with {@code absentTakesDefault}, a column the
+   * row has no value (or null) for takes its DEFAULT (the type's default when it declares none)
+   * where it would reject the row: a row that stands for a deleted source row names only its key.
+   */
+  public void encode(JsonNode row, RowBinaryOutput out, boolean absentTakesDefault)
+      throws RowRejectedException {
     if (!row.isObject()) {
       throw new RowRejectedException(
           null, "a row must be a JSON object, got " + NumericValues.kind(row));
@@ -147,9 +157,9 @@ public final class RowEncoder {
       JsonNode value = row.get(slot.name);
       try {
         if (value == null) {
-          writeAbsent(slot, slot.whenMissing, out);
+          writeAbsent(slot, absentTakesDefault ? Absent.DEFAULT : slot.whenMissing, out);
         } else if (value.isNull()) {
-          writeAbsent(slot, slot.whenNull, out);
+          writeAbsent(slot, absentTakesDefault ? Absent.DEFAULT : slot.whenNull, out);
         } else {
           out.writeByte(0);
           slot.encoder.encode(value, out);

@@ -70,6 +70,17 @@ public final class Metrics extends MetricRegistries {
           "schema-lookups-refused",
           "Messages answered 503 because their schema's lookup was over"
               + " SCHEMA_LOOKUPS_PER_MINUTE.");
+
+  public final Counter changeTombstones =
+      counter("cdc-tombstones", "Debezium tombstones acknowledged without a row.");
+  public final Counter changeHeartbeats =
+      counter("cdc-heartbeats", "Debezium heartbeats acknowledged without a row.");
+  public final Counter changeTransactions =
+      counter(
+          "cdc-transactions",
+          "Debezium transaction markers (BEGIN, END) acknowledged without a row.");
+  public final Counter changeSchemaChanges =
+      counter("cdc-schema-changes", "Debezium schema changes acknowledged without a row.");
   public final Counter overloaded = counter("overloaded", "Requests refused with 429.");
   public final Counter throttled =
       counter(

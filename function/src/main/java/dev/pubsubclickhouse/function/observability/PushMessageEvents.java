@@ -34,4 +34,14 @@ public final class PushMessageEvents implements MessageEvents {
   public void schemaLookupRefused() {
     metrics.schemaLookupsRefused.increment();
   }
+
+  @Override
+  public void changeSkipped(String what) {
+    switch (what) {
+      case "tombstone" -> metrics.changeTombstones.increment();
+      case "heartbeat" -> metrics.changeHeartbeats.increment();
+      case "transaction" -> metrics.changeTransactions.increment();
+      default -> metrics.changeSchemaChanges.increment();
+    }
+  }
 }

@@ -52,6 +52,7 @@ public final class PayloadFormats {
   private final SchemaLookups limits;
   private final MessageEvents events;
   private final LongSupplier nanoTime;
+  private final PayloadFormat every;
   private final Map<String, Kept> kept = new ConcurrentHashMap<>();
   private final Map<String, Denied> denied = new ConcurrentHashMap<>();
   private final Object budgetLock = new Object();
@@ -66,25 +67,48 @@ public final class PayloadFormats {
 
   /** With the default limits, counting nothing (replay, tests). */
   public PayloadFormats(SchemaFetcher fetcher) {
-    this(fetcher, SchemaLookups.DEFAULT, MessageEvents.NONE);
+    this(fetcher, SchemaLookups.DEFAULT, MessageEvents.NONE, System::nanoTime, null);
   }
 
   public PayloadFormats(SchemaFetcher fetcher, SchemaLookups limits, MessageEvents events) {
-    this(fetcher, limits, events, System::nanoTime);
+    this(fetcher, limits, events, System::nanoTime, null);
+  }
+
+  /**
+   * Every message read with {@code every}, whatever its attributes: PAYLOAD_FORMAT=debezium reads
+   * each as a change event (a message with a Pub/Sub schema is refused when it is routed).
+   */
+  public PayloadFormats(SchemaFetcher fetcher, PayloadFormat every) {
+    this(fetcher, SchemaLookups.DEFAULT, MessageEvents.NONE, System::nanoTime, every);
+  }
+
+  /** These formats, but every message read with {@code every} (see above). */
+  public PayloadFormats readingEveryMessageAs(PayloadFormat every) {
+    return new PayloadFormats(fetcher, limits, events, nanoTime, every);
   }
 
   PayloadFormats(SchemaFetcher fetcher, LongSupplier nanoTime) {
-    this(fetcher, SchemaLookups.DEFAULT, MessageEvents.NONE, nanoTime);
+    this(fetcher, SchemaLookups.DEFAULT, MessageEvents.NONE, nanoTime, null);
   }
 
   PayloadFormats(
       SchemaFetcher fetcher, SchemaLookups limits, MessageEvents events, LongSupplier nanoTime) {
+    this(fetcher, limits, events, nanoTime, null);
+  }
+
+  private PayloadFormats(
+      SchemaFetcher fetcher,
+      SchemaLookups limits,
+      MessageEvents events,
+      LongSupplier nanoTime,
+      PayloadFormat every) {
     this.fetcher = fetcher;
     this.limits = limits;
     this.events = events;
     this.nanoTime = nanoTime;
     this.lookupsLeft = limits.perMinute();
     this.budgetReadNanos = nanoTime.getAsLong();
+    this.every = every;
   }
 
   /**
@@ -93,6 +117,9 @@ public final class PayloadFormats {
    * @throws SchemaUnavailableException when its schema could not be fetched
    */
   public PayloadFormat of(Map<String, String> attributes) throws SchemaUnavailableException {
+    if (every != null) {
+      return every;
+    }
     String name = attributes.get(SCHEMA_NAME);
     if (name == null) {
       return PayloadFormat.JSON;

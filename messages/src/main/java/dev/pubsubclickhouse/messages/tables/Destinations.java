@@ -10,6 +10,7 @@ import dev.pubsubclickhouse.core.write.TableWriter;
 import dev.pubsubclickhouse.core.write.TargetTable;
 import dev.pubsubclickhouse.core.write.WriteEvents;
 import dev.pubsubclickhouse.messages.PubSubMessage;
+import dev.pubsubclickhouse.messages.cdc.ChangeRouter;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -20,11 +21,13 @@ import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 
 /**
- * Routes messages to tables. Without a table attribute every message goes to the default table.
- * With one, a message goes to the table its attribute names when that table is on the allow-list,
- * to the default table when it has no such attribute, and to the dead letters (with the reason)
- * when the name is not a table name, not allowed, or names a table that does not exist or cannot be
- * written. Each table's schema is read when a message first names it, and kept. Thread-safe.
+ * Routes messages to tables. A change event (PAYLOAD_FORMAT=debezium) goes where its source table
+ * is mapped ({@link ChangeRouter}). Without a table attribute every message goes to the default
+ * table. With one, a message goes to the table its attribute names when that table is on the
+ * allow-list, to the default table when it has no such attribute, and to the dead letters (with the
+ * reason) when the name is not a table name, not allowed, or names a table that does not exist or
+ * cannot be written. Each table's schema is read when a message first names it, and kept.
+ * Thread-safe.
  */
 public final class Destinations {
   /** How long a table found missing (or unwritable) is not looked for again. */
@@ -35,6 +38,7 @@ public final class Destinations {
   private final Destination defaultDestination;
   private final Set<TableName> allowed;
   private final LongSupplier nanoTime;
+  private final ChangeRouter changes;
   private final Map<TableName, Destination> open = new ConcurrentHashMap<>();
   private final Map<TableName, Missing> missing = new ConcurrentHashMap<>();
 
@@ -64,6 +68,24 @@ public final class Destinations {
       List<DeadLetterSink> sinks,
       boolean addsColumns,
       Function<TableName, WriteEvents> events) {
+    return open(mapping, reader, defaultTable, inserter, sinks, addsColumns, events, null);
+  }
+
+  /**
+   * As above; with PAYLOAD_FORMAT=debezium, {@code changes} routes each change event, and every
+   * CDC_TABLES target is read now (a missing one fails the start, which readiness retries).
+   *
+   * @param changes routes change events; null for routing by attribute
+   */
+  public static Destinations open(
+      TableMapping mapping,
+      SchemaSource reader,
+      TargetTable defaultTable,
+      ClickHouseInserter inserter,
+      List<DeadLetterSink> sinks,
+      boolean addsColumns,
+      Function<TableName, WriteEvents> events,
+      ChangeRouter changes) {
     Function<TargetTable, Destination> writerFor =
         table -> {
           if (addsColumns) {
@@ -74,10 +96,19 @@ public final class Destinations {
               table,
               new TableWriter(table, inserter, sinks, events.apply(table.name()), TOKEN_SOURCE));
         };
-    return new Destinations(
-        mapping,
-        name -> writerFor.apply(new TargetTable(name, reader)),
-        writerFor.apply(defaultTable));
+    Destinations destinations =
+        new Destinations(
+            mapping,
+            name -> writerFor.apply(new TargetTable(name, reader)),
+            writerFor.apply(defaultTable),
+            System::nanoTime,
+            changes);
+    if (changes != null) {
+      for (TableName target : mapping.allowedTables()) {
+        destinations.open.computeIfAbsent(target, destinations.opener);
+      }
+    }
+    return destinations;
   }
 
   /**
@@ -90,15 +121,17 @@ public final class Destinations {
       TableMapping mapping,
       Function<TableName, Destination> opener,
       Destination defaultDestination) {
-    this(mapping, opener, defaultDestination, System::nanoTime);
+    this(mapping, opener, defaultDestination, System::nanoTime, null);
   }
 
   Destinations(
       TableMapping mapping,
       Function<TableName, Destination> opener,
       Destination defaultDestination,
-      LongSupplier nanoTime) {
+      LongSupplier nanoTime,
+      ChangeRouter changes) {
     this.mapping = mapping;
+    this.changes = changes;
     this.opener = opener;
     this.defaultDestination = defaultDestination;
     this.allowed = Set.copyOf(mapping.allowedTables());
@@ -111,6 +144,9 @@ public final class Destinations {
   }
 
   public Route route(PubSubMessage message) {
+    if (changes != null) {
+      return changes.route(message, open::get, defaultDestination);
+    }
     if (mapping.tableAttribute().isEmpty()) {
       return Route.to(defaultDestination);
     }

@@ -7,6 +7,7 @@ import dev.pubsubclickhouse.core.config.ConfigurationException;
 import dev.pubsubclickhouse.core.evolve.EvolutionPolicy;
 import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.core.write.TargetTable;
+import dev.pubsubclickhouse.messages.cdc.ChangeCapture;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,21 +15,24 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * How messages map onto tables: routing by attribute, schema evolution, and the column that keeps
- * unknown fields.
+ * How messages map onto tables: routing by attribute or by a change event's source table, schema
+ * evolution, and the column that keeps unknown fields.
  *
  * @param tableAttribute the attribute that names a message's table; empty: every message goes to
  *     the default table
  * @param allowedTables the tables a message may name (the default table is always allowed)
  * @param evolution empty when SCHEMA_EVOLUTION=off
  * @param unknownFieldsColumn the column that receives the fields no other column takes
+ * @param changeCapture with PAYLOAD_FORMAT=debezium, how change events map onto tables (their
+ *     targets are then the allowed tables)
  */
 public record TableMapping(
     TableName defaultTable,
     Optional<String> tableAttribute,
     List<TableName> allowedTables,
     Optional<EvolutionPolicy> evolution,
-    Optional<String> unknownFieldsColumn) {
+    Optional<String> unknownFieldsColumn,
+    Optional<ChangeCapture> changeCapture) {
 
   public TableMapping {
     allowedTables = List.copyOf(allowedTables);
@@ -36,7 +40,8 @@ public record TableMapping(
 
   /** Every message to one table, as it is, unknown fields ignored. */
   public static TableMapping single(TableName table) {
-    return new TableMapping(table, Optional.empty(), List.of(), Optional.empty(), Optional.empty());
+    return new TableMapping(
+        table, Optional.empty(), List.of(), Optional.empty(), Optional.empty(), Optional.empty());
   }
 
   /**
@@ -45,8 +50,15 @@ public record TableMapping(
    */
   public static TableMapping read(
       ConfigReader config, TableName defaultTable, Optional<TableName> deadLetterTable) {
+    Optional<ChangeCapture> changes = ChangeCapture.read(config, defaultTable.database());
+    if (changes.isPresent() && config.optional(CLICKHOUSE_TABLES).isPresent()) {
+      throw new ConfigurationException(
+          CLICKHOUSE_TABLES,
+          "is refused with PAYLOAD_FORMAT=debezium: the tables are CDC_TABLES' targets");
+    }
     Optional<String> attribute = config.optional(CLICKHOUSE_TABLE_ATTRIBUTE);
     List<TableName> allowed = new ArrayList<>();
+    changes.ifPresent(c -> allowed.addAll(c.targets()));
     for (String name : config.optional(CLICKHOUSE_TABLES).orElse("").split(",")) {
       if (!name.isBlank()) {
         try {
@@ -58,7 +70,7 @@ public record TableMapping(
     }
     if (deadLetterTable.isPresent() && allowed.contains(deadLetterTable.get())) {
       throw new ConfigurationException(
-          CLICKHOUSE_TABLES,
+          changes.isPresent() ? CDC_TABLES : CLICKHOUSE_TABLES,
           "lists the dead-letter table "
               + deadLetterTable.get()
               + " (CLICKHOUSE_DEAD_LETTER_TABLE): a message naming it would write rows that"
@@ -69,12 +81,12 @@ public record TableMapping(
           CLICKHOUSE_TABLES,
           "is required with CLICKHOUSE_TABLE_ATTRIBUTE: list the tables a message may name");
     }
-    if (attribute.isEmpty() && !allowed.isEmpty()) {
+    if (attribute.isEmpty() && !allowed.isEmpty() && changes.isEmpty()) {
       throw new ConfigurationException(
           CLICKHOUSE_TABLE_ATTRIBUTE, "is required with CLICKHOUSE_TABLES");
     }
     Optional<String> column = config.optional(UNKNOWN_FIELDS_COLUMN);
-    return new TableMapping(defaultTable, attribute, allowed, evolution(config), column);
+    return new TableMapping(defaultTable, attribute, allowed, evolution(config), column, changes);
   }
 
   /**

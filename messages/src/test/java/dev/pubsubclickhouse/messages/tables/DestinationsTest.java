@@ -45,9 +45,14 @@ class DestinationsTest {
   private Destinations destinations(Optional<String> attribute) {
     TableMapping mapping =
         new TableMapping(
-            EVENTS, attribute, List.of(CLICKS, GONE, FLAKY), Optional.empty(), Optional.empty());
+            EVENTS,
+            attribute,
+            List.of(CLICKS, GONE, FLAKY),
+            Optional.empty(),
+            Optional.empty(),
+            Optional.empty());
     Function<TableName, Destination> opener = this::open;
-    return new Destinations(mapping, opener, open(EVENTS), clock::get);
+    return new Destinations(mapping, opener, open(EVENTS), clock::get, null);
   }
 
   private static PubSubMessage message(Map<String, String> attributes) {

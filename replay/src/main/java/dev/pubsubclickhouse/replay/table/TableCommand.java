@@ -19,6 +19,8 @@ import dev.pubsubclickhouse.core.write.WriteEvents;
 import dev.pubsubclickhouse.messages.MessageEncoder;
 import dev.pubsubclickhouse.messages.MessageEvents;
 import dev.pubsubclickhouse.messages.MessageParameters;
+import dev.pubsubclickhouse.messages.cdc.ChangeReading;
+import dev.pubsubclickhouse.messages.cdc.VersionedDeletes;
 import dev.pubsubclickhouse.messages.payload.PayloadDecompressor;
 import dev.pubsubclickhouse.messages.payload.PayloadFormats;
 import dev.pubsubclickhouse.messages.payload.SchemaService;
@@ -30,6 +32,7 @@ import java.io.PrintStream;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -137,18 +140,38 @@ public final class TableCommand implements Callable<Integer> {
     DeadLetterTable sink =
         DeadLetterTable.open(client, deadLetters, false, inserter)
             .withTokenSource("dead letters replayed by " + UUID.randomUUID());
+    // A change event (PAYLOAD_FORMAT=debezium) is routed and read as the service does: by its
+    // source table, a truncate's DELETE applied again.
+    PayloadDecompressor decompressor = new PayloadDecompressor(maxDecompressed);
+    Optional<ChangeReading> changes =
+        mapping
+            .changeCapture()
+            .map(
+                capture ->
+                    ChangeReading.open(
+                        capture, decompressor, new VersionedDeletes(client), MessageEvents.NONE));
     // Routed as the service routes: a dead letter goes back to the table its attribute names, and
     // its INSERT carries the token a push of the same messages carried.
     Destinations destinations =
         Destinations.open(
-            mapping, reader, target, inserter, List.of(sink), false, table -> WriteEvents.NONE);
-    // A dead letter is read as the service reads it (JSON, or its topic's Pub/Sub schema), the
-    // fields no column takes gathered into UNKNOWN_FIELDS_COLUMN; with no schema evolution: it goes
-    // back into the table as it now is.
-    PayloadFormats formats = new PayloadFormats(schemas);
+            mapping,
+            reader,
+            target,
+            inserter,
+            List.of(sink),
+            false,
+            table -> WriteEvents.NONE,
+            changes.map(ChangeReading::router).orElse(null));
+    // A dead letter is read as the service reads it (JSON, a change event, or its topic's Pub/Sub
+    // schema), the fields no column takes gathered into UNKNOWN_FIELDS_COLUMN; with no schema
+    // evolution: it goes back into the table as it now is.
+    PayloadFormats formats =
+        changes
+            .map(reading -> new PayloadFormats(schemas, reading.format()))
+            .orElseGet(() -> new PayloadFormats(schemas));
     MessageEncoder encoder =
         new MessageEncoder(
-            new PayloadDecompressor(maxDecompressed),
+            decompressor,
             formats,
             null,
             mapping.unknownFieldsColumn().orElse(null),

@@ -1,0 +1,314 @@
+package dev.pubsubclickhouse.function;
+
+import static dev.pubsubclickhouse.function.DebeziumEvents.*;
+import static dev.pubsubclickhouse.function.IntegrationFixtures.createDeadLetterTable;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pubsubclickhouse.testing.ClickHouseTest;
+import dev.pubsubclickhouse.testing.TestDatabase;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The sequences that break naive CDC sinks, each delivered in its worst order through the real
+ * service into the real ClickHouse, and the stored values read back (FINAL) against the source's.
+ */
+@ClickHouseTest
+class CdcSequencesIT {
+  private static final String META =
+      "__op Enum8('c' = 1, 'u' = 2, 'd' = 3, 'r' = 4), __version UInt64, __is_deleted UInt8,"
+          + " __source_ts_ms Int64, __source_table LowCardinality(String),"
+          + " __transaction_id String";
+
+  private final TestDatabase database;
+
+  CdcSequencesIT(TestDatabase database) {
+    this.database = database;
+  }
+
+  @BeforeEach
+  void tables() {
+    for (String table : List.of("items", "accounts", "cdc_dead", "hist_mv", "hist", "latest")) {
+      database.execute("DROP TABLE IF EXISTS " + table + " SYNC");
+    }
+    database.execute(
+        "CREATE TABLE items (id Int32, name String, body String, tags Array(String),"
+            + " price Decimal(10, 2) DEFAULT 0, __lsn UInt64, "
+            + META
+            + ") ENGINE = ReplacingMergeTree(__version, __is_deleted) ORDER BY id");
+    database.execute(
+        "CREATE TABLE accounts (id Int32, name String, "
+            + META
+            + ") ENGINE = ReplacingMergeTree(__version, __is_deleted) ORDER BY id");
+    createDeadLetterTable(database, "cdc_dead");
+    database.execute(
+        "CREATE TABLE hist (id Int32, name String, __version UInt64, __is_deleted UInt8)"
+            + " ENGINE = ReplacingMergeTree ORDER BY (id, __version)");
+    database.execute(
+        "CREATE TABLE latest AS hist ENGINE = ReplacingMergeTree(__version, __is_deleted)"
+            + " ORDER BY id");
+    database.execute("CREATE MATERIALIZED VIEW hist_mv TO latest AS SELECT * FROM hist");
+  }
+
+  private RunningService start() throws Exception {
+    return RunningService.start(
+        database,
+        "items",
+        Map.of(
+            "PAYLOAD_FORMAT", "debezium",
+            "CDC_TABLES", "public.items=items,shop.accounts=accounts,public.hist=hist",
+            "CLICKHOUSE_DEAD_LETTER_TABLE", "cdc_dead",
+            "BATCH_MAX_WAIT_MS", "50"));
+  }
+
+  private static int push(RunningService service, String id, ObjectNode event) throws Exception {
+    return push(service, id, event.toString(), Map.of());
+  }
+
+  private static int push(
+      RunningService service, String id, String data, Map<String, String> attributes)
+      throws Exception {
+    return service
+        .post(
+            pushBody(id, data.getBytes(StandardCharsets.UTF_8), attributes),
+            Map.of("Content-Type", "application/json"))
+        .statusCode();
+  }
+
+  private static ObjectNode item(String op, ObjectNode before, ObjectNode after, long lsn) {
+    return payload(op, before, after, postgresSource("public", "items", lsn, lsn / 10, lsn));
+  }
+
+  private static ObjectNode item(int id, String name) {
+    return row("id", id, "name", name, "body", "body of " + id, "tags", List.of("t" + id));
+  }
+
+  private static ObjectNode account(String op, int id, String name, int file, long pos, long ts) {
+    ObjectNode row = row("id", id, "name", name);
+    return payload(
+        op,
+        op.equals("d") ? row : null,
+        op.equals("d") ? null : row,
+        mysqlSource("shop", "accounts", file, pos, 0, ts, "g:" + pos));
+  }
+
+  private String items() {
+    return rows("SELECT id, name, body, tags FROM items FINAL WHERE __is_deleted = 0 ORDER BY id");
+  }
+
+  @Test
+  void truncateDeletesWhatCameBeforeItInAnyDeliveryOrder() throws Exception {
+    try (RunningService service = start()) {
+      assertThat(push(service, "t-12", item("c", null, item(12, "after"), 130))).isEqualTo(204);
+      assertThat(push(service, "t-10", item("c", null, item(10, "before"), 100))).isEqualTo(204);
+      assertThat(push(service, "t-trunc", item("t", null, null, 120))).isEqualTo(204);
+      // Older than the truncate, delivered after it: it belongs to the rows the truncate removed.
+      assertThat(push(service, "t-11", item("c", null, item(11, "before too"), 110)))
+          .isEqualTo(204);
+    }
+    assertThat(items()).isEqualTo("12\tafter\tbody of 12\t['t12']\n");
+    assertThat(rows("SELECT count() FROM items WHERE id IN (10, 11)")).isEqualTo("0\n");
+  }
+
+  @Test
+  void aTruncateAlsoDeletesFromTheLatestStateAViewFillsFromTheHistory() throws Exception {
+    try (RunningService service = start()) {
+      for (int id = 1; id <= 3; id++) {
+        ObjectNode create =
+            payload(
+                "c",
+                null,
+                row("id", id, "name", "n" + id),
+                postgresSource("public", "hist", id, 1, 1));
+        assertThat(push(service, "h" + id, create)).isEqualTo(204);
+      }
+      ObjectNode truncate = payload("t", null, null, postgresSource("public", "hist", 3, 2, 2));
+      assertThat(push(service, "ht", truncate)).isEqualTo(204);
+    }
+    assertThat(rows("SELECT id, name FROM hist FINAL ORDER BY id")).isEqualTo("3\tn3\n");
+    assertThat(rows("SELECT id, name FROM latest FINAL WHERE __is_deleted = 0 ORDER BY id"))
+        .isEqualTo("3\tn3\n");
+  }
+
+  @Test
+  void schemaEvolutionAddsAColumnForANewSourceColumn() throws Exception {
+    try (RunningService service =
+        RunningService.start(
+            database,
+            "accounts",
+            Map.of(
+                "PAYLOAD_FORMAT", "debezium",
+                "CDC_TABLES", "shop.accounts=accounts",
+                "SCHEMA_EVOLUTION", "add_columns",
+                "BATCH_MAX_WAIT_MS", "50"))) {
+      ObjectNode event = account("c", 40, "with color", 9, 4, 1);
+      ((ObjectNode) event.get("after")).put("color", "red");
+      assertThat(push(service, "evo", event)).isEqualTo(204);
+    }
+    assertThat(rows("SELECT id, name, color, __op FROM accounts FINAL"))
+        .isEqualTo("40\twith color\tred\tc\n");
+    assertThat(
+            rows(
+                "SELECT name, type FROM system.columns WHERE database = currentDatabase()"
+                    + " AND table = 'accounts' AND name NOT IN ('id', 'name') AND name NOT LIKE '\\_\\_%'"))
+        .as("the new column only, no metadata column")
+        .isEqualTo("color\tNullable(String)\n");
+  }
+
+  @Test
+  void orderOfDeliveryDoesNotDecideTheLatestRow() throws Exception {
+    try (RunningService service = start()) {
+      // An update delivered before its create.
+      assertThat(push(service, "u1", item("u", null, item(1, "updated"), 2_000))).isEqualTo(204);
+      assertThat(push(service, "c1", item("c", null, item(1, "created"), 1_000))).isEqualTo(204);
+      // A redelivered old delete around a re-insert.
+      assertThat(push(service, "c2", item("c", null, item(2, "first"), 3_000))).isEqualTo(204);
+      assertThat(push(service, "d2", item("d", row("id", 2), null, 3_100))).isEqualTo(204);
+      assertThat(push(service, "c2b", item("c", null, item(2, "again"), 3_200))).isEqualTo(204);
+      assertThat(push(service, "d2", item("d", row("id", 2), null, 3_100))).isEqualTo(204);
+      // A MySQL transaction whose statement time is older than an earlier commit, and a binlog
+      // rollover: the binlog position decides, not the clock.
+      assertThat(push(service, "a3", account("u", 1, "third", 4, 4, 500))).isEqualTo(204);
+      assertThat(push(service, "a2", account("u", 1, "second", 3, 2_000, 1_000))).isEqualTo(204);
+      assertThat(push(service, "a1", account("c", 1, "first", 3, 1_000, 2_000))).isEqualTo(204);
+    }
+    assertThat(items()).isEqualTo("1\tupdated\tbody of 1\t['t1']\n2\tagain\tbody of 2\t['t2']\n");
+    assertThat(
+            rows(
+                "SELECT id, name, __op, __version, __source_ts_ms, __transaction_id,"
+                    + " __source_table FROM accounts FINAL"))
+        .isEqualTo("1\tthird\tu\t" + ((4L << 36) | 4) + "\t500\tg:4\tshop.accounts\n");
+    assertThat(
+            rows(
+                "SELECT __op, __version, __lsn, __transaction_id, __source_ts_ms, __source_table"
+                    + " FROM items FINAL WHERE id = 2"))
+        .isEqualTo("c\t3200\t3200\t320\t3200\tpublic.items\n");
+  }
+
+  @Test
+  void aReSnapshotRemovesTheGhostOfARowDeletedUnseen() throws Exception {
+    try (RunningService service = start()) {
+      assertThat(push(service, "a5", account("c", 5, "five", 5, 100, 1))).isEqualTo(204);
+      assertThat(push(service, "a6", account("c", 6, "six", 5, 200, 2))).isEqualTo(204);
+      // Row 6 is deleted at (5, 300), and that delete never arrives; a re-snapshot follows.
+      ObjectNode first = account("r", 5, "five again", 6, 4, 3);
+      ((ObjectNode) first.get("source")).put("snapshot", "first");
+      ObjectNode last = account("r", 8, "eight", 6, 4, 3);
+      ((ObjectNode) last.get("source")).put("snapshot", "last");
+      assertThat(push(service, "s8", last)).isEqualTo(204);
+      assertThat(push(service, "s5", first)).isEqualTo(204);
+    }
+    assertThat(rows("SELECT id, name FROM accounts FINAL WHERE __is_deleted = 0 ORDER BY id"))
+        .isEqualTo("5\tfive again\n8\teight\n");
+  }
+
+  @Test
+  void toastPlaceholdersAreFilledFromBeforeOrDeadLettered() throws Exception {
+    String placeholder = "__debezium_unavailable_value";
+    try (RunningService service = start()) {
+      assertThat(push(service, "c20", item("c", null, item(20, "n1"), 5_000))).isEqualTo(204);
+      ObjectNode toasted =
+          row("id", 20, "name", "n2", "body", placeholder, "tags", List.of(placeholder));
+      assertThat(push(service, "u20", item("u", item(20, "n1"), toasted, 5_100))).isEqualTo(204);
+      ObjectNode without = row("id", 20, "name", "n3", "body", placeholder, "tags", List.of("z"));
+      assertThat(push(service, "u20b", item("u", null, without, 5_200))).isEqualTo(204);
+    }
+    assertThat(items()).isEqualTo("20\tn2\tbody of 20\t['t20']\n");
+    assertThat(rows("SELECT count() FROM items WHERE body LIKE '%unavailable%'")).isEqualTo("0\n");
+    assertThat(rows("SELECT error_message FROM cdc_dead"))
+        .isEqualTo(
+            "column \\'body\\' of public.items holds Debezium\\'s TOAST placeholder"
+                + " (__debezium_unavailable_value) and the event has no before value for it: set"
+                + " REPLICA IDENTITY FULL on the source table so that updates carry the unchanged"
+                + " value\n");
+  }
+
+  @Test
+  void deletesNameTheirRowByKeyAndOtherColumnsTakeTheirDefault() throws Exception {
+    try (RunningService service = start()) {
+      assertThat(push(service, "c21", item("c", null, item(21, "x"), 6_000))).isEqualTo(204);
+      assertThat(push(service, "c22", item("c", null, item(22, "y"), 6_010))).isEqualTo(204);
+      assertThat(push(service, "c23", item("c", null, item(23, "z"), 6_020))).isEqualTo(204);
+      // REPLICA IDENTITY DEFAULT: before holds the key, the other columns null.
+      ObjectNode keyOnly = row("id", 21, "name", null, "body", null, "tags", null);
+      assertThat(push(service, "d21", item("d", keyOnly, null, 6_100))).isEqualTo(204);
+      // REPLICA IDENTITY NOTHING: no before; the record key comes as an attribute.
+      assertThat(
+              push(
+                  service,
+                  "d22",
+                  item("d", null, null, 6_110).toString(),
+                  Map.of("key", "{\"id\":22}")))
+          .isEqualTo(204);
+    }
+    assertThat(items()).isEqualTo("23\tz\tbody of 23\t['t23']\n");
+    assertThat(
+            rows(
+                "SELECT id, name, body, tags, __op, __is_deleted FROM items"
+                    + " WHERE __is_deleted = 1 ORDER BY id"))
+        .isEqualTo("21\t\t\t[]\td\t1\n22\t\t\t[]\td\t1\n");
+  }
+
+  @Test
+  void messagesWithoutARowAreAcknowledgedAndRefusalsDeadLetteredWithTheReason() throws Exception {
+    try (RunningService service = start()) {
+      assertThat(push(service, "tomb", "", Map.of())).isEqualTo(204);
+      assertThat(push(service, "null", "null", Map.of())).isEqualTo(204);
+      assertThat(
+              push(
+                  service,
+                  "beat",
+                  "{\"schema\":{\"type\":\"struct\",\"name\":\"io.debezium.connector.common.Heartbeat\","
+                      + "\"fields\":[]},\"payload\":{\"ts_ms\":1588252618953}}",
+                  Map.of()))
+          .isEqualTo(204);
+      assertThat(
+              push(
+                  service,
+                  "tx",
+                  "{\"status\":\"END\",\"id\":\"571:53195832\",\"ts_ms\":1,\"event_count\":2,"
+                      + "\"data_collections\":[]}",
+                  Map.of()))
+          .isEqualTo(204);
+      ObjectNode other =
+          payload("c", null, row("id", 1), postgresSource("public", "other", 10, 1, 1));
+      assertThat(push(service, "other", other)).isEqualTo(204);
+      ObjectNode message = item("c", null, null, 7_000);
+      message.put("op", "m");
+      message.putObject("message").put("prefix", "audit").put("content", "eA==");
+      assertThat(push(service, "m", message)).isEqualTo(204);
+      ObjectNode decimal = item("c", null, item(30, "p").put("price", "BNI="), 7_100);
+      assertThat(push(service, "dec", decimal)).isEqualTo(204);
+      assertThat(
+              push(
+                  service,
+                  "avro",
+                  item("c", null, item(31, "a"), 7_200).toString(),
+                  Map.of("googclient_schemaname", "projects/p/schemas/s")))
+          .isEqualTo(204);
+    }
+    assertThat(database.count("items")).isZero();
+    assertThat(rows("SELECT error_message FROM cdc_dead ORDER BY error_message"))
+        .isEqualTo(
+            "column \\'price\\' (Decimal(10, 2)) rejects \"BNI=\": "
+                + "not a number (a Debezium event without its schema holds a DECIMAL as base64 bytes,"
+                + " which cannot be read: set decimal.handling.mode=string on the connector, or"
+                + " enable the converter\\'s schemas)\n"
+                + "op m (a logical decoding message, prefix \\'audit\\') has no row to write: it is"
+                + " kept as a dead letter\n"
+                + "source table public.other (postgresql) is not one of CDC_TABLES (public.hist, public.items,"
+                + " shop.accounts)\n"
+                + "the message has a Pub/Sub schema (projects/p/schemas/s), and PAYLOAD_FORMAT=debezium"
+                + " reads Debezium\\'s JSON change events only\n");
+  }
+
+  /** The rows of a query as TabSeparated lines, each ending in a newline. */
+  private String rows(String sql) {
+    String rows = database.query(sql);
+    return rows.isEmpty() ? rows : rows + "\n";
+  }
+}

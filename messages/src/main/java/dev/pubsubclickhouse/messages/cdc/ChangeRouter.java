@@ -1,0 +1,131 @@
+package dev.pubsubclickhouse.messages.cdc;
+
+import dev.pubsubclickhouse.core.encode.PayloadRejectedException;
+import dev.pubsubclickhouse.core.insert.ClickHouseFailures;
+import dev.pubsubclickhouse.core.schema.TableName;
+import dev.pubsubclickhouse.messages.MessageEvents;
+import dev.pubsubclickhouse.messages.PubSubMessage;
+import dev.pubsubclickhouse.messages.payload.PayloadDecompressor;
+import dev.pubsubclickhouse.messages.payload.PayloadFormats;
+import dev.pubsubclickhouse.messages.tables.Destination;
+import dev.pubsubclickhouse.messages.tables.Route;
+import java.io.IOException;
+import java.util.function.Function;
+
+/**
+ * Routes a change event to the table CDC_TABLES maps its source table to, and applies a truncate or
+ * a re-snapshot's end there: the table's rows of a lower version are deleted before the message is
+ * acknowledged (so a failed DELETE is a 503, and Pub/Sub delivers the message again).
+ *
+ * <p>A message that cannot be read, of a source table not listed, or with a Pub/Sub schema (Avro or
+ * Protocol Buffers) goes to the dead letters with the reason; one that carries no change goes to
+ * the default table, where it writes no row. Thread-safe.
+ */
+public final class ChangeRouter {
+  private final ChangeCapture capture;
+  private final ChangeEventReader reader;
+  private final PayloadDecompressor decompressor;
+  private final RowDeleter deleter;
+  private final TruncateMarks marks;
+  private final MessageEvents events;
+
+  public ChangeRouter(
+      ChangeCapture capture,
+      ChangeEventReader reader,
+      PayloadDecompressor decompressor,
+      RowDeleter deleter,
+      TruncateMarks marks,
+      MessageEvents events) {
+    this.capture = capture;
+    this.reader = reader;
+    this.decompressor = decompressor;
+    this.deleter = deleter;
+    this.marks = marks;
+    this.events = events;
+  }
+
+  /**
+   * @param destinations a CDC_TABLES target's destination, opened already
+   * @param fallback the default table's: what writes dead letters and takes skipped messages
+   */
+  public Route route(
+      PubSubMessage message, Function<TableName, Destination> destinations, Destination fallback) {
+    if (message.attributes().containsKey(PayloadFormats.SCHEMA_NAME)) {
+      return Route.rejected(
+          fallback,
+          "the message has a Pub/Sub schema ("
+              + message.attributes().get(PayloadFormats.SCHEMA_NAME)
+              + "), and PAYLOAD_FORMAT=debezium reads Debezium's JSON change events only");
+    }
+    ChangeEvent event;
+    try {
+      event = reader.read(decompressor.decompress(message.data()), message);
+    } catch (IOException | PayloadRejectedException e) {
+      return Route.rejected(fallback, String.valueOf(e.getMessage()));
+    } catch (RuntimeException e) {
+      return Route.rejected(fallback, "the message could not be read: " + e);
+    }
+    if (event.kind() == ChangeEvent.Kind.SKIPPED) {
+      events.changeSkipped(event.skipped());
+      return Route.to(fallback);
+    }
+    TableName target = capture.tables().get(event.table().name());
+    if (target == null) {
+      return Route.rejected(
+          fallback,
+          "source table "
+              + event.table()
+              + " ("
+              + event.table().connector()
+              + ") is not one of CDC_TABLES ("
+              + String.join(", ", capture.tables().keySet().stream().sorted().toList())
+              + ")");
+    }
+    Destination destination = destinations.apply(target);
+    if (event.kind() == ChangeEvent.Kind.TRUNCATE) {
+      if (capture.deadLetterTruncates()) {
+        return Route.rejected(
+            destination, "op t (a truncate of " + event.table() + "): CDC_TRUNCATE=dead_letter");
+      }
+      return deleteBelow(event, destination);
+    }
+    if (event.endsSnapshot()) {
+      // The snapshot read every live row again at this version: a row below it is a ghost.
+      return deleteBelow(event, destination);
+    }
+    return Route.to(destination);
+  }
+
+  private Route deleteBelow(ChangeEvent event, Destination destination) {
+    TableName table = destination.table().name();
+    if (!destination.table().current().columns().contains(ChangeRow.VERSION)) {
+      return Route.rejected(
+          destination,
+          "op "
+              + event.op()
+              + " of "
+              + event.table()
+              + " deletes the rows written before it, and table "
+              + table
+              + " has no "
+              + ChangeRow.VERSION
+              + " column to tell them by");
+    }
+    try {
+      deleter.deleteBelow(table, event.version());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Route.unavailable("interrupted while deleting the rows of " + table);
+    } catch (Exception e) {
+      return Route.unavailable(
+          "the rows of "
+              + table
+              + " below version "
+              + Long.toUnsignedString(event.version())
+              + " could not be deleted: "
+              + ClickHouseFailures.describe(e));
+    }
+    marks.deletedBelow(event.table(), event.version());
+    return Route.to(destination);
+  }
+}

@@ -1,0 +1,86 @@
+package dev.pubsubclickhouse.messages.cdc;
+
+import com.clickhouse.client.api.Client;
+import com.clickhouse.client.api.query.GenericRecord;
+import dev.pubsubclickhouse.core.schema.TableName;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A truncate's (or a re-snapshot's end's) lightweight DELETE of the rows written before it: in the
+ * CDC_TABLES target, and in each table a materialized view on the target writes to ({@code TO}),
+ * such as the latest-state table fed from a history table. A table without a {@code __version}
+ * column is left alone. Each DELETE returns once ClickHouse has applied it ({@code
+ * lightweight_deletes_sync = 2}), so that the message is acknowledged only then.
+ */
+public final class VersionedDeletes implements RowDeleter {
+  private static final Duration TIMEOUT = Duration.ofSeconds(60);
+
+  /** The materialized views that select from the table, with their CREATE statements. */
+  private static final String VIEWS =
+      "SELECT create_table_query FROM system.tables WHERE engine = 'MaterializedView' AND"
+          + " has((SELECT any(arrayZip(dependencies_database, dependencies_table)) FROM"
+          + " system.tables WHERE database = {database:String} AND name = {table:String}),"
+          + " (database, name))";
+
+  private static final String HAS_VERSION =
+      "SELECT count() AS n FROM system.columns WHERE database = {database:String}"
+          + " AND table = {table:String} AND name = '"
+          + ChangeRow.VERSION
+          + "'";
+
+  /** The target of {@code CREATE MATERIALIZED VIEW v TO db.t ...}, quoted or not. */
+  private static final Pattern TO =
+      Pattern.compile(
+          "^CREATE MATERIALIZED VIEW \\S+ TO ((?:`[^`]+`|[^\\s.(`]+)\\.(?:`[^`]+`|[^\\s(`]+))");
+
+  private final Client client;
+
+  public VersionedDeletes(Client client) {
+    this.client = client;
+  }
+
+  @Override
+  public void deleteBelow(TableName table, long version) throws Exception {
+    List<TableName> tables = new ArrayList<>(List.of(table));
+    tables.addAll(viewTargets(table));
+    for (TableName target : tables) {
+      if (!target.equals(table) && !hasVersion(target)) {
+        continue;
+      }
+      String sql =
+          "DELETE FROM "
+              + target.quoted()
+              + " WHERE "
+              + TableName.quoteIdentifier(ChangeRow.VERSION)
+              + " < "
+              + Long.toUnsignedString(version)
+              + " SETTINGS lightweight_deletes_sync = 2";
+      client.execute(sql).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS).close();
+    }
+  }
+
+  private List<TableName> viewTargets(TableName table) {
+    List<TableName> targets = new ArrayList<>();
+    for (GenericRecord view : client.queryAll(VIEWS, parameters(table))) {
+      Matcher to = TO.matcher(view.getString("create_table_query"));
+      if (to.find()) {
+        targets.add(TableName.parse(to.group(1).replace("`", ""), table.database()));
+      }
+    }
+    return targets;
+  }
+
+  private boolean hasVersion(TableName table) {
+    return client.queryAll(HAS_VERSION, parameters(table)).get(0).getLong("n") > 0;
+  }
+
+  private static Map<String, Object> parameters(TableName table) {
+    return Map.of("database", table.database(), "table", table.table());
+  }
+}

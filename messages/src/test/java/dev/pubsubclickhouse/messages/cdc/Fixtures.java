@@ -1,0 +1,27 @@
+package dev.pubsubclickhouse.messages.cdc;
+
+import dev.pubsubclickhouse.messages.PubSubMessage;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.Map;
+
+/** Change events in the shapes of Debezium's documentation, from test resources. */
+final class Fixtures {
+  private Fixtures() {}
+
+  static byte[] bytes(String name) {
+    try (InputStream in = Fixtures.class.getResourceAsStream("/cdc/" + name)) {
+      if (in == null) {
+        throw new IllegalArgumentException("no fixture " + name);
+      }
+      return in.readAllBytes();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  static PubSubMessage message(byte[] data, String orderingKey) {
+    return new PubSubMessage(data, Map.of(), "1", null, orderingKey, "s", null);
+  }
+}

@@ -1,0 +1,87 @@
+package dev.pubsubclickhouse.replay.table;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pubsubclickhouse.replay.Run;
+import dev.pubsubclickhouse.replay.table.Letters.Letter;
+import dev.pubsubclickhouse.testing.ClickHouseTest;
+import dev.pubsubclickhouse.testing.TestDatabase;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Debezium dead letters replayed with PAYLOAD_FORMAT=debezium: read as change events and routed by
+ * their source table, as the service reads them, and written with their versions.
+ */
+@ClickHouseTest
+class ChangeReplayIT {
+  private static final Instant T0 = Instant.parse("2026-01-15T10:00:00Z");
+
+  private final TestDatabase database;
+
+  ChangeReplayIT(TestDatabase database) {
+    this.database = database;
+  }
+
+  private static String change(String op, int id, String name, long lsn) {
+    String row = "{\"id\":" + id + ",\"name\":\"" + name + "\"}";
+    return "{\"before\":"
+        + (op.equals("d") ? row : "null")
+        + ",\"after\":"
+        + (op.equals("d") ? "null" : row)
+        + ",\"source\":{\"version\":\"2.5.0.Final\",\"connector\":\"postgresql\","
+        + "\"name\":\"pg\",\"ts_ms\":1,\"snapshot\":\"false\",\"db\":\"postgres\","
+        + "\"schema\":\"public\",\"table\":\"items\",\"txId\":7,\"lsn\":"
+        + lsn
+        + ",\"xmin\":null},\"op\":\""
+        + op
+        + "\",\"ts_ms\":2}";
+  }
+
+  @Test
+  void changeEventsGoBackToTheirSourceTablesTargetWithTheirVersions() {
+    database.execute(
+        "CREATE TABLE items (id Int32, name String, __op String, __version UInt64,"
+            + " __is_deleted UInt8) ENGINE = ReplacingMergeTree(__version, __is_deleted)"
+            + " ORDER BY id");
+    database.execute("CREATE TABLE other (id Int32) ENGINE = MergeTree ORDER BY id");
+    Letters.createDeadLetterTable(dev.pubsubclickhouse.testing.Sql.of(database), "items_dead");
+    String reason = "source table public.items (postgresql) is not one of CDC_TABLES ()";
+    List<Letter> letters =
+        List.of(
+            Letters.letter(1, reason, T0).withData(change("u", 1, "second", 200)),
+            Letters.letter(2, reason, T0.plusSeconds(1)).withData(change("c", 1, "first", 100)),
+            Letters.letter(3, reason, T0.plusSeconds(2)).withData(change("c", 2, "two", 150)),
+            Letters.letter(4, reason, T0.plusSeconds(3)).withData(change("d", 2, "two", 160)));
+    Letters.insert(dev.pubsubclickhouse.testing.Sql.of(database), "items_dead", letters);
+    Map<String, String> env = new HashMap<>();
+    env.put("CLICKHOUSE_URL", database.server().url());
+    env.put("CLICKHOUSE_USER", database.server().user());
+    env.put("CLICKHOUSE_PASSWORD", database.server().password());
+    env.put("CLICKHOUSE_DATABASE", database.name());
+    env.put("CLICKHOUSE_TABLE", "other");
+    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "items_dead");
+    env.put("PAYLOAD_FORMAT", "debezium");
+    env.put("CDC_TABLES", "public.items=items");
+
+    Run run = Run.of(env, "table", "--maxPerSecond=0");
+
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+    assertThat(
+            database.query(
+                "SELECT id, name, __op, __version, __is_deleted FROM items FINAL ORDER BY id"))
+        .as("FINAL drops the deleted key")
+        .isEqualTo("1\tsecond\tu\t200\t0");
+    assertThat(
+            database.query(
+                "SELECT id, name, __op, __version, __is_deleted FROM items WHERE id = 2"
+                    + " ORDER BY __version DESC LIMIT 1"))
+        .as("the delete row, built from before")
+        .isEqualTo("2\ttwo\td\t160\t1");
+    assertThat(database.count("other")).isZero();
+    assertThat(database.count("items_dead")).isZero();
+  }
+}
