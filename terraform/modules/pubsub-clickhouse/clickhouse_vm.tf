@@ -10,7 +10,7 @@
 # sql/dead_letter_table.sql, and schedules the backups. It runs at every boot and is idempotent.
 
 locals {
-  clickhouse_vm_zone   = coalesce(var.clickhouse_vm_zone, "${var.region}-a")
+  clickhouse_vm_zone   = var.create_clickhouse_vm ? coalesce(var.clickhouse_vm_zone, data.google_compute_zones.available[0].names[0]) : null
   clickhouse_vm_port   = local.clickhouse_vm_tls ? 8443 : 8123
   clickhouse_vm_bucket = coalesce(var.clickhouse_vm_backup_bucket, "${var.name_prefix}-ch-backups-${data.google_project.this.number}")
   clickhouse_vm_backup_databases = coalesce(var.clickhouse_vm_backup_databases, distinct(concat(
@@ -19,11 +19,21 @@ locals {
   )))
 }
 
+# Zone names differ between regions (us-east1 has no "-a"): ask for the ones that exist.
+data "google_compute_zones" "available" {
+  count = var.create_clickhouse_vm ? 1 : 0
+
+  project = var.project_id
+  region  = var.region
+  status  = "UP"
+}
+
 data "google_compute_subnetwork" "egress" {
   count = var.create_clickhouse_vm ? 1 : 0
 
-  name   = var.vpc_subnetwork
-  region = var.region
+  project = var.project_id
+  name    = var.vpc_subnetwork
+  region  = var.region
 
   lifecycle {
     precondition {
@@ -48,6 +58,7 @@ data "google_compute_subnetwork" "egress" {
 resource "google_service_account" "clickhouse_vm" {
   count = var.create_clickhouse_vm ? 1 : 0
 
+  project      = var.project_id
   account_id   = "${var.name_prefix}-chvm"
   display_name = "ClickHouse server VM"
   description  = "Runs the ClickHouse VM; reads the ClickHouse password (and TLS) secrets, writes backups and logs."
@@ -66,6 +77,7 @@ resource "google_secret_manager_secret_iam_member" "clickhouse_vm_password_acces
 resource "google_secret_manager_secret_iam_member" "clickhouse_vm_tls_accessor" {
   for_each = var.create_clickhouse_vm && local.clickhouse_vm_tls ? toset([var.clickhouse_vm_tls_certificate_secret, var.clickhouse_vm_tls_private_key_secret]) : toset([])
 
+  project   = var.project_id
   secret_id = each.value
   role      = "roles/secretmanager.secretAccessor"
   member    = "serviceAccount:${google_service_account.clickhouse_vm[0].email}"
@@ -85,6 +97,7 @@ resource "google_project_iam_member" "clickhouse_vm_log_writer" {
 resource "google_compute_address" "clickhouse" {
   count = var.create_clickhouse_vm ? 1 : 0
 
+  project      = var.project_id
   name         = "${var.name_prefix}-clickhouse"
   region       = var.region
   subnetwork   = data.google_compute_subnetwork.egress[0].self_link
@@ -98,10 +111,18 @@ resource "google_compute_address" "clickhouse" {
 resource "google_compute_disk" "clickhouse_data" {
   count = var.create_clickhouse_vm ? 1 : 0
 
-  name   = "${var.name_prefix}-clickhouse-data"
-  zone   = local.clickhouse_vm_zone
-  type   = var.clickhouse_vm_disk_type
-  size   = var.clickhouse_vm_data_disk_size_gb
+  project = var.project_id
+  name    = "${var.name_prefix}-clickhouse-data"
+  zone    = local.clickhouse_vm_zone
+  type    = var.clickhouse_vm_disk_type
+  size    = var.clickhouse_vm_data_disk_size_gb
+
+  dynamic "disk_encryption_key" {
+    for_each = var.kms_key_name == null ? [] : [var.kms_key_name]
+    content {
+      kms_key_self_link = disk_encryption_key.value
+    }
+  }
   labels = var.labels
 
   depends_on = [google_project_service.enabled]
@@ -110,11 +131,19 @@ resource "google_compute_disk" "clickhouse_data" {
 resource "google_storage_bucket" "clickhouse_backups" {
   count = var.create_clickhouse_vm ? 1 : 0
 
+  project                     = var.project_id
   name                        = local.clickhouse_vm_bucket
   location                    = var.region
   labels                      = var.labels
   uniform_bucket_level_access = true
   public_access_prevention    = "enforced"
+
+  dynamic "encryption" {
+    for_each = var.kms_key_name == null ? [] : [var.kms_key_name]
+    content {
+      default_kms_key_name = encryption.value
+    }
+  }
 
   lifecycle_rule {
     condition {
@@ -141,6 +170,7 @@ resource "google_storage_bucket_iam_member" "clickhouse_vm_backup_writer" {
 resource "google_compute_instance" "clickhouse" {
   count = var.create_clickhouse_vm ? 1 : 0
 
+  project      = var.project_id
   name         = "${var.name_prefix}-clickhouse"
   machine_type = var.clickhouse_vm_machine_type
   zone         = local.clickhouse_vm_zone
@@ -209,6 +239,7 @@ resource "google_compute_instance" "clickhouse" {
 resource "google_compute_firewall" "clickhouse_http_from_run" {
   count = var.create_clickhouse_vm ? 1 : 0
 
+  project     = var.project_id
   name        = "${var.name_prefix}-clickhouse-http"
   network     = data.google_compute_subnetwork.egress[0].network
   description = "ClickHouse HTTP${local.clickhouse_vm_tls ? "S" : ""} from the Cloud Run Direct VPC egress subnetwork only."

@@ -7,10 +7,19 @@
 resource "google_cloud_run_v2_job" "backfill" {
   count = var.create_backfill_job ? 1 : 0
 
+  project             = var.project_id
   name                = local.job_name
   location            = var.region
   deletion_protection = var.deletion_protection
   labels              = var.labels
+
+  dynamic "binary_authorization" {
+    for_each = var.binary_authorization_policy == null ? [] : [var.binary_authorization_policy]
+    content {
+      use_default = binary_authorization.value == "default" ? true : null
+      policy      = binary_authorization.value == "default" ? null : binary_authorization.value
+    }
+  }
 
   template {
     task_count = var.backfill_task_count
@@ -20,6 +29,7 @@ resource "google_cloud_run_v2_job" "backfill" {
     labels      = var.labels
 
     template {
+      encryption_key        = var.kms_key_name
       service_account       = google_service_account.backfill[0].email
       max_retries           = var.backfill_max_retries
       timeout               = "${var.backfill_timeout_seconds}s"

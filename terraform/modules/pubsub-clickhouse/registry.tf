@@ -5,6 +5,7 @@
 resource "google_artifact_registry_repository" "images" {
   count = var.create_artifact_registry ? 1 : 0
 
+  project       = var.project_id
   repository_id = var.artifact_registry_repository_id
   location      = var.region
   format        = "DOCKER"

@@ -5,6 +5,7 @@
 # same image serves on Axion: the C4A VM of clickhouse_vm.tf, GKE Axion node pools, any arm64 VM.
 
 resource "google_cloud_run_v2_service" "ingest" {
+  project             = var.project_id
   name                = local.service_name
   location            = var.region
   ingress             = var.ingress
@@ -12,7 +13,16 @@ resource "google_cloud_run_v2_service" "ingest" {
   labels              = var.labels
   custom_audiences    = [local.push_audience]
 
+  dynamic "binary_authorization" {
+    for_each = var.binary_authorization_policy == null ? [] : [var.binary_authorization_policy]
+    content {
+      use_default = binary_authorization.value == "default" ? true : null
+      policy      = binary_authorization.value == "default" ? null : binary_authorization.value
+    }
+  }
+
   template {
+    encryption_key                   = var.kms_key_name
     service_account                  = google_service_account.service.email
     max_instance_request_concurrency = var.max_instance_request_concurrency
     timeout                          = "${var.request_timeout_seconds}s"

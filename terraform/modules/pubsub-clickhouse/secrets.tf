@@ -5,6 +5,7 @@
 # version from var.clickhouse_password instead, and then the state holds the password.
 
 resource "google_secret_manager_secret" "clickhouse_password" {
+  project   = var.project_id
   secret_id = local.password_secret_id
   labels    = var.labels
 
@@ -12,6 +13,13 @@ resource "google_secret_manager_secret" "clickhouse_password" {
     user_managed {
       replicas {
         location = var.region
+
+        dynamic "customer_managed_encryption" {
+          for_each = var.kms_key_name == null ? [] : [var.kms_key_name]
+          content {
+            kms_key_name = customer_managed_encryption.value
+          }
+        }
       }
     }
   }
@@ -53,6 +61,7 @@ resource "google_secret_manager_secret_iam_member" "backfill_password_accessor" 
 resource "google_secret_manager_secret_iam_member" "service_ca_accessor" {
   count = local.clickhouse_ca_secret == null ? 0 : 1
 
+  project   = var.project_id
   secret_id = local.clickhouse_ca_secret
   role      = "roles/secretmanager.secretAccessor"
   member    = "serviceAccount:${google_service_account.service.email}"
@@ -61,6 +70,7 @@ resource "google_secret_manager_secret_iam_member" "service_ca_accessor" {
 resource "google_secret_manager_secret_iam_member" "backfill_ca_accessor" {
   count = local.clickhouse_ca_secret != null && var.create_backfill_job ? 1 : 0
 
+  project   = var.project_id
   secret_id = local.clickhouse_ca_secret
   role      = "roles/secretmanager.secretAccessor"
   member    = "serviceAccount:${google_service_account.backfill[0].email}"

@@ -129,7 +129,7 @@ variable "dead_letter_retention_seconds" {
 
 variable "subscription_filter" {
   type        = string
-  description = "Optional Pub/Sub filter on message attributes (for example attributes.type = \"log\"). Pub/Sub acknowledges non-matching messages itself. Cannot be changed after the subscription exists."
+  description = "Optional Pub/Sub filter on message attributes (for example attributes.type = \"log\"). Pub/Sub acknowledges non-matching messages itself. Changing it replaces the subscription: its backlog is dropped (the plan warns, check push_subscription_keeps_its_backlog) and its grants are re-created with it."
   default     = null
 
   validation {
@@ -161,7 +161,7 @@ variable "service_image" {
 
 variable "service_min_instances" {
   type        = number
-  description = "Minimum number of instances (0 lets the service scale to zero)."
+  description = "Minimum number of instances. 0 lets the service scale to zero, and the first push after a quiet spell waits for a JVM to start (several seconds, shortened by startup_cpu_boost), which Pub/Sub sees as a slow answer or a retry. 1 keeps one instance warm (billed while idle) and suits a steady stream or a latency target."
   default     = 0
 
   validation {
@@ -245,13 +245,25 @@ variable "execution_environment" {
 
 variable "ingress" {
   type        = string
-  description = "Ingress of the service. INGRESS_TRAFFIC_ALL still requires an authorised OIDC token (run.invoker); INGRESS_TRAFFIC_INTERNAL_ONLY also admits Pub/Sub push from the same project or VPC Service Controls perimeter."
-  default     = "INGRESS_TRAFFIC_ALL"
+  description = "Ingress of the service. INGRESS_TRAFFIC_INTERNAL_ONLY (the default) admits Pub/Sub push from a subscription in the same project or VPC Service Controls perimeter, which Cloud Run counts as internal (https://cloud.google.com/run/docs/securing/ingress), and nothing from the internet. INGRESS_TRAFFIC_ALL for a topic in another project; every caller still needs an OIDC token of the push account (run.invoker)."
+  default     = "INGRESS_TRAFFIC_INTERNAL_ONLY"
 
   validation {
     condition     = contains(["INGRESS_TRAFFIC_ALL", "INGRESS_TRAFFIC_INTERNAL_ONLY", "INGRESS_TRAFFIC_INTERNAL_LOAD_BALANCER"], var.ingress)
     error_message = "ingress must be INGRESS_TRAFFIC_ALL, INGRESS_TRAFFIC_INTERNAL_ONLY or INGRESS_TRAFFIC_INTERNAL_LOAD_BALANCER."
   }
+}
+
+variable "kms_key_name" {
+  type        = string
+  description = "Customer-managed encryption key (projects/P/locations/REGION/keyRings/R/cryptoKeys/K, in var.region) for the topics, the secret, the image repository, the Cloud Run service and job, the dead-letter dataset and the ClickHouse VM's disk and backup bucket. Each service's agent needs roles/cloudkms.cryptoKeyEncrypterDecrypter on it before the apply. Null: Google-managed keys."
+  default     = null
+}
+
+variable "binary_authorization_policy" {
+  type        = string
+  description = "Binary Authorization for the service and the job: \"default\" enforces the project's policy, a name (projects/P/platforms/cloudRun/policies/NAME) that platform policy. Null: no Binary Authorization."
+  default     = null
 }
 
 variable "deletion_protection" {
@@ -836,7 +848,7 @@ variable "clickhouse_vm_machine_type" {
 
 variable "clickhouse_vm_zone" {
   type        = string
-  description = "Zone of the ClickHouse VM and its data disk; it must offer the machine type. Null: \"<region>-a\"."
+  description = "Zone of the ClickHouse VM and its data disk; it must offer the machine type (C4A is not in every zone). Null: the region's first zone that is up (google_compute_zones)."
   default     = null
 }
 

@@ -88,4 +88,21 @@ class ClickHouseVmTest {
             "var.clickhouse_vm_tls_certificate_secret == null || var.clickhouse_vm_internal_ip != null")
         .contains("var.clickhouse_url == null");
   }
+
+  @Test
+  void theZoneIsOneTheRegionHasNotAGuessedSuffix() {
+    // "<region>-a" does not exist in us-east1 or europe-west1.
+    HclBlock zones =
+        TF.blocks("data").stream()
+            .filter(b -> b.label(0).equals("google_compute_zones"))
+            .findFirst()
+            .orElseThrow();
+
+    assertThat(zones.expr("region").references()).containsExactly("var.region");
+    assertThat(zones.expr("status").literal()).contains(Literal.string("UP"));
+    assertThat(TF.local("clickhouse_vm_zone").text()).doesNotContain("-a\"");
+    assertThat(TF.local("clickhouse_vm_zone").references())
+        .contains("var.clickhouse_vm_zone")
+        .anyMatch(r -> r.startsWith("data.google_compute_zones."));
+  }
 }
