@@ -19,8 +19,7 @@ module "pubsub_clickhouse" {
   project_id = var.project_id
   region     = var.region
 
-  service_image  = var.service_image
-  backfill_image = var.backfill_image
+  clickhouse_password = var.clickhouse_password
 
   # The backfill reads only the datasets listed here.
   backfill_source_datasets = var.backfill_source_datasets
@@ -40,4 +39,11 @@ module "pubsub_clickhouse" {
   clickhouse_vm_external_ip            = var.clickhouse_vm_external_ip
 
   notification_channels = var.notification_channels
+}
+
+# The first build (cloudbuild.yaml) creates the image repository, before any Terraform runs; this
+# adopts it into the state so that Terraform owns it from then on (immutable tags, labels, key).
+import {
+  to = module.pubsub_clickhouse.google_artifact_registry_repository.images[0]
+  id = "projects/${var.project_id}/locations/${var.region}/repositories/pubsub-clickhouse"
 }

@@ -9,16 +9,6 @@ variable "region" {
   default     = "us-central1"
 }
 
-variable "service_image" {
-  type        = string
-  description = "Image the push service is created with; later images are Cloud Build's."
-}
-
-variable "backfill_image" {
-  type        = string
-  description = "Image the backfill job is created with; later images are Cloud Build's."
-}
-
 variable "vpc_network" {
   type        = string
   description = "VPC network of the subnetwork."
@@ -65,4 +55,10 @@ variable "backfill_source_datasets" {
   type        = list(string)
   description = "BigQuery datasets (PROJECT:DATASET) the backfill job may read: the job's account gets dataViewer on each, never on the project. A backfill of a table in a dataset not listed here fails with Access Denied."
   default     = []
+}
+
+variable "clickhouse_password" {
+  type        = string
+  description = "Password of the service's ClickHouse user on the VM. Terraform writes it to Secret Manager as a write-only value (kept in neither the state nor the plan); the VM reads it from there. Keep terraform.tfvars out of version control."
+  sensitive   = true
 }

@@ -63,7 +63,7 @@ resource "google_cloud_run_v2_job" "backfill" {
 
       containers {
         name  = "backfill"
-        image = var.backfill_image
+        image = local.backfill_image
         args  = var.backfill_args
 
         resources {
@@ -103,15 +103,11 @@ resource "google_cloud_run_v2_job" "backfill" {
   }
 
   lifecycle {
-    # One owner of the image, as for the service (run.tf): created with var.backfill_image, then
+    # One owner of the image, as for the service (run.tf): created with local.backfill_image, then
     # Cloud Build's (gcloud run jobs update, cloudbuild.yaml), which also stamps client and
     # client_version.
     ignore_changes = [client, client_version, template[0].template[0].containers[0].image]
 
-    precondition {
-      condition     = var.backfill_image != null
-      error_message = "Set backfill_image, or create_backfill_job = false."
-    }
     precondition {
       condition     = local.clickhouse_url != null
       error_message = "Set clickhouse_url, or create_clickhouse_vm = true to get one."

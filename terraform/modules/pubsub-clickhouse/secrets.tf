@@ -1,8 +1,6 @@
-# The ClickHouse password lives in Secret Manager. By default Terraform creates only the secret,
-# never a version, so the password stays out of the Terraform state: add the version with
+# The ClickHouse password lives in Secret Manager, never in the Terraform state: Terraform writes
+# var.clickhouse_password as a write-only value, or, left null, the version is added with
 #   printf '%s' "$PASSWORD" | gcloud secrets versions add SECRET_ID --data-file=-
-# (README.md, docs/deploy.md). Setting clickhouse_password_in_state = true lets Terraform add the
-# version from var.clickhouse_password instead, and then the state holds the password.
 
 resource "google_secret_manager_secret" "clickhouse_password" {
   project   = var.project_id
@@ -27,18 +25,14 @@ resource "google_secret_manager_secret" "clickhouse_password" {
   depends_on = [google_project_service.enabled]
 }
 
+# The password as a write-only value: sent to Secret Manager, kept in neither the state nor the
+# plan. Without it the secret waits for a version added with gcloud.
 resource "google_secret_manager_secret_version" "clickhouse_password" {
-  count = var.clickhouse_password_in_state ? 1 : 0
+  count = var.clickhouse_password == null ? 0 : 1
 
-  secret      = google_secret_manager_secret.clickhouse_password.id
-  secret_data = var.clickhouse_password
-
-  lifecycle {
-    precondition {
-      condition     = var.clickhouse_password != null
-      error_message = "clickhouse_password_in_state = true needs clickhouse_password (set TF_VAR_clickhouse_password)."
-    }
-  }
+  secret                 = google_secret_manager_secret.clickhouse_password.id
+  secret_data_wo         = var.clickhouse_password
+  secret_data_wo_version = var.clickhouse_password_version
 }
 
 resource "google_secret_manager_secret_iam_member" "service_password_accessor" {

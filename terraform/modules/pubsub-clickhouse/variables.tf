@@ -156,7 +156,14 @@ variable "service_name" {
 
 variable "service_image" {
   type        = string
-  description = "Image the push service is created with, for example REGION-docker.pkg.dev/PROJECT/REPOSITORY/pubsub-clickhouse-function:TAG (its manifest list must include linux/amd64). Later images are Cloud Build's (gcloud run deploy): Terraform ignores changes of the image after the first apply."
+  description = "Image the push service is created with, by digest or tag (its manifest list must include linux/amd64). Null: pubsub-clickhouse-function from the module's repository, the one image_tag names or else the newest pushed, by digest. Later images are Cloud Build's (deployed by digest): Terraform ignores changes of the image after the first apply."
+  default     = null
+}
+
+variable "image_tag" {
+  type        = string
+  description = "Tag (the build id cloudbuild.yaml tags with) of the images the service and the job are created with, when service_image and backfill_image are null. Null: the newest image pushed."
+  default     = null
 }
 
 variable "service_min_instances" {
@@ -556,17 +563,17 @@ variable "clickhouse_ca_certificate_secret" {
   }
 }
 
-variable "clickhouse_password_in_state" {
-  type        = bool
-  description = "Opt in to letting Terraform add the secret version from var.clickhouse_password; the password is then stored in the Terraform state. Default: add the version with gcloud (see README)."
-  default     = false
-}
-
 variable "clickhouse_password" {
   type        = string
-  description = "ClickHouse password, used only when clickhouse_password_in_state = true. Pass it with TF_VAR_clickhouse_password, never in a committed file."
+  description = "ClickHouse password. Set, Terraform adds it to the secret as a write-only value (Terraform 1.11+): it is sent to Secret Manager and kept in neither the state nor the plan. Null: add the version yourself (gcloud secrets versions add) before the service starts. Keep the tfvars file that holds it out of version control."
   default     = null
   sensitive   = true
+}
+
+variable "clickhouse_password_version" {
+  type        = number
+  description = "Raise it to write a changed clickhouse_password as a new secret version (a write-only value cannot be compared with the stored one)."
+  default     = 1
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -583,6 +590,34 @@ variable "artifact_registry_repository_id" {
   type        = string
   description = "Id of the Artifact Registry Docker repository (cloudbuild.yaml's _REPOSITORY)."
   default     = "pubsub-clickhouse"
+}
+
+variable "build_source_bucket" {
+  type        = string
+  description = "Bucket gcloud builds submit uploads the sources to; the build account may read it. Null: \"<project_id>_cloudbuild\", the one gcloud creates."
+  default     = null
+}
+
+# ---------------------------------------------------------------------------------------------
+# Tables
+# ---------------------------------------------------------------------------------------------
+
+variable "create_tables" {
+  type        = bool
+  description = "Run a one-shot Cloud Run job during the apply that sends clickhouse_ddl to ClickHouse, before the service is created; it runs again whenever the statements change. Not with create_clickhouse_vm, which applies them itself at every boot."
+  default     = true
+}
+
+variable "clickhouse_ddl" {
+  type        = list(string)
+  description = "Statements the tables job sends, one per request, in order; each should be idempotent (IF NOT EXISTS). Null: those of sql/logs.sql and sql/dead_letter_table.sql (realtime.logs and realtime.logs_dead_letter)."
+  default     = null
+}
+
+variable "tables_job_image" {
+  type        = string
+  description = "Image of the tables job: any image with sh and curl."
+  default     = "docker.io/curlimages/curl:8.11.1"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -603,7 +638,7 @@ variable "job_name" {
 
 variable "backfill_image" {
   type        = string
-  description = "Image the backfill job is created with, for example REGION-docker.pkg.dev/PROJECT/REPOSITORY/pubsub-clickhouse-backfill:TAG. Required when create_backfill_job. Later images are Cloud Build's (gcloud run jobs update): Terraform ignores changes of the image after the first apply."
+  description = "Image the backfill job is created with. Null: pubsub-clickhouse-backfill from the module's repository, chosen as for service_image. Later images are Cloud Build's (gcloud run jobs update, by digest): Terraform ignores changes of the image after the first apply."
   default     = null
 }
 

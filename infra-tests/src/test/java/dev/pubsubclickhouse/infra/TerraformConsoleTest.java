@@ -167,6 +167,34 @@ class TerraformConsoleTest {
     }
   }
 
+  @Test
+  void theTablesJobSendsEachStatementOfTheSqlFilesWithoutTheirComments() throws IOException {
+    // Trailing comments hold semicolons ("-- ...; base64 if not UTF-8"): a split that kept them
+    // sent half a comment as a statement.
+    String moduleDir = RepoFiles.path(TerraformFiles.MODULE_DIR).toString();
+    Files.writeString(
+        dir.resolve("main.tf"),
+        "locals {\n  module_ddl = "
+            + TerraformFiles.MODULE.local("module_ddl").text().replace("${path.module}", moduleDir)
+            + "\n}\n");
+
+    String statements =
+        LocalTools.console(
+            dir, "join(\"|\", [for s in local.module_ddl : split(\"\\n\", s)[0]])", Map.of());
+
+    assertThat(statements)
+        .isEqualTo(
+            "\"CREATE DATABASE IF NOT EXISTS realtime"
+                + "|CREATE TABLE IF NOT EXISTS realtime.logs"
+                + "|CREATE DATABASE IF NOT EXISTS realtime"
+                + "|CREATE TABLE IF NOT EXISTS realtime.logs_dead_letter"
+                + "|ALTER TABLE realtime.logs_dead_letter\"");
+    assertThat(
+            LocalTools.console(
+                dir, "anytrue([for s in local.module_ddl : strcontains(s, \"--\")])", Map.of()))
+        .isEqualTo("false");
+  }
+
   private String answerTimeout(int ackDeadlineSeconds, String override) {
     Map<String, String> variables = new LinkedHashMap<>();
     variables.put("ack_deadline_seconds", String.valueOf(ackDeadlineSeconds));
