@@ -25,6 +25,9 @@ module "pubsub_clickhouse" {
   backfill_source_datasets = var.backfill_source_datasets
 
   # The VM applies sql/logs.sql and sql/dead_letter_table.sql at boot: realtime.logs and its dead-letter table.
+  # A user of its own, with only the grants of sql/grants.sql; "default" is the VM's local
+  # administrator.
+  clickhouse_user              = "pipeline"
   clickhouse_database          = "realtime"
   clickhouse_table             = "logs"
   clickhouse_dead_letter_table = "realtime.logs_dead_letter"

@@ -5,7 +5,7 @@ variable "project_id" {
 
 variable "region" {
   type        = string
-  description = "Region of everything; the VM goes to zone <region>-a, which must offer C4A."
+  description = "Region of everything; the VM goes to the first zone of the region that is up, which must offer C4A."
   default     = "us-central1"
 }
 
@@ -23,20 +23,17 @@ variable "vpc_subnetwork" {
 
 variable "clickhouse_vm_internal_ip" {
   type        = string
-  description = "Address reserved for the VM in the subnetwork; the TLS certificate must name it (subjectAltName IP). Null: one the subnetwork assigns (only without TLS)."
-  default     = null
+  description = "Address reserved for the VM in the subnetwork; the TLS certificate must name it (subjectAltName IP)."
 }
 
 variable "clickhouse_vm_tls_certificate_secret" {
   type        = string
-  description = "Secret holding the VM's PEM certificate; null: plain HTTP on 8123 inside the subnetwork."
-  default     = null
+  description = "Secret holding the VM's PEM certificate (the VM serves TLS only)."
 }
 
 variable "clickhouse_vm_tls_private_key_secret" {
   type        = string
   description = "Secret holding the certificate's PEM private key."
-  default     = null
 }
 
 variable "clickhouse_vm_external_ip" {

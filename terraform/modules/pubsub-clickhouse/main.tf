@@ -25,11 +25,9 @@ locals {
 
   vpc_egress_enabled = var.vpc_network != null || var.vpc_subnetwork != null
 
-  # The ClickHouse VM (clickhouse_vm.tf) serves HTTPS on 8443 when it has a certificate, else
-  # plain HTTP on 8123, on its reserved internal address (which exists only with the VM, so it is
-  # read only in that branch).
-  clickhouse_vm_tls = var.clickhouse_vm_tls_certificate_secret != null
-  clickhouse_url    = var.create_clickhouse_vm ? "${local.clickhouse_vm_tls ? "https" : "http"}://${google_compute_address.clickhouse[0].address}:${local.clickhouse_vm_port}" : var.clickhouse_url
+  # The ClickHouse VM (clickhouse_vm.tf) serves HTTPS on 8443 on its reserved internal address
+  # (which exists only with the VM, so it is read only in that branch).
+  clickhouse_url = var.create_clickhouse_vm ? "https://${google_compute_address.clickhouse[0].address}:${local.clickhouse_vm_port}" : var.clickhouse_url
 
   # The service answers every push a little before Pub/Sub stops waiting for it (the ack deadline
   # is also the push request timeout): a 503 that arrives is a retry, an answer that arrives late

@@ -89,7 +89,7 @@ output "clickhouse_vm_internal_ip" {
 }
 
 output "clickhouse_vm_backup_bucket" {
-  description = "Cloud Storage bucket the ClickHouse VM's scheduled backups go to (gs://BUCKET/<time>/<database>.tar); null when create_clickhouse_vm is false."
+  description = "Cloud Storage bucket the ClickHouse VM's scheduled backups go to (gs://BUCKET/<time>/<database>/); null when create_clickhouse_vm is false."
   value       = one(google_storage_bucket.clickhouse_backups[*].name)
 }
 

@@ -344,7 +344,7 @@ variable "prometheus_sidecar_image" {
 
 variable "clickhouse_url" {
   type        = string
-  description = "CLICKHOUSE_URL: http(s)://host:port of ClickHouse's HTTP interface. Null with create_clickhouse_vm, which then supplies https://<vm address>:8443 (with a certificate) or http://<vm address>:8123."
+  description = "CLICKHOUSE_URL: http(s)://host:port of ClickHouse's HTTP interface. Null with create_clickhouse_vm, which then supplies https://<vm address>:8443."
   default     = null
 
   validation {
@@ -871,7 +871,7 @@ variable "app_metric_prefix" {
 
 variable "create_clickhouse_vm" {
   type        = bool
-  description = "Create a ClickHouse server on an Axion (arm64) VM in vpc_subnetwork: data on its own persistent disk, scheduled BACKUP to a Cloud Storage bucket, reachable from that subnetwork's range only, on 8443 (TLS) with clickhouse_vm_tls_certificate_secret, else on 8123."
+  description = "Create a ClickHouse server on an Axion (arm64) VM in vpc_subnetwork: data on its own persistent disk (never destroyed by Terraform, snapshotted daily), scheduled BACKUP to a Cloud Storage bucket, HTTPS on 8443 from that subnetwork's range only (needs the two clickhouse_vm_tls_* secrets and clickhouse_vm_internal_ip), and a service user (clickhouse_user, not \"default\") with the grants of sql/grants.sql."
   default     = false
 }
 
@@ -935,7 +935,7 @@ variable "clickhouse_vm_external_ip" {
 
 variable "clickhouse_vm_tls_certificate_secret" {
   type        = string
-  description = "ID of a Secret Manager secret holding the ClickHouse VM's PEM certificate (self-signed or CA-signed, naming clickhouse_vm_internal_ip). With it the VM serves HTTPS on 8443 only, and the service and job trust that certificate (unless clickhouse_ca_certificate_secret names another). Null: plain HTTP on 8123 inside the subnetwork."
+  description = "ID of a Secret Manager secret holding the ClickHouse VM's PEM certificate (self-signed or CA-signed, naming clickhouse_vm_internal_ip). Required with create_clickhouse_vm: the VM serves HTTPS on 8443 and native TLS on 9440, and no plaintext port. The service and job trust that certificate (unless clickhouse_ca_certificate_secret names another)."
   default     = null
 
   validation {
@@ -991,5 +991,38 @@ variable "clickhouse_vm_backup_retention_days" {
   validation {
     condition     = var.clickhouse_vm_backup_retention_days >= 1
     error_message = "clickhouse_vm_backup_retention_days must be at least 1."
+  }
+}
+
+variable "clickhouse_vm_version" {
+  type        = string
+  description = "ClickHouse release the VM installs from the LTS channel and holds (apt-mark hold): an exact version (25.8.13.73) or a line (25.8.*, the 25.8 LTS). A change takes effect at the next boot (gcloud compute instances reset)."
+  default     = "25.8.*"
+
+  validation {
+    condition     = can(regex("^[0-9]+\\.[0-9]+\\.([0-9]+\\.[0-9]+|\\*)$", var.clickhouse_vm_version))
+    error_message = "clickhouse_vm_version must be a version such as 25.8.13.73 or a line such as 25.8.*."
+  }
+}
+
+variable "clickhouse_vm_snapshot_start_time" {
+  type        = string
+  description = "When the daily snapshot of the data disk starts (HH:00, UTC)."
+  default     = "04:00"
+
+  validation {
+    condition     = can(regex("^([01][0-9]|2[0-3]):00$", var.clickhouse_vm_snapshot_start_time))
+    error_message = "clickhouse_vm_snapshot_start_time must be a whole hour such as 04:00."
+  }
+}
+
+variable "clickhouse_vm_snapshot_retention_days" {
+  type        = number
+  description = "Days a daily snapshot of the data disk is kept (also after the disk is deleted)."
+  default     = 14
+
+  validation {
+    condition     = var.clickhouse_vm_snapshot_retention_days >= 1
+    error_message = "clickhouse_vm_snapshot_retention_days must be at least 1."
   }
 }
