@@ -30,6 +30,7 @@ resource "google_secret_manager_secret" "clickhouse_password" {
 resource "google_secret_manager_secret_version" "clickhouse_password" {
   count = var.clickhouse_password == null ? 0 : 1
 
+  project                = var.project_id
   secret                 = google_secret_manager_secret.clickhouse_password.id
   secret_data_wo         = var.clickhouse_password
   secret_data_wo_version = var.clickhouse_password_version

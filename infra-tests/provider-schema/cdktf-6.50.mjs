@@ -3,23 +3,23 @@
 // can be downloaded where the tests run; the generated code names every argument, nested block and
 // readable attribute of every resource, data source and of the provider block itself.
 //
-//   node scripts/terraform-provider-schema.mjs <unpacked package dir> <provider name> <output file> [base file]
+//   node cdktf-6.50.mjs <unpacked package dir> <provider name> <output file> [base file]
 //
 // With a base file (google-beta over google), only the entries that differ from the base are
-// written. scripts/terraform-provider-schema runs it on both packages. The output has one line per
+// written. cdktf-6.50 runs it on both packages. The output has one line per
 // resource, data source or provider:
 //
 //   resource google_pubsub_subscription: ack_deadline_seconds filter push_config{push_endpoint
 //     oidc_token{audience service_account_email}} =id
 //
 // (on one line): a bare name is an argument, name{...} a nested block with its own items, =name
-// an attribute that can only be read. infra-tests' ProviderSchema reads it.
+// an attribute that can only be read. generate reads it for names.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 const [packageDir, providerName, outputFile, baseFile] = process.argv.slice(2);
 if (!outputFile) {
-  console.error("usage: terraform-provider-schema.mjs <package dir> <provider name> <output file>");
+  console.error("usage: cdktf-6.50.mjs <package dir> <provider name> <output file>");
   process.exit(2);
 }
 
@@ -137,7 +137,7 @@ const written = lines.filter((line) => !base.has(line));
 
 const header = [
   `# Terraform provider ${providerName} ${providerVersion}: every resource, data source and the provider block,`,
-  `# derived from ${pkg.name} ${pkg.version} by scripts/terraform-provider-schema. Do not edit.`,
+  `# derived from ${pkg.name} ${pkg.version} by infra-tests/provider-schema/cdktf-6.50. Do not edit.`,
   `# name: argument; name{...}: nested block; =name: attribute that can only be read.`,
   ...(baseFile ? [`# Only the entries that differ from the base provider's file are listed.`] : []),
 ];
