@@ -1,9 +1,10 @@
 """The benchmark suite of docs/performance.md; run it through scripts/bench.
 
 Two halves with a results file between them: measuring (measure.py and the parts it runs) writes
-docs/perf/results-<date>.json with every sample; the report (report.py: text and markdown, with
+docs/perf/runs/<date>/results-<date>.json with every sample; the report (report.py: text and markdown, with
 the cost model and the floors computed from the file) and the plots (plots.py) read it. So
 `scripts/bench --report FILE.json` reports an earlier run again, with today's report code.
+`scripts/bench cluster ...` is the push-into-a-cluster run of cluster.py, measured on its own.
 """
 
 import argparse
@@ -12,16 +13,19 @@ import os
 import shutil
 import sys
 
+from . import cluster
 from .measure import PARTS, measure, write_results
 from .plots import write_plots
 from .report import derived, render_markdown, render_report, write_csv
 from .settings import DEFAULT_VARIANTS, REPO, WORK
 
 
-def parse_args():
+def parse_args(argv):
     parser = argparse.ArgumentParser(
         prog="scripts/bench",
-        description="Benchmark suite (docs/performance.md). Side by side, one run.")
+        description="Benchmark suite (docs/performance.md). Side by side, one run.",
+        epilog="scripts/bench cluster --help: the push service into a 2-shard cluster beside a"
+               " single server, a run of its own.")
     parser.add_argument("--quick", action="store_true",
                         help="short runs (3 s warm-up, 5 s measured; smaller backfill and fleet;"
                              " fewer repeats)")
@@ -57,13 +61,13 @@ def parse_args():
     parser.add_argument("--patch", action="append", default=[],
                         help="a patch of the main code: built"
                              " in a scratch worktree and measured as the variant 'patched'")
-    parser.add_argument("--out", default=os.path.join(REPO, "docs", "perf"))
+    parser.add_argument("--out", help="directory of the results (default docs/perf/runs/<date>)")
     parser.add_argument("--keep-clickhouse", action="store_true",
                         help="leave the benchmark ClickHouse running afterwards")
     parser.add_argument("--report", metavar="RESULTS_JSON",
                         help="report an earlier run's results file again (and rewrite its .txt,"
                              " .md, .csv and plots beside it) instead of measuring")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     args.concurrency = [int(c) for c in args.concurrency.split(",")]
     args.fleet_sizes = [int(n) for n in args.fleet_sizes.split(",")]
     if not args.variant and not args.patch and not args.no_variants:
@@ -86,7 +90,8 @@ def report(results, json_path):
     text = render_report(results)
     written = [json_path]
     for suffix, content in [(".txt", text), (".md", render_markdown(results))]:
-        open(stem + suffix, "w").write(content)
+        with open(stem + suffix, "w") as f:
+            f.write(content)
         written.append(stem + suffix)
     if results.get("push"):
         write_csv(results, stem + ".csv")
@@ -97,21 +102,26 @@ def report(results, json_path):
     return derived(results)
 
 
-def main():
-    args = parse_args()
+def main(argv):
+    if argv[:1] == ["cluster"]:
+        cluster.main(argv[1:])
+        return
+    args = parse_args(argv)
     if args.report:
-        report(json.load(open(args.report)), args.report)
+        with open(args.report) as f:
+            report(json.load(f), args.report)
         return
     for tool in ["java", "mvn", "wrk", "curl", "taskset"]:
         if not shutil.which(tool):
             sys.exit("bench: %s is required" % tool)
     os.makedirs(WORK, exist_ok=True)
-    os.makedirs(args.out, exist_ok=True)
     results = measure(args)
-    json_path = write_results(results, args.out)
+    out = args.out or os.path.join(REPO, "docs", "perf", "runs", results["date"][:10])
+    os.makedirs(out, exist_ok=True)
+    json_path = write_results(results, out)
     report(results, json_path)
     print("Suite took %.0f s" % results["suite_seconds"])
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -209,6 +209,7 @@ def write_plots(results, directory):
             svg = make(results)
             if svg:
                 path = os.path.join(directory, name)
-                open(path, "w").write(svg)
+                with open(path, "w") as f:
+                    f.write(svg)
                 written.append(path)
     return written

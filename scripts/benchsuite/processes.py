@@ -193,6 +193,12 @@ def wrk(port, connections, seconds):
                 "http://127.0.0.1:%d/" % port], "load"),
         capture_output=True, text=True, check=True,
     ).stdout
+    return parse_wrk_output(out)
+
+
+def parse_wrk_output(out):
+    """What wrk printed with scripts/bench-push.lua: its WRKJSON line, and the answers other
+    than 2xx or 3xx (wrk counts them only in its own summary)."""
     line = [l for l in out.splitlines() if l.startswith("WRKJSON ")]
     if not line:
         raise RuntimeError("wrk printed no result:\n" + out)

@@ -157,6 +157,18 @@ def parse_variant(text, index):
     return variant
 
 
+def least_disturbed(samples):
+    """Of the rounds of one target and concurrency, the one the rest of the machine disturbed
+    least (least CPU used by other processes meanwhile), in the order the samples first name
+    them."""
+    best = {}
+    for row in samples:
+        key = (row["target"], row["concurrency"])
+        if key not in best or row["others_cpu_cores"] < best[key]["others_cpu_cores"]:
+            best[key] = row
+    return list(best.values())
+
+
 def run_push(args, chpid):
     layout = None if args.shared_cpus else one_cpu_service_layout()
     if layout:
@@ -220,14 +232,7 @@ def measure_every_target(args, chpid):
                     row = measure_push(name, servers[name], chpid, connections, args)
                     row["round"] = round_ + 1
                     samples.append(row)
-        # Of the rounds of one target and concurrency, keep the one the rest of the machine
-        # disturbed least (least CPU used by other processes meanwhile); all are in "samples".
-        best = {}
-        for row in samples:
-            key = (row["target"], row["concurrency"])
-            if key not in best or row["others_cpu_cores"] < best[key]["others_cpu_cores"]:
-                best[key] = row
-        rows = list(best.values())
+        rows = least_disturbed(samples)
         bursts = [measure_burst(name, servers[name], 200, 3 if args.quick else 5)
                   for name in order if name not in ("bare", "naive")]
         ours_rows = [r for r in rows if r["target"] == "ours"]

@@ -66,8 +66,11 @@ locals {
     UNKNOWN_FIELDS_COLUMN      = var.unknown_fields_column
     PUSH_UNWRAPPED             = var.push_unwrapped ? "true" : null
     PUSH_AUDIENCE              = var.verify_push_token ? local.push_audience : null
-    PUSH_SERVICE_ACCOUNT       = var.verify_push_token ? google_service_account.push.email : null
-    GOOGLE_CLOUD_PROJECT       = var.project_id
+    # Without the in-app check Cloud Run's IAM (run.invoker, held by the push identity only) guards
+    # the service, as intended here: this silences the start-up warning that says so.
+    PUSH_AUTH            = var.verify_push_token ? null : "none"
+    PUSH_SERVICE_ACCOUNT = var.verify_push_token ? google_service_account.push.email : null
+    GOOGLE_CLOUD_PROJECT = var.project_id
     # Metrics pushed by the service itself (no sidecar); the Telemetry API takes OTLP/HTTP.
     OTEL_EXPORTER_OTLP_METRICS_ENDPOINT = var.export_metrics_otlp ? "https://telemetry.googleapis.com/v1/metrics" : null
     # service.name becomes the series' job label (monitoring.tf selects on it); the sidecar labels

@@ -63,6 +63,16 @@ output "answer_timeout_ms" {
   value       = tonumber(local.service_env["ANSWER_TIMEOUT_MS"])
 }
 
+output "outage_budget_seconds" {
+  description = "About how long a ClickHouse outage the push subscription rides out before Pub/Sub dead-letters a message: the retry policy's waits between max_delivery_attempts attempts, doubling from minimum_backoff_seconds up to maximum_backoff_seconds (approximate: Pub/Sub adds jitter). Replay what was dead-lettered with replay.jar subscription."
+  value       = local.outage_budget_seconds
+}
+
+output "oldest_unacked_alert_seconds" {
+  description = "Age of the push subscription's oldest unacknowledged message at which the backlog alert fires; null when create_monitoring is false."
+  value       = var.create_monitoring ? local.oldest_unacked_alert_seconds : null
+}
+
 output "backfill_service_account_email" {
   description = "Service account the backfill job runs as; null when create_backfill_job is false."
   value       = one(google_service_account.backfill[*].email)

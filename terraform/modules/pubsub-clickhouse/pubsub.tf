@@ -37,6 +37,18 @@ resource "google_pubsub_subscription" "dead_letter" {
   }
 }
 
+locals {
+  # How long a ClickHouse outage the push subscription rides out before Pub/Sub dead-letters a
+  # message, approximately: while ClickHouse is down the service answers 503 at once, and Pub/Sub
+  # waits before each redelivery, doubling from minimum_backoff up to maximum_backoff. This is the
+  # sum of the waits between max_delivery_attempts attempts; Pub/Sub adds jitter and its own push
+  # backoff, so the real time is about this or somewhat longer.
+  outage_budget_seconds = sum(concat([0], [
+    for attempt in range(var.max_delivery_attempts - 1) :
+    min(var.minimum_backoff_seconds * pow(2, attempt), var.maximum_backoff_seconds)
+  ]))
+}
+
 resource "google_pubsub_subscription" "push" {
   project = var.project_id
   name    = "${local.topic_name}-push"

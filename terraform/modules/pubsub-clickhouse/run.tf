@@ -170,6 +170,10 @@ resource "google_cloud_run_v2_service" "ingest" {
       error_message = "Set at most one of export_metrics_otlp and enable_managed_prometheus: with both, every series is written twice."
     }
     precondition {
+      condition     = !(var.verify_push_token && var.enable_managed_prometheus)
+      error_message = "With verify_push_token the service serves no /metrics on its push port, where the sidecar scrapes: use export_metrics_otlp instead of enable_managed_prometheus."
+    }
+    precondition {
       condition     = var.request_timeout_seconds >= var.ack_deadline_seconds
       error_message = "request_timeout_seconds must be at least ack_deadline_seconds."
     }

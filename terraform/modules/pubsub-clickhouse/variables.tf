@@ -520,7 +520,7 @@ variable "clickhouse_settings" {
 
 variable "verify_push_token" {
   type        = bool
-  description = "Also verify the push OIDC token inside the application: sets PUSH_AUDIENCE and PUSH_SERVICE_ACCOUNT. Cloud Run's IAM check (run.invoker) applies either way."
+  description = "Also verify the push OIDC token inside the application: sets PUSH_AUDIENCE and PUSH_SERVICE_ACCOUNT (off: PUSH_AUTH=none). Cloud Run's IAM check (run.invoker) applies either way. Its probes then tell no reason to callers without a token, and /metrics is not on the push port: not with enable_managed_prometheus."
   default     = false
 }
 
@@ -795,12 +795,23 @@ variable "notification_channels" {
 
 variable "alert_oldest_unacked_age_seconds" {
   type        = number
-  description = "Alert when the push subscription's oldest unacknowledged message is older than this."
+  description = "Alert when the push subscription's oldest unacknowledged message is older than this, or than alert_outage_budget_fraction of the outage budget (output outage_budget_seconds) when that is sooner."
   default     = 600
 
   validation {
     condition     = var.alert_oldest_unacked_age_seconds >= 1
     error_message = "alert_oldest_unacked_age_seconds must be at least 1."
+  }
+}
+
+variable "alert_outage_budget_fraction" {
+  type        = number
+  description = "The backlog alert fires at the latest when the oldest unacknowledged message has waited this fraction of the outage budget (how long the retry policy rides out before Pub/Sub dead-letters; output outage_budget_seconds)."
+  default     = 0.25
+
+  validation {
+    condition     = var.alert_outage_budget_fraction > 0 && var.alert_outage_budget_fraction < 1
+    error_message = "alert_outage_budget_fraction must be above 0 and below 1."
   }
 }
 

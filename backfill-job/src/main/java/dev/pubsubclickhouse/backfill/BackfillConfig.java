@@ -157,7 +157,7 @@ public record BackfillConfig(
         });
 
     Optional<URI> endpoint =
-        config.optional(BIGQUERY_ENDPOINT).map(text -> config.httpUrl(BIGQUERY_ENDPOINT));
+        config.optional(BIGQUERY_ENDPOINT).map(text -> config.secureUrl(BIGQUERY_ENDPOINT));
 
     ClickHouseConfig clickHouse = ClickHouseConfig.read(config, new SecretManagerAccess(effective));
 

@@ -88,7 +88,8 @@ public final class BackfillParameters {
               null,
               "BigQuery REST root URL override (emulator, test server), e.g."
                   + " `http://127.0.0.1:9050`; no credentials then unless"
-                  + " GOOGLE_APPLICATION_CREDENTIALS is set.")
+                  + " GOOGLE_APPLICATION_CREDENTIALS is set. https://, or http:// to this"
+                  + " machine.")
           .withFlag("bigQueryEndpoint");
   public static final Parameter BIGQUERY_STORAGE_ENDPOINT =
       Parameter.of(

@@ -33,6 +33,9 @@ public final class Main {
       out.print(CommandLineFlags.help());
       return 0;
     }
+    // Installed first: reading the configuration may warn (a plaintext CLICKHOUSE_URL).
+    JobLog log = new JobLog(out, terminal, Clock.systemUTC());
+    LibraryLogs.install(log);
     BackfillConfig config;
     try {
       config = BackfillConfig.read(environment, args);
@@ -40,8 +43,6 @@ public final class Main {
       err.println("backfill: " + e.getMessage());
       return 2;
     }
-    JobLog log = new JobLog(out, terminal, Clock.systemUTC());
-    LibraryLogs.install(log);
     return new BackfillJob(config, log, terminal ? err : null).run();
   }
 }

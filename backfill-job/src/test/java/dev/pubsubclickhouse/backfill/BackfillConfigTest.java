@@ -250,4 +250,18 @@ class BackfillConfigTest {
         .hasMessage(
             "--bigQueryEndpoint (BIGQUERY_ENDPOINT): expected http(s)://host:port, got 'localhost'");
   }
+
+  @Test
+  void aBigQueryEndpointElsewhereMustBeHttps() {
+    assertThat(
+            read(CLICKHOUSE, "--inputTableSpec=p:d.t", "--bigQueryEndpoint=https://bq.example")
+                .bigQueryEndpoint())
+        .isEqualTo(Optional.of(URI.create("https://bq.example")));
+    assertThatThrownBy(
+            () ->
+                read(CLICKHOUSE, "--inputTableSpec=p:d.t", "--bigQueryEndpoint=http://bq.example"))
+        .hasMessage(
+            "--bigQueryEndpoint (BIGQUERY_ENDPOINT): must be https:// (http:// only to this"
+                + " machine: 127.0.0.0/8, ::1, localhost), got 'http://bq.example'");
+  }
 }

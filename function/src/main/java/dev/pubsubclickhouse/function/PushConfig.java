@@ -12,6 +12,7 @@ import dev.pubsubclickhouse.function.auth.PushAuthenticator;
 import dev.pubsubclickhouse.function.flow.FlowPolicy;
 import dev.pubsubclickhouse.function.ingest.BatchPolicy;
 import dev.pubsubclickhouse.function.observability.MetricsExport;
+import dev.pubsubclickhouse.messages.payload.SchemaLookups;
 import dev.pubsubclickhouse.messages.tables.TableMapping;
 import java.time.Duration;
 import java.util.Map;
@@ -20,19 +21,28 @@ import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** The push service's configuration, read and checked at start. */
+/**
+ * The push service's configuration, read and checked at start.
+ *
+ * @param authenticator the push token check, or empty for none
+ * @param unauthenticatedByIntent no token check, and PUSH_AUTH=none says that is intended
+ * @param metricsPort where a listener of its own serves {@code GET /metrics}, if anywhere
+ */
 public record PushConfig(
     ClickHouseConfig clickHouse,
     Optional<String> deadLetterTopic,
     Optional<String> pubsubEndpoint,
+    SchemaLookups schemaLookups,
     BatchPolicy batch,
     FlowPolicy flow,
     int maxRequestBytes,
     int maxDecompressedBytes,
     boolean pushUnwrapped,
     Optional<PushAuthenticator> authenticator,
+    boolean unauthenticatedByIntent,
     Duration summaryInterval,
     int port,
+    Optional<Integer> metricsPort,
     TableMapping tables,
     Optional<String> googleProject,
     Optional<MetricsExport> metricsExport) {
@@ -96,6 +106,7 @@ public record PushConfig(
       throw new ConfigurationException(
           TABLE_WATCH_INTERVAL_MS, "expected 0 (off) or at least 100, got " + watchMillis);
     }
+    int port = config.integer(PORT, 1, 65_535);
     FlowPolicy flow =
         new FlowPolicy(
             config.integer(TABLE_MAX_INSERTS_PER_SECOND, 0, 1_000_000),
@@ -104,14 +115,19 @@ public record PushConfig(
         clickHouse,
         topic,
         pubsubEndpoint(config),
+        new SchemaLookups(
+            Duration.ofSeconds(config.longValue(SCHEMA_DENIED_GRACE_SECONDS, 0, 86_400)),
+            config.integer(SCHEMA_LOOKUPS_PER_MINUTE, 1, 100_000)),
         batch,
         flow,
         config.integer(MAX_REQUEST_BYTES, 1024, 1 << 30),
         config.integer(MAX_DECOMPRESSED_BYTES, 1024, 1 << 30),
         config.bool(PUSH_UNWRAPPED),
         authenticator(config),
+        unauthenticatedByIntent(config),
         Duration.ofSeconds(config.longValue(SUMMARY_INTERVAL_SECONDS, 1, 86_400)),
-        config.integer(PORT, 1, 65_535),
+        port,
+        metricsPort(config, port),
         TableMapping.read(config, clickHouse.table(), clickHouse.deadLetterTable()),
         config.optional(GOOGLE_CLOUD_PROJECT),
         metricsExport(config));
@@ -144,7 +160,7 @@ public record PushConfig(
     }
     return Optional.of(
         new MetricsExport(
-            config.httpUrl(OTEL_EXPORTER_OTLP_METRICS_ENDPOINT),
+            config.secureUrl(OTEL_EXPORTER_OTLP_METRICS_ENDPOINT),
             Duration.ofMillis(config.longValue(OTEL_METRIC_EXPORT_INTERVAL, 1_000, 3_600_000)),
             MetricsExport.resourceAttributes(
                 config.keyValues(OTEL_RESOURCE_ATTRIBUTES),
@@ -169,6 +185,53 @@ public record PushConfig(
     }
   }
 
+  private static Optional<Integer> metricsPort(ConfigReader config, int port) {
+    Optional<Integer> metricsPort = config.optionalInteger(METRICS_PORT, 1, 65_535);
+    if (metricsPort.equals(Optional.of(port))) {
+      throw config.problem(METRICS_PORT, "must differ from PORT (" + port + ")");
+    }
+    return metricsPort;
+  }
+
+  /**
+   * Whether the push port serves {@code GET /metrics}: only without a token check, since it asks no
+   * token for it.
+   */
+  public boolean metricsOnPushPort() {
+    return authenticator.isEmpty();
+  }
+
+  /** PUSH_AUTH=none, which only a service without PUSH_AUDIENCE may say. */
+  private static boolean unauthenticatedByIntent(ConfigReader config) {
+    Optional<String> auth = config.optional(PUSH_AUTH);
+    if (auth.isEmpty()) {
+      return false;
+    }
+    if (!auth.get().equals("none")) {
+      throw config.problem(PUSH_AUTH, "expected none (or unset), got '" + auth.get() + "'");
+    }
+    if (config.optional(PUSH_AUDIENCE).isPresent()) {
+      throw config.problem(
+          PUSH_AUTH, "none contradicts PUSH_AUDIENCE, which turns the token check on; set one");
+    }
+    return true;
+  }
+
+  /**
+   * The one line the service logs at start when it checks no push token and was not told that is
+   * intended: on Cloud Run IAM guards it, anywhere else nothing does.
+   */
+  public Optional<String> unauthenticatedWarning() {
+    if (authenticator.isPresent() || unauthenticatedByIntent) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        "push requests are not authenticated: PUSH_AUDIENCE is not set, so only Cloud Run's IAM"
+            + " (roles/run.invoker) guards this service, and anywhere else anyone who reaches it"
+            + " can write messages; set PUSH_AUDIENCE and PUSH_SERVICE_ACCOUNT to check the push"
+            + " token, or PUSH_AUTH=none to say this is intended");
+  }
+
   private static Optional<PushAuthenticator> authenticator(ConfigReader config) {
     Optional<String> audience = config.optional(PUSH_AUDIENCE);
     Optional<String> account = config.optional(PUSH_SERVICE_ACCOUNT);
@@ -189,6 +252,6 @@ public record PushConfig(
             audience.get(),
             config.required(PUSH_TOKEN_ISSUER),
             account.orElse(null),
-            config.httpUrl(PUSH_TOKEN_CERTS_URL).toString()));
+            config.secureUrl(PUSH_TOKEN_CERTS_URL).toString()));
   }
 }

@@ -5,6 +5,7 @@ import com.google.cloud.functions.HttpRequest;
 import com.google.cloud.functions.HttpResponse;
 import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.core.log.RequestTrace;
+import dev.pubsubclickhouse.function.auth.PushAuthenticator;
 import dev.pubsubclickhouse.function.envelope.NotAPushRequestException;
 import dev.pubsubclickhouse.function.ingest.PushOutcome;
 import dev.pubsubclickhouse.function.ingest.RequestMemoryBudget;
@@ -21,8 +22,10 @@ import java.util.Optional;
  * The HTTP edge, kept thin: {@code POST /} takes a Pub/Sub push request, {@code GET /healthz} says
  * whether messages can be written now (ClickHouse and the tables answer; else 503 and why), {@code
  * GET /livez} whether the process serves (start-up and liveness probe: a ClickHouse outage must not
- * restart instances), {@code GET /metrics} serves Prometheus text. Every outcome is an explicit
- * status; nothing escapes as an accidental 500.
+ * restart instances), {@code GET /metrics} serves Prometheus text. With the push token check on,
+ * the probes tell why only to a caller whose token passes, and metrics are served only on {@code
+ * METRICS_PORT} ({@link MetricsServer}). Every outcome is an explicit status; nothing escapes as an
+ * accidental 500.
  */
 public final class PushFunction implements HttpFunction {
   private final PushService service;
@@ -69,13 +72,14 @@ public final class PushFunction implements HttpFunction {
       String path = request.getPath();
       String method = request.getMethod();
       if ("/livez".equals(path)) {
-        Optional<String> death = service.deathCause();
-        respond(response, body, death.isEmpty() ? 200 : 503, death.orElse("alive"));
+        probe(request, response, body, service.deathCause(), "alive");
       } else if ("/healthz".equals(path)) {
         Optional<String> unhealthy =
             "GET".equals(method) ? service.unhealthyReason() : Optional.of("use GET");
-        respond(response, body, unhealthy.isEmpty() ? 200 : 503, unhealthy.orElse("ok"));
-      } else if ("/metrics".equals(path) && "GET".equals(method)) {
+        probe(request, response, body, unhealthy, "ok");
+      } else if ("/metrics".equals(path)
+          && "GET".equals(method)
+          && service.config().metricsOnPushPort()) {
         body.settle(response, false);
         response.setStatusCode(200);
         response.setContentType("text/plain; version=0.0.4; charset=utf-8");
@@ -96,6 +100,36 @@ public final class PushFunction implements HttpFunction {
       JsonLog.error("request failed unexpectedly; answered 503", Map.of(), e);
       respond(response, body, 503, "internal error; retry");
     }
+  }
+
+  /**
+   * A probe's answer: 200 and {@code fine}, or 503 and why not. With the token check on, only a
+   * caller whose token passes hears why (the reason names ClickHouse's address and its errors); the
+   * others, Cloud Run's probes among them, get a word, and the reason is in the log.
+   */
+  private void probe(
+      HttpRequest request,
+      HttpResponse response,
+      RequestBody body,
+      Optional<String> problem,
+      String fine)
+      throws IOException {
+    if (problem.isEmpty()) {
+      respond(response, body, 200, fine);
+    } else {
+      respond(response, body, 503, mayHearWhy(request) ? problem.get() : "unavailable");
+    }
+  }
+
+  private boolean mayHearWhy(HttpRequest request) {
+    return service
+        .config()
+        .authenticator()
+        .map(
+            check ->
+                check.check(request.getFirstHeader("Authorization").orElse(null))
+                    == PushAuthenticator.Verdict.ADMITTED)
+        .orElse(true);
   }
 
   private PushOutcome push(HttpRequest request, RequestBody body) throws IOException {
@@ -119,20 +153,21 @@ public final class PushFunction implements HttpFunction {
     if (declared > limit) {
       return PushOutcome.TOO_LARGE;
     }
-    // Reserved before the body is read (a body of unknown length counts as the largest allowed).
-    long reserved = RequestMemoryBudget.cost(declared < 0 ? limit : declared);
-    if (!service.requestMemory().tryReserve(reserved)) {
+    // Reserved before the body is read (a body of unknown length counts as the largest allowed);
+    // reading the message charges the hold with more as it goes.
+    RequestMemoryBudget.Hold memory =
+        service.requestMemory().hold(RequestMemoryBudget.cost(declared < 0 ? limit : declared));
+    if (memory == null) {
       service.metrics().overloaded.increment();
       return PushOutcome.OVERLOADED;
     }
-    try {
-      return readAndPush(request, body, limit);
-    } finally {
-      service.requestMemory().release(reserved);
+    try (memory) {
+      return readAndPush(request, body, limit, memory);
     }
   }
 
-  private PushOutcome readAndPush(HttpRequest request, RequestBody body, int limit)
+  private PushOutcome readAndPush(
+      HttpRequest request, RequestBody body, int limit, RequestMemoryBudget.Hold memory)
       throws IOException {
     byte[] bytes = body.read(limit);
     if (bytes == null) {
@@ -145,7 +180,7 @@ public final class PushFunction implements HttpFunction {
       service.metrics().badRequests.increment();
       return PushOutcome.NOT_A_PUSH_REQUEST;
     }
-    return service.push(message);
+    return service.push(message, memory);
   }
 
   private static Map<String, List<String>> lowerCaseHeaders(Map<String, List<String>> headers) {

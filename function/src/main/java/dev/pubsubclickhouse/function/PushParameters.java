@@ -60,8 +60,9 @@ public final class PushParameters {
       Parameter.of(
           "MAX_PENDING_BYTES",
           "67108864",
-          "Memory requests in progress may hold (4 bytes per body byte, from the read to the"
-              + " answer); beyond it requests are answered 429 at once.");
+          "Memory requests in progress may hold: 4 bytes per body byte from the read to the"
+              + " answer, and what reading the message takes as it takes it (decompressed data,"
+              + " parsed rows); beyond it requests are answered 429 at once.");
   public static final Parameter MAX_PENDING_MESSAGES =
       Parameter.of(
           "MAX_PENDING_MESSAGES",
@@ -91,6 +92,13 @@ public final class PushParameters {
           null,
           "When set, every push request must carry a Google-signed OIDC token for this audience"
               + " (the subscription's push audience, usually the service URL); else 401.");
+  public static final Parameter PUSH_AUTH =
+      Parameter.of(
+          "PUSH_AUTH",
+          null,
+          "none: the service checks no push token, on purpose (Cloud Run's IAM, roles/run.invoker,"
+              + " guards it, or a local run); silences the start-up warning that says so. Not"
+              + " with PUSH_AUDIENCE.");
   public static final Parameter PUSH_SERVICE_ACCOUNT =
       Parameter.of(
           "PUSH_SERVICE_ACCOUNT",
@@ -111,10 +119,18 @@ public final class PushParameters {
       Parameter.of(
           "PUSH_TOKEN_CERTS_URL",
           "https://www.googleapis.com/oauth2/v3/certs",
-          "Where the token signing keys (a JWK set) are published.");
+          "Where the token signing keys (a JWK set) are published: https://, or http:// to this"
+              + " machine.");
   public static final Parameter SUMMARY_INTERVAL_SECONDS =
       Parameter.of("SUMMARY_INTERVAL_SECONDS", "60", "One summary log line per interval.");
   public static final Parameter PORT = Parameter.of("PORT", "8080", "HTTP port.");
+  public static final Parameter METRICS_PORT =
+      Parameter.of(
+          "METRICS_PORT",
+          null,
+          "Port of a second listener that serves only GET /metrics, for a Prometheus sidecar. With"
+              + " PUSH_AUDIENCE set, /metrics is served only there (unset: no metrics endpoint; the"
+              + " OTLP push still works); without, on PORT as well.");
   public static final Parameter GOOGLE_CLOUD_PROJECT =
       Parameter.of(
           "GOOGLE_CLOUD_PROJECT",
@@ -129,7 +145,8 @@ public final class PushParameters {
           "Push the metrics over OTLP/HTTP to this URL as well, e.g."
               + " https://telemetry.googleapis.com/v1/metrics (Cloud Monitoring, no sidecar; called"
               + " with the service account's credentials, which need roles/monitoring.metricWriter"
-              + " and roles/telemetry.metricsWriter); unset: GET /metrics only.");
+              + " and roles/telemetry.metricsWriter); https://, or http:// to this machine (a"
+              + " collector beside it); unset: GET /metrics only.");
   public static final Parameter OTEL_METRIC_EXPORT_INTERVAL =
       Parameter.of(
           "OTEL_METRIC_EXPORT_INTERVAL",
@@ -156,8 +173,11 @@ public final class PushParameters {
           "Further ClickHouse settings for every INSERT: k=v,k=v. Refused at start: the settings"
               + " the service sets itself (InsertOptions.SETTINGS_THE_SERVICE_OWNS: those that"
               + " decide when rows count as written, such as insert_distributed_sync, async_insert,"
-              + " insert_deduplication_token, and how rows are read, every input_format_*). One"
-              + " ClickHouse does not take keeps the service unready (503, /healthz says why).");
+              + " insert_deduplication_token, and how rows are read, every input_format_*), and"
+              + " the HTTP interface's own parameters (InsertOptions.HTTP_REQUEST_PARAMETERS:"
+              + " query, user, password, database, param_*, query_id, session_id, default_format,"
+              + " quota_key and the like). A name not in the server's system.settings, or a value"
+              + " ClickHouse does not take, keeps the service unready (503, /healthz says which).");
 
   public static final List<Parameter> ALL = all();
 
@@ -173,6 +193,8 @@ public final class PushParameters {
         List.of(
             DEAD_LETTER_TOPIC,
             MessageParameters.PUBSUB_ENDPOINT,
+            MessageParameters.SCHEMA_DENIED_GRACE_SECONDS,
+            MessageParameters.SCHEMA_LOOKUPS_PER_MINUTE,
             BATCH_MAX_ROWS,
             BATCH_MAX_BYTES,
             BATCH_MAX_WAIT_MS,
@@ -188,12 +210,14 @@ public final class PushParameters {
             MessageParameters.MAX_DECOMPRESSED_BYTES,
             PUSH_UNWRAPPED,
             PUSH_AUDIENCE,
+            PUSH_AUTH,
             PUSH_SERVICE_ACCOUNT,
             PUSH_ALLOW_ANY_SERVICE_ACCOUNT,
             PUSH_TOKEN_ISSUER,
             PUSH_TOKEN_CERTS_URL,
             SUMMARY_INTERVAL_SECONDS,
             PORT,
+            METRICS_PORT,
             SecretManagerAccess.ENDPOINT,
             MessageParameters.CLICKHOUSE_TABLE_ATTRIBUTE,
             MessageParameters.CLICKHOUSE_TABLES,

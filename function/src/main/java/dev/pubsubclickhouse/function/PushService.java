@@ -10,6 +10,7 @@ import dev.pubsubclickhouse.function.ingest.AnswerDeadlines;
 import dev.pubsubclickhouse.function.ingest.PushOutcome;
 import dev.pubsubclickhouse.function.ingest.RequestMemoryBudget;
 import dev.pubsubclickhouse.function.observability.Metrics;
+import dev.pubsubclickhouse.messages.MemoryCharge;
 import dev.pubsubclickhouse.messages.PubSubMessage;
 import dev.pubsubclickhouse.messages.payload.SchemaService;
 import dev.pubsubclickhouse.messages.sinks.DeadLetterTopic;
@@ -26,6 +27,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The running push service: one ClickHouse client, the batcher, the dead-letter sinks and the
@@ -50,6 +52,8 @@ public final class PushService {
   private final DeadLetterTopic topicSink;
   private final SchemaService schemas;
   private final Housekeeping housekeeping;
+  private final MetricsServer metricsServer;
+  private final AtomicReference<String> loggedPingFailure = new AtomicReference<>();
   private final AtomicInteger activeRequests = new AtomicInteger();
   private volatile boolean requestsCountedByItsServer;
   private final RequestMemoryBudget requestMemory;
@@ -62,8 +66,10 @@ public final class PushService {
       Client client,
       ClickHouseHttp http,
       Metrics metrics,
+      MetricsServer metricsServer,
       DeadLetterTopic topicSink) {
     this.config = config;
+    this.metricsServer = metricsServer;
     this.client = client;
     this.deadlines = new AnswerDeadlines(config.batch().answerTimeout());
     this.parser = new PushRequestParser(config.pushUnwrapped());
@@ -81,7 +87,7 @@ public final class PushService {
     this.requestMemory = new RequestMemoryBudget(config.batch().maxPendingBytes());
     metrics.gauge(
         "request-memory-bytes",
-        "Memory reserved by requests in progress (4 bytes per body byte).",
+        "Memory held by requests in progress (4 bytes per body byte, and what reading takes).",
         requestMemory::reserved);
     this.housekeeping = new Housekeeping();
     housekeeping.every(config.summaryInterval(), "the summary log", this::logSummary);
@@ -109,6 +115,15 @@ public final class PushService {
             .metricsExport()
             .map(export -> List.<MeterRegistry>of(export.registry(config.googleProject())))
             .orElse(List.of());
+    Metrics metrics = new Metrics(exports);
+    MetricsServer metricsServer;
+    try {
+      metricsServer =
+          config.metricsPort().map(port -> MetricsServer.start(port, metrics)).orElse(null);
+    } catch (IllegalStateException e) {
+      metrics.closeExports();
+      throw e;
+    }
     Client client =
         ClickHouseClients.open(
             config.clickHouse(),
@@ -121,12 +136,16 @@ public final class PushService {
               ? DeadLetterTopic.open(
                   config.deadLetterTopic().get(), config.pubsubEndpoint().orElse(null))
               : null;
-      PushService service = new PushService(config, client, http, new Metrics(exports), topicSink);
+      PushService service =
+          new PushService(config, client, http, metrics, metricsServer, topicSink);
+      // Once it starts: a start refused for a wrong setting says that one line only.
+      config.unauthenticatedWarning().ifPresent(warning -> JsonLog.warning(warning, Map.of()));
       service.readiness.start();
       return service;
     } catch (RuntimeException | IOException e) {
       client.close();
-      exports.forEach(MeterRegistry::close);
+      closeQuietly(metricsServer);
+      metrics.closeExports();
       throw new IllegalStateException(failure(config, e), e);
     }
   }
@@ -226,10 +245,16 @@ public final class PushService {
     return requestMemory;
   }
 
-  /** Ingests one message and says how it ended; 503 before the write path opens and at shutdown. */
-  public PushOutcome push(PubSubMessage message) {
+  /**
+   * Ingests one message and says how it ended; 503 before the write path opens and at shutdown.
+   * What reading it takes is charged to {@code memory}, the request's hold on {@link
+   * #requestMemory()}.
+   */
+  public PushOutcome push(PubSubMessage message, MemoryCharge memory) {
     WritePath path = writePath;
-    return accepting && path != null ? path.ingestor().ingest(message) : PushOutcome.UNAVAILABLE;
+    return accepting && path != null
+        ? path.ingestor().ingest(message, memory)
+        : PushOutcome.UNAVAILABLE;
   }
 
   /**
@@ -269,9 +294,21 @@ public final class PushService {
     if (notReady.isPresent()) {
       return notReady;
     }
-    return client.ping(2_000)
-        ? Optional.empty()
-        : Optional.of("ClickHouse at " + config.clickHouse().url() + " does not answer a ping");
+    if (client.ping(2_000)) {
+      loggedPingFailure.set(null);
+      return Optional.empty();
+    }
+    String reason = "ClickHouse at " + config.clickHouse().url() + " does not answer a ping";
+    // Probes come every few seconds: the reason is logged when it begins, not at each.
+    if (loggedPingFailure.getAndSet(reason) == null) {
+      JsonLog.warning("unhealthy; answering /healthz 503", Map.of("reason", reason));
+    }
+    return Optional.of(reason);
+  }
+
+  /** Where {@code GET /metrics} is served on a port of its own, if it is. */
+  Optional<Integer> metricsPort() {
+    return Optional.ofNullable(metricsServer).map(MetricsServer::port);
   }
 
   /** Waits up to {@code timeout} for the write path to open; true when it did. */
@@ -315,7 +352,19 @@ public final class PushService {
     JsonLog.info(
         "push service stopped", Map.of("drained", drained, "unanswered", requestsInProgress()));
     client.close();
+    closeQuietly(metricsServer);
     metrics.closeExports(); // last: a slow receiver may hold it until the process is killed
+  }
+
+  private static void closeQuietly(MetricsServer server) {
+    if (server == null) {
+      return;
+    }
+    try {
+      server.close();
+    } catch (Exception e) {
+      JsonLog.warning("the metrics listener did not stop", Map.of("error", e.toString()));
+    }
   }
 
   private void logSummary() {

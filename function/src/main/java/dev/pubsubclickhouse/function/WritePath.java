@@ -1,6 +1,7 @@
 package dev.pubsubclickhouse.function;
 
 import com.clickhouse.client.api.Client;
+import com.clickhouse.client.api.query.GenericRecord;
 import dev.pubsubclickhouse.core.config.ClickHouseParameters;
 import dev.pubsubclickhouse.core.config.ConfigurationException;
 import dev.pubsubclickhouse.core.evolve.ColumnAdder;
@@ -87,6 +88,7 @@ record WritePath(
     ClickHouseInserter inserter =
         new ClickHouseInserter(
             http, InsertFormat.supportedBy(client), config.clickHouse().insertOptions());
+    checkPassedNamesAreSettings(client, config.clickHouse().insertOptions().extraSettings());
     checkPassedSettings(inserter);
     List<DeadLetterSink> sinks = new ArrayList<>();
     if (config.clickHouse().deadLetterTable().isPresent()) {
@@ -109,13 +111,14 @@ record WritePath(
             sinks,
             true,
             table -> new PushWriteEvents(metrics, table));
+    PushMessageEvents messageEvents = new PushMessageEvents(metrics);
     MessageEncoder encoder =
         new MessageEncoder(
             new PayloadDecompressor(config.maxDecompressedBytes()),
-            new PayloadFormats(schemas),
+            new PayloadFormats(schemas, config.schemaLookups(), messageEvents),
             columnAdder(config, client, metrics),
             config.tables().unknownFieldsColumn().orElse(null),
-            new PushMessageEvents(metrics),
+            messageEvents,
             Clock.systemUTC());
     TargetTable table = destinations.defaultDestination().table();
     BatchWriter batchWriter = new BatchWriter();
@@ -218,6 +221,31 @@ record WritePath(
     Set<String> columns = new HashSet<>(MessageEncoder.METADATA_COLUMNS);
     config.tables().unknownFieldsColumn().ifPresent(columns::add);
     return columns;
+  }
+
+  /**
+   * Every CLICKHOUSE_SETTINGS name must be one the server lists in system.settings: the HTTP
+   * interface reads some other names from the URL as something else (the statement, the user, a
+   * query parameter), and the names refused at start are only those known when this was written.
+   * All such names are said at once, where ClickHouse's own refusal names the first.
+   */
+  private static void checkPassedNamesAreSettings(Client client, Map<String, String> passed) {
+    if (passed.isEmpty()) {
+      return;
+    }
+    Set<String> settings = new HashSet<>();
+    for (GenericRecord row : client.queryAll("SELECT name FROM system.settings")) {
+      settings.add(row.getString("name"));
+    }
+    List<String> unknown =
+        passed.keySet().stream().filter(name -> !settings.contains(name)).sorted().toList();
+    if (!unknown.isEmpty()) {
+      throw new ConfigurationException(
+          ClickHouseParameters.SETTINGS,
+          String.join(", ", unknown)
+              + (unknown.size() == 1 ? " is" : " are")
+              + " not in its system.settings: only settings may be passed through");
+    }
   }
 
   /** A CLICKHOUSE_SETTINGS name or value ClickHouse refuses is named with the variable. */

@@ -17,9 +17,10 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every relative link of README.md and docs/*.md leads somewhere: a file or folder that exists, and
- * a heading that exists where it names one. README's code paths ({@code function/.../X.java},
- * {@code sql/logs.sql}) name files that exist.
+ * Every relative link of README.md, CHANGELOG.md and every Markdown file under docs/ (docs/perf/
+ * included) leads somewhere: a file or folder that exists, and a heading that exists where it names
+ * one. README's code paths ({@code function/.../X.java}, {@code sql/logs.sql}) name files that
+ * exist.
  */
 class DocumentationLinksTest {
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
@@ -29,8 +30,9 @@ class DocumentationLinksTest {
   private static final Pattern CODE = Pattern.compile("`([^`\\s]+)`");
 
   private static List<Path> documents() throws IOException {
-    List<Path> documents = new ArrayList<>(List.of(ROOT.resolve("README.md")));
-    try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
+    List<Path> documents =
+        new ArrayList<>(List.of(ROOT.resolve("README.md"), ROOT.resolve("CHANGELOG.md")));
+    try (Stream<Path> docs = Files.walk(ROOT.resolve("docs"))) {
       docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(documents::add);
     }
     return documents;

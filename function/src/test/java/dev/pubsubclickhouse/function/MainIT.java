@@ -279,6 +279,24 @@ class MainIT {
   }
 
   @Test
+  void withoutATokenCheckItWarnsOnceAtStartUnlessPushAuthNoneSaysSo() throws Exception {
+    database.execute("CREATE TABLE open_door (n UInt8) ENGINE = MergeTree ORDER BY n");
+    Service warned = launch(Map.of("CLICKHOUSE_TABLE", "open_door"));
+    Service intended = launch(Map.of("CLICKHOUSE_TABLE", "open_door", "PUSH_AUTH", "none"));
+    awaitReady(warned);
+    awaitReady(intended);
+    List<JsonNode> warnings =
+        assertEveryLineIsJson(warned.output()).stream()
+            .filter(line -> line.path("message").asText().contains("PUSH_AUDIENCE"))
+            .toList();
+    assertThat(warnings).hasSize(1);
+    assertThat(warnings.get(0).path("severity").asText()).isEqualTo("WARNING");
+    assertThat(warnings.get(0).path("message").asText())
+        .contains("only Cloud Run's IAM (roles/run.invoker) guards this service");
+    assertThat(intended.output()).doesNotContain("PUSH_AUDIENCE").contains("\"serving\"");
+  }
+
+  @Test
   void aWrongPasswordKeepsItUnreadyNamingTheRefusalNotThePassword() throws Exception {
     Assumptions.assumeTrue(
         database.server().url().startsWith("http://127.0.0.1"), "needs the local pipeline user");

@@ -262,6 +262,73 @@ class PubSubSchemasIT {
   }
 
   @Test
+  void aSchemaTheServiceMayNotReadIsAnswered503ThenDeadLetteredAfterTheGrace() throws Exception {
+    database.execute("CREATE TABLE denied_rows " + PROTO_TABLE);
+    database.execute("CREATE TABLE denied_dead " + DEAD_LETTERS);
+    schemas.deny(PROTO_SCHEMA);
+    Map<String, String> rev1 = attributes(PROTO_SCHEMA, "rev1", "BINARY");
+    try (RunningService service =
+        start(
+            "denied_rows",
+            Map.of(
+                "CLICKHOUSE_DEAD_LETTER_TABLE", "denied_dead",
+                "SCHEMA_DENIED_GRACE_SECONDS", "10"))) {
+      // Long enough that the first two answers come well within it on a loaded machine.
+      long firstPush = System.nanoTime();
+      assertThat(service.push("denied-1", protoBinary(), rev1)).as("young").isEqualTo(503);
+      assertThat(service.push("denied-1", protoBinary(), rev1)).as("kept").isEqualTo(503);
+      assertThat(schemas.calls()).as("the denial is kept").isEqualTo(1);
+      Thread.sleep(Math.max(0, 10_100 - (System.nanoTime() - firstPush) / 1_000_000));
+      assertThat(service.push("denied-1", protoBinary(), rev1)).as("past the grace").isEqualTo(204);
+    }
+    assertThat(schemas.calls()).isEqualTo(1);
+    assertThat(database.count("denied_rows")).isZero();
+    assertThat(
+            database.query(
+                "SELECT extract(stack_trace, 'messageId=([^ ]+)'),"
+                    + " replaceRegexpOne(error_message, 'since [0-9]+ s', 'since N s')"
+                    + " FROM denied_dead"))
+        .isEqualTo(
+            "denied-1\tschema "
+                + PROTO_SCHEMA
+                + "@rev1: the service may not read it (PERMISSION_DENIED) since N s, longer than"
+                + " SCHEMA_DENIED_GRACE_SECONDS (10 s): io.grpc.StatusRuntimeException:"
+                + " PERMISSION_DENIED: may not read "
+                + PROTO_SCHEMA
+                + "@rev1");
+  }
+
+  @Test
+  void aPublisherCyclingSchemaNamesGetsNoMoreLookupsThanTheBudget() throws Exception {
+    database.execute("CREATE TABLE cycled_rows " + PROTO_TABLE);
+    database.execute("CREATE TABLE cycled_dead " + DEAD_LETTERS);
+    List<Integer> statuses = new java.util.ArrayList<>();
+    try (RunningService service =
+        start(
+            "cycled_rows",
+            Map.of(
+                "CLICKHOUSE_DEAD_LETTER_TABLE", "cycled_dead",
+                "SCHEMA_LOOKUPS_PER_MINUTE", "3"))) {
+      for (int i = 0; i < 6; i++) {
+        statuses.add(
+            service.push(
+                "cycled-" + i,
+                protoBinary(),
+                attributes("projects/test/schemas/made-up-" + i, "rev1", "BINARY")));
+      }
+      assertThat(service.service.metrics().schemaLookups.value()).isEqualTo(3);
+      assertThat(service.service.metrics().schemaLookupsRefused.value()).isEqualTo(3);
+    }
+    assertThat(statuses).containsExactly(204, 204, 204, 503, 503, 503);
+    assertThat(schemas.calls()).isEqualTo(3);
+    assertThat(
+            database.query(
+                "SELECT groupArray(extract(stack_trace, 'messageId=([^ ]+)'))"
+                    + " FROM (SELECT stack_trace FROM cycled_dead ORDER BY 1)"))
+        .isEqualTo("['cycled-0','cycled-1','cycled-2']");
+  }
+
+  @Test
   void dataThatDoesNotDecodeWithItsSchemaIsDeadLetteredWithTheReason() throws Exception {
     database.execute("CREATE TABLE odd_rows " + PROTO_TABLE);
     database.execute("CREATE TABLE odd_dead " + DEAD_LETTERS);

@@ -6,12 +6,19 @@ import com.google.api.client.json.gson.GsonFactory;
 import com.google.api.client.json.webtoken.JsonWebSignature;
 import com.google.api.client.json.webtoken.JsonWebToken;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
+import dev.pubsubclickhouse.testing.LocalClickHouse;
 import dev.pubsubclickhouse.testing.TestDatabase;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.interfaces.RSAPublicKey;
+import java.time.Duration;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.Map;
 import okhttp3.mockwebserver.MockResponse;
 import okhttp3.mockwebserver.MockWebServer;
@@ -28,6 +35,8 @@ import org.junit.jupiter.api.TestInstance;
 @ClickHouseTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PushAuthenticationIT {
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
   private static final String AUDIENCE = "https://push-abc-uc.a.run.app";
   private static final String ISSUER = "https://accounts.google.com";
   private static final String PUSHER = "pubsub-push@project.iam.gserviceaccount.com";
@@ -67,14 +76,16 @@ class PushAuthenticationIT {
         });
     keys.start();
     database.execute("CREATE TABLE authed (n UInt32) ENGINE = MergeTree ORDER BY n");
-    service =
-        RunningService.start(
-            database,
-            "authed",
-            Map.of(
-                "PUSH_AUDIENCE", AUDIENCE,
-                "PUSH_SERVICE_ACCOUNT", PUSHER,
-                "PUSH_TOKEN_CERTS_URL", "http://127.0.0.1:" + keys.getPort() + "/oauth2/v3/certs"));
+    Map<String, String> settings = new HashMap<>(authentication());
+    settings.put("METRICS_PORT", Integer.toString(LocalClickHouse.freePort()));
+    service = RunningService.start(database, "authed", settings);
+  }
+
+  private Map<String, String> authentication() {
+    return Map.of(
+        "PUSH_AUDIENCE", AUDIENCE,
+        "PUSH_SERVICE_ACCOUNT", PUSHER,
+        "PUSH_TOKEN_CERTS_URL", "http://127.0.0.1:" + keys.getPort() + "/oauth2/v3/certs");
   }
 
   @AfterAll
@@ -89,18 +100,42 @@ class PushAuthenticationIT {
         : twosComplement;
   }
 
+  /** A token as Google issues them: valid for 1 hour, here ending {@code expiresInSeconds} on. */
   private String token(
       KeyPair signer, String audience, String issuer, String email, long expiresInSeconds)
       throws Exception {
     long now = System.currentTimeMillis() / 1000;
+    return token(
+        signer, audience, issuer, email, now + expiresInSeconds - 3600, now + expiresInSeconds);
+  }
+
+  /** A token of the push account issued and expiring {@code iat} and {@code exp} from now. */
+  private String timedToken(Long iat, Long exp) throws Exception {
+    long now = System.currentTimeMillis() / 1000;
+    return token(
+        google,
+        AUDIENCE,
+        ISSUER,
+        PUSHER,
+        iat == null ? null : now + iat,
+        exp == null ? null : now + exp);
+  }
+
+  /**
+   * @param issuedAt epoch seconds, or null for a token without {@code iat}
+   * @param expiresAt epoch seconds, or null for a token without {@code exp}
+   */
+  private static String token(
+      KeyPair signer, String audience, String issuer, String email, Long issuedAt, Long expiresAt)
+      throws Exception {
     JsonWebSignature.Header header =
         new JsonWebSignature.Header().setAlgorithm("RS256").setKeyId("google-1");
     JsonWebToken.Payload payload =
         new JsonWebToken.Payload()
             .setAudience(audience)
             .setIssuer(issuer)
-            .setIssuedAtTimeSeconds(now - 10)
-            .setExpirationTimeSeconds(now + expiresInSeconds)
+            .setIssuedAtTimeSeconds(issuedAt)
+            .setExpirationTimeSeconds(expiresAt)
             .setSubject("1234567890");
     payload.set("email", email);
     payload.set("email_verified", true);
@@ -147,6 +182,41 @@ class PushAuthenticationIT {
   }
 
   @Test
+  void aTokenWithoutAnExpiryIs401() throws Exception {
+    assertThat(push("Bearer " + timedToken(-10L, null))).isEqualTo(401);
+  }
+
+  @Test
+  void aTokenWithoutItsIssueTimeIs401() throws Exception {
+    assertThat(push("Bearer " + timedToken(null, 600L))).isEqualTo(401);
+  }
+
+  @Test
+  void aTokenIssuedAnHourAheadIs401() throws Exception {
+    assertThat(push("Bearer " + timedToken(3600L, 4200L))).isEqualTo(401);
+  }
+
+  @Test
+  void aTokenIssuedWithinTheSkewAheadIsAdmitted() throws Exception {
+    assertThat(push("Bearer " + timedToken(30L, 3630L))).isEqualTo(204);
+  }
+
+  @Test
+  void aTokenValidForTenYearsIs401() throws Exception {
+    assertThat(push("Bearer " + timedToken(-10L, 10L * 365 * 86_400))).isEqualTo(401);
+  }
+
+  @Test
+  void aTokenExpiredWithinTheSkewIsAdmitted() throws Exception {
+    assertThat(push("Bearer " + timedToken(-3630L, -30L))).isEqualTo(204);
+  }
+
+  @Test
+  void aTokenExpiredBeyondTheSkewIs401() throws Exception {
+    assertThat(push("Bearer " + timedToken(-3690L, -90L))).isEqualTo(401);
+  }
+
+  @Test
   void aTokenSignedByAnotherKeyIs401() throws Exception {
     assertThat(push("Bearer " + token(stranger, AUDIENCE, ISSUER, PUSHER, 3600))).isEqualTo(401);
   }
@@ -174,7 +244,72 @@ class PushAuthenticationIT {
 
   @Test
   void probesNeedNoToken() throws Exception {
-    assertThat(service.get("/healthz").statusCode()).isEqualTo(200);
-    assertThat(service.get("/livez").statusCode()).isEqualTo(200);
+    HttpResponse<String> health = service.get("/healthz");
+    assertThat(health.statusCode()).isEqualTo(200);
+    assertThat(health.body()).isEqualTo("ok\n");
+    HttpResponse<String> alive = service.get("/livez");
+    assertThat(alive.statusCode()).isEqualTo(200);
+    assertThat(alive.body()).isEqualTo("alive\n");
+  }
+
+  /**
+   * /healthz used to tell anyone "ClickHouse at http://10.x.x.x:8123 does not answer a ping": the
+   * address and the error are for the log and for callers whose token passes.
+   */
+  @Test
+  void anUnhealthyServiceTellsWhyOnlyToACallerWhoseTokenPasses() throws Exception {
+    String nowhere = "http://127.0.0.1:" + LocalClickHouse.freePort();
+    Map<String, String> settings = new HashMap<>(authentication());
+    settings.put("CLICKHOUSE_URL", nowhere);
+    try (RunningService unready =
+        RunningService.startUnready(RunningService.environment(database, "authed", settings))) {
+      String valid = "Bearer " + token(google, AUDIENCE, ISSUER, PUSHER, 3600);
+      HttpResponse<String> told = null;
+      for (int i = 0; i < 600; i++) {
+        told = get(unready.url().resolve("/healthz"), valid);
+        if (told.body().startsWith("ClickHouse at ")) {
+          break;
+        }
+        Thread.sleep(50);
+      }
+      assertThat(told.statusCode()).isEqualTo(503);
+      assertThat(told.body()).startsWith("ClickHouse at " + nowhere + " does not answer: ");
+      for (String caller :
+          new String[] {
+            null, "Bearer not-a-token", "Bearer " + token(stranger, AUDIENCE, ISSUER, PUSHER, 3600)
+          }) {
+        HttpResponse<String> health = get(unready.url().resolve("/healthz"), caller);
+        assertThat(health.statusCode()).isEqualTo(503);
+        assertThat(health.body()).isEqualTo("unavailable\n");
+      }
+      assertThat(get(unready.url().resolve("/livez"), null).body()).isEqualTo("alive\n");
+    }
+  }
+
+  /**
+   * With the token check on, the push port asks no token for /metrics, so serves none: a Prometheus
+   * sidecar scrapes METRICS_PORT.
+   */
+  @Test
+  void metricsAreServedOnlyOnTheMetricsPort() throws Exception {
+    assertThat(push("Bearer " + token(google, AUDIENCE, ISSUER, PUSHER, 3600))).isEqualTo(204);
+    assertThat(service.get("/metrics").statusCode()).isEqualTo(404);
+    URI metrics =
+        URI.create("http://127.0.0.1:" + service.service.metricsPort().orElseThrow() + "/");
+    HttpResponse<String> scraped = get(metrics.resolve("/metrics"), null);
+    assertThat(scraped.statusCode()).isEqualTo(200);
+    assertThat(scraped.headers().firstValue("Content-Type"))
+        .hasValue("text/plain; version=0.0.4; charset=utf-8");
+    assertThat(scraped.body()).containsPattern("(?m)^pubsub_clickhouse_messages_received_total ");
+    assertThat(get(metrics.resolve("/healthz"), null).statusCode()).isEqualTo(404);
+    assertThat(get(metrics.resolve("/"), null).statusCode()).isEqualTo(404);
+  }
+
+  private static HttpResponse<String> get(URI uri, String authorization) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30));
+    if (authorization != null) {
+      request.header("Authorization", authorization);
+    }
+    return HTTP.send(request.GET().build(), HttpResponse.BodyHandlers.ofString());
   }
 }

@@ -54,6 +54,100 @@ class PushConfigTest {
   }
 
   @Test
+  void withoutATokenCheckStartUpWarnsNamingPushAudienceAndCloudRunsIam() {
+    assertThat(read(Map.of()).unauthenticatedWarning())
+        .hasValueSatisfying(
+            warning ->
+                assertThat(warning)
+                    .startsWith("push requests are not authenticated: PUSH_AUDIENCE is not set")
+                    .contains("only Cloud Run's IAM (roles/run.invoker) guards this service")
+                    .contains("PUSH_AUTH=none"));
+  }
+
+  @Test
+  void pushAuthNoneSaysNoTokenCheckIsIntended() {
+    PushConfig config = read(Map.of("PUSH_AUTH", "none"));
+    assertThat(config.authenticator()).isEmpty();
+    assertThat(config.unauthenticatedWarning()).isEmpty();
+  }
+
+  @Test
+  void aTokenCheckNeedsNoWarning() {
+    PushConfig config =
+        read(
+            Map.of(
+                "PUSH_AUDIENCE", "https://svc.example.run",
+                "PUSH_SERVICE_ACCOUNT", "pusher@p.iam.gserviceaccount.com"));
+    assertThat(config.unauthenticatedWarning()).isEmpty();
+  }
+
+  @Test
+  void pushAuthNoneWithAnAudienceIsAContradiction() {
+    assertThatThrownBy(
+            () ->
+                read(
+                    Map.of(
+                        "PUSH_AUTH", "none",
+                        "PUSH_AUDIENCE", "https://svc.example.run",
+                        "PUSH_SERVICE_ACCOUNT", "pusher@p.iam.gserviceaccount.com")))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage(
+            "PUSH_AUTH: none contradicts PUSH_AUDIENCE, which turns the token check on; set one");
+  }
+
+  @Test
+  void pushAuthTakesOnlyNone() {
+    assertThatThrownBy(() -> read(Map.of("PUSH_AUTH", "iam")))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage("PUSH_AUTH: expected none (or unset), got 'iam'");
+  }
+
+  @Test
+  void theMetricsPortIsAPortOfItsOwn() {
+    assertThat(read(Map.of()).metricsPort()).isEmpty();
+    assertThat(read(Map.of("METRICS_PORT", "9464")).metricsPort()).hasValue(9464);
+    assertThatThrownBy(() -> read(Map.of("PORT", "9464", "METRICS_PORT", "9464")))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage("METRICS_PORT: must differ from PORT (9464)");
+  }
+
+  @Test
+  void theTokenKeysComeOverHttpsOrFromThisMachine() {
+    Map<String, String> audience =
+        Map.of(
+            "PUSH_AUDIENCE", "https://svc.example.run",
+            "PUSH_SERVICE_ACCOUNT", "pusher@p.iam.gserviceaccount.com");
+    Map<String, String> local = new HashMap<>(audience);
+    local.put("PUSH_TOKEN_CERTS_URL", "http://127.0.0.1:9000/certs");
+    assertThat(read(local).authenticator()).isPresent();
+    Map<String, String> elsewhere = new HashMap<>(audience);
+    elsewhere.put("PUSH_TOKEN_CERTS_URL", "http://www.googleapis.com/oauth2/v3/certs");
+    assertThatThrownBy(() -> read(elsewhere))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage(
+            "PUSH_TOKEN_CERTS_URL: must be https:// (http:// only to this machine: 127.0.0.0/8,"
+                + " ::1, localhost), got 'http://www.googleapis.com/oauth2/v3/certs'");
+  }
+
+  @Test
+  void metricsArePushedOverHttpsOrToThisMachine() {
+    assertThat(
+            read(Map.of("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "http://localhost:4318/v1/metrics"))
+                .metricsExport())
+        .isPresent();
+    assertThatThrownBy(
+            () ->
+                read(
+                    Map.of(
+                        "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+                        "http://telemetry.googleapis.com/v1/metrics")))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage(
+            "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: must be https:// (http:// only to this machine:"
+                + " 127.0.0.0/8, ::1, localhost), got 'http://telemetry.googleapis.com/v1/metrics'");
+  }
+
+  @Test
   void theDeadLetterTableIsNoTableAMessageMayName() {
     Map<String, String> env =
         Map.of(
@@ -196,6 +290,48 @@ class PushConfigTest {
         .hasMessageStartingWith(
             "CLICKHOUSE_SETTINGS: the setting " + name + " cannot be passed through: ")
         .hasMessageNotContaining("\n");
+  }
+
+  /**
+   * ClickHouse's HTTP interface reads these from the URL beside the settings: {@code query} is put
+   * before the INSERT the service sends, {@code user} and {@code password} change who runs it,
+   * {@code param_*} fill query parameters, {@code wait_end_of_query} changes when the answer
+   * starts.
+   */
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "query=DROP TABLE t;",
+        "user=default",
+        "password=x",
+        "database=other",
+        "param_id=1",
+        "Param_ID=1",
+        "query_id=fixed",
+        "session_id=s",
+        "session_timeout=60",
+        "session_check=1",
+        "default_format=JSON",
+        "quota_key=k",
+        "role=admin",
+        "compress=1",
+        "decompress=1",
+        "buffer_size=1",
+        "wait_end_of_query=0",
+        "stacktrace=1",
+        "client_protocol_version=1",
+        "close_session=1"
+      })
+  void httpRequestParametersAreRefusedInClickHouseSettingsNamingTheName(String setting) {
+    String name = setting.substring(0, setting.indexOf('='));
+    assertThatThrownBy(() -> read(Map.of("CLICKHOUSE_SETTINGS", "max_threads=2," + setting)))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage(
+            "CLICKHOUSE_SETTINGS: "
+                + name
+                + " is a parameter of ClickHouse's HTTP interface, not a setting: the service"
+                + " sets the query, the credentials and the database itself")
+        .hasMessageNotContaining("DROP");
   }
 
   @Test

@@ -287,6 +287,45 @@ class PushFunctionIT {
                 + "wrapped\tw-1\t2026-01-15 12:34:56.789\t{'source':'test'}\t\tprojects/test/subscriptions/push\t1\t1");
   }
 
+  /**
+   * Credentials that an unwrapped push carried in headers used to be stored as attributes of its
+   * dead-letter row. Java's HTTP client refuses to send some headers (Via, From); the parser's test
+   * covers every name.
+   */
+  @Test
+  void anUnwrappedPushsCredentialsReachNoDeadLetterRow() throws Exception {
+    database.execute("CREATE TABLE creds " + LOGS);
+    try (RunningService service =
+        RunningService.start(
+            database,
+            "creds",
+            Map.of(
+                "CLICKHOUSE_DEAD_LETTER_TABLE",
+                "creds_errors",
+                "CREATE_DEAD_LETTER_TABLE",
+                "true"))) {
+      assertThat(
+              service
+                  .post(
+                      "not json".getBytes(StandardCharsets.UTF_8),
+                      Map.of(
+                          "x-goog-pubsub-message-id", "c-1",
+                          "x-goog-pubsub-subscription-name", "projects/test/subscriptions/raw",
+                          "X-Serverless-Authorization", "Bearer run-token",
+                          "Cookie", "session=abc",
+                          "Proxy-Authorization", "Basic cHJveHk6cHc=",
+                          "X-Goog-IAP-JWT-Assertion", "iap.jwt.sig",
+                          "X-Goog-Authenticated-User-Email", "accounts.google.com:a@b.example",
+                          "X-Forwarded-Authorization", "Bearer original",
+                          "X-Appengine-User-IP", "203.0.113.7",
+                          "region", "eu"))
+                  .statusCode())
+          .isEqualTo(204);
+    }
+    assertThat(database.query("SELECT message_id, attributes FROM creds_errors"))
+        .isEqualTo("c-1\t{'region':'eu'}");
+  }
+
   @Test
   void theRowIndexIsEachRowsPlaceInItsMessage() throws Exception {
     database.execute(

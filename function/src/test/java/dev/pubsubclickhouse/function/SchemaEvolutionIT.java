@@ -5,6 +5,7 @@ import static dev.pubsubclickhouse.function.IntegrationFixtures.createDeadLetter
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pubsubclickhouse.function.ingest.PushOutcome;
+import dev.pubsubclickhouse.messages.MemoryCharge;
 import dev.pubsubclickhouse.messages.PubSubMessage;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.TestDatabase;
@@ -109,7 +110,8 @@ class SchemaEvolutionIT {
                             "2026-01-15T12:34:56Z",
                             null,
                             "projects/test/subscriptions/push",
-                            1))
+                            1),
+                        MemoryCharge.NONE)
                     .status());
       }
       assertThat(concurrently(requests)).containsOnly(PushOutcome.STORED.status());

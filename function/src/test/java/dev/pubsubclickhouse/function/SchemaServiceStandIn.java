@@ -12,6 +12,7 @@ import io.grpc.stub.ServerCalls;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -19,8 +20,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A local stand-in for Pub/Sub's schema service (gcloud's emulator keeps Avro schemas only): a gRPC
  * server on a free loopback port that answers {@code google.pubsub.v1.SchemaService/GetSchema} for
- * the revisions it was given, {@code NOT_FOUND} for others, and {@code UNAVAILABLE} while told to
- * fail. The service under test reaches it through {@code PUBSUB_ENDPOINT}, as the emulator.
+ * the revisions it was given, {@code NOT_FOUND} for others, {@code PERMISSION_DENIED} for the
+ * schemas it was told to deny, and {@code UNAVAILABLE} while told to fail. The service under test
+ * reaches it through {@code PUBSUB_ENDPOINT}, as the emulator.
  */
 final class SchemaServiceStandIn implements AutoCloseable {
   private static final MethodDescriptor<GetSchemaRequest, Schema> GET_SCHEMA =
@@ -33,6 +35,7 @@ final class SchemaServiceStandIn implements AutoCloseable {
 
   private final Map<String, Schema> revisions = new ConcurrentHashMap<>();
   private final AtomicInteger calls = new AtomicInteger();
+  private final Set<String> denied = ConcurrentHashMap.newKeySet();
   private volatile boolean failing;
   private final Server server;
 
@@ -48,6 +51,11 @@ final class SchemaServiceStandIn implements AutoCloseable {
                       if (failing) {
                         answer.onError(
                             Status.UNAVAILABLE.withDescription("stand-in down").asException());
+                      } else if (denied.contains(request.getName().split("@")[0])) {
+                        answer.onError(
+                            Status.PERMISSION_DENIED
+                                .withDescription("may not read " + request.getName())
+                                .asException());
                       } else if (schema == null) {
                         answer.onError(
                             Status.NOT_FOUND
@@ -81,6 +89,11 @@ final class SchemaServiceStandIn implements AutoCloseable {
             .setDefinition(definition)
             .setRevisionId(revision)
             .build());
+  }
+
+  /** Answers PERMISSION_DENIED for every revision of this schema. */
+  void deny(String name) {
+    denied.add(name);
   }
 
   void failing(boolean failing) {

@@ -248,4 +248,29 @@ class WritePathIT {
     }
     assertThat(database.count("settled")).isZero();
   }
+
+  @Test
+  void aNameThatIsNotInSystemSettingsKeepsTheServiceUnreadyNamingIt() throws Exception {
+    database.execute("CREATE TABLE unsettled (n UInt32) ENGINE = MergeTree ORDER BY n");
+    try (RunningService service =
+        RunningService.startUnready(
+            RunningService.environment(
+                database,
+                "unsettled",
+                Map.of("CLICKHOUSE_SETTINGS", "max_threads=2,max_threadz=3,no_such_setting=1")))) {
+      String reason = "";
+      for (int i = 0; i < 200 && !reason.contains("CLICKHOUSE_SETTINGS"); i++) {
+        Thread.sleep(50);
+        reason = service.service.unhealthyReason().orElse("");
+      }
+      assertThat(reason)
+          .isEqualTo(
+              "cannot use ClickHouse at "
+                  + service.service.config().clickHouse().url()
+                  + ": CLICKHOUSE_SETTINGS: max_threadz, no_such_setting are not in its"
+                  + " system.settings: only settings may be passed through");
+      assertThat(service.push("u-1", "{\"n\":1}")).isEqualTo(503);
+    }
+    assertThat(database.count("unsettled")).isZero();
+  }
 }

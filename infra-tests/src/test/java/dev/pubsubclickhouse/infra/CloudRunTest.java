@@ -50,6 +50,7 @@ class CloudRunTest {
           "CLICKHOUSE_SETTINGS",
           "PUSH_UNWRAPPED",
           "PUSH_AUDIENCE",
+          "PUSH_AUTH",
           "PUSH_SERVICE_ACCOUNT",
           "CREATE_DEAD_LETTER_TABLE",
           "CLICKHOUSE_TABLES",

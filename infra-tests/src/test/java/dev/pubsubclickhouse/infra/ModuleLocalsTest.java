@@ -36,7 +36,9 @@ class ModuleLocalsTest {
             Map.of(
                 "startup_arguments", startupScript.part(templateArguments).text(),
                 "service", "local.service_env",
-                "backfill", "local.backfill_env"));
+                "backfill", "local.backfill_env",
+                "budget", "local.outage_budget_seconds",
+                "backlog_alert", "local.oldest_unacked_alert_seconds"));
   }
 
   @Test
@@ -86,6 +88,33 @@ class ModuleLocalsTest {
     noJob.put("create_backfill_job", "false");
     assertThat(evaluate("lookup(local.backfill, \"OUTPUT_DEADLETTER_DATASET\", \"unset\")", noJob))
         .isEqualTo("\"unset\"");
+  }
+
+  /**
+   * Pub/Sub waits before each redelivery, doubling from minimum_backoff up to maximum_backoff; the
+   * sum of the waits between max_delivery_attempts attempts is how long a ClickHouse outage the
+   * subscription rides out while the service answers 503 at once.
+   */
+  @Test
+  void theOutageBudgetIsTheSumOfTheRetryPolicysWaitsAndTheBacklogAlertComesWellBefore() {
+    Map<String, String> defaults = Map.of("clickhouse_url", "https://ch.example:8443");
+    // 10 + 20 + 40 + 80 + 160 + 320, then 13 waits of 600 s: 19 waits between 20 attempts.
+    assertThat(evaluate("local.budget", defaults)).isEqualTo("8430");
+    assertThat(evaluate("local.backlog_alert", defaults)).isEqualTo("600");
+
+    Map<String, String> aggressive = new LinkedHashMap<>(defaults);
+    aggressive.put("minimum_backoff_seconds", "1");
+    aggressive.put("maximum_backoff_seconds", "2");
+    aggressive.put("max_delivery_attempts", "5");
+    // 1 + 2 + 2 + 2.
+    assertThat(evaluate("local.budget", aggressive)).isEqualTo("7");
+
+    Map<String, String> shorter = new LinkedHashMap<>(defaults);
+    shorter.put("maximum_backoff_seconds", "60");
+    shorter.put("max_delivery_attempts", "10");
+    // 10 + 20 + 40, then 6 waits of 60 s; the alert at a quarter of that, below the 600 s given.
+    assertThat(evaluate("local.budget", shorter)).isEqualTo("430");
+    assertThat(evaluate("local.backlog_alert", shorter)).isEqualTo("107");
   }
 
   private String evaluate(String expression, Map<String, String> variables) {

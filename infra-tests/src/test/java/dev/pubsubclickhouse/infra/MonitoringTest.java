@@ -28,6 +28,25 @@ class MonitoringTest {
   }
 
   @Test
+  void theBacklogAlertFiresAtAFractionOfTheOutageBudgetAtTheLatest() {
+    HclBlock policy = TF.resource("google_monitoring_alert_policy", "oldest_unacked_age");
+
+    assertThat(threshold(policy, 0).expr("threshold_value").references())
+        .containsExactly("local.oldest_unacked_alert_seconds");
+    assertThat(TF.local("oldest_unacked_alert_seconds").references())
+        .containsExactlyInAnyOrder(
+            "var.alert_oldest_unacked_age_seconds",
+            "local.outage_budget_seconds",
+            "var.alert_outage_budget_fraction");
+    assertThat(TF.local("outage_budget_seconds").references())
+        .filteredOn(reference -> reference.startsWith("var."))
+        .containsExactlyInAnyOrder(
+            "var.max_delivery_attempts",
+            "var.minimum_backoff_seconds",
+            "var.maximum_backoff_seconds");
+  }
+
+  @Test
   void aSustainedShareOf429AnswersAlerts() {
     HclBlock policy = TF.resource("google_monitoring_alert_policy", "service_overload");
     HclBlock condition = threshold(policy, 0);

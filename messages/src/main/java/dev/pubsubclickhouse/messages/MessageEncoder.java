@@ -94,12 +94,26 @@ public final class MessageEncoder {
 
   /**
    * Encodes a message for the table it is routed to, on the caller's thread. With schema evolution
-   * on, a new field's column is added first, and the caller waits for it.
+   * on, a new field's column is added first, and the caller waits for it. What reading it takes
+   * (its data decompressed, its rows) is charged to {@code memory} as it is taken, and given back
+   * once the rows are encoded.
    *
    * @throws UnavailableException when the message's schema or a new field's column could not be had
    *     now
+   * @throws MemoryCharge.Refusal when the memory it needs cannot be had now ({@link
+   *     MemoryCharge.Refusal#mayPass()})
    */
-  public Encoding encode(PubSubMessage message, Route route)
+  public Encoding encode(PubSubMessage message, Route route, MemoryCharge memory)
+      throws UnavailableException, InterruptedException {
+    Reading reading = new Reading(memory);
+    try {
+      return encode(message, route, reading);
+    } finally {
+      reading.giveBackAll();
+    }
+  }
+
+  private Encoding encode(PubSubMessage message, Route route, Reading reading)
       throws UnavailableException, InterruptedException {
     if (route.isRejected()) {
       events.rowsRejected(1);
@@ -115,7 +129,13 @@ public final class MessageEncoder {
     TargetTable.Snapshot schema = table.current();
     List<JsonNode> rows;
     try {
-      rows = read(message, format);
+      rows = read(message, format, reading);
+      reading.charge(metadataCost(message, rows.size(), schema.columns()));
+    } catch (MemoryCharge.Refusal e) {
+      if (e.mayPass()) {
+        throw e;
+      }
+      return new Encoding(format, schema, unreadable(e));
     } catch (IOException | PayloadRejectedException | RuntimeException e) {
       return new Encoding(format, schema, unreadable(e));
     }
@@ -139,7 +159,7 @@ public final class MessageEncoder {
       PubSubMessage message, PayloadFormat format, TargetTable.Snapshot schema) {
     List<JsonNode> rows;
     try {
-      rows = read(message, format);
+      rows = read(message, format, new Reading(MemoryCharge.NONE));
     } catch (IOException | PayloadRejectedException | RuntimeException e) {
       return unreadable(e);
     }
@@ -149,17 +169,78 @@ public final class MessageEncoder {
   /** Why the message's data cannot be read; an unexpected exception rejects it, not its batch. */
   private EncodedRows unreadable(Exception e) {
     events.rowsRejected(1);
-    if (e instanceof RuntimeException) {
+    if (e instanceof RuntimeException && !(e instanceof MemoryCharge.Refusal)) {
       return EncodedRows.rejected("the message could not be read: " + e);
     }
     return EncodedRows.rejected(e.getMessage() == null ? e.toString() : e.getMessage());
   }
 
-  private List<JsonNode> read(PubSubMessage message, PayloadFormat format)
+  /**
+   * The rows. What reading them will take at least is charged as the data is decompressed, so that
+   * a bomb is refused after a few MiB of its data; the format's own charges then take that first.
+   */
+  private List<JsonNode> read(PubSubMessage message, PayloadFormat format, Reading reading)
       throws IOException, PayloadRejectedException {
-    byte[] payload = decompressor.decompress(message.data());
+    int advancePerByte = format.leastHeapPerByte();
+    byte[] payload = decompressor.decompress(message.data(), reading, advancePerByte);
+    if (payload != message.data()) {
+      reading.prepaid((long) advancePerByte * payload.length);
+    }
     events.payloadRead(payload.length);
-    return format.rows(payload);
+    return format.rows(payload, reading);
+  }
+
+  /**
+   * What the metadata fields take when each of {@code rows} gets them, and their encoded rows:
+   * about 1 KiB a row (see JsonPayloads.MAX_ROWS), and every row's copy of the attributes when the
+   * table has their column (a tree of them, then their bytes in the growing output, up to three
+   * times).
+   */
+  private static long metadataCost(PubSubMessage message, int rows, Set<String> columns) {
+    long perRow = 1024;
+    if (columns.contains(ATTRIBUTES)) {
+      for (Map.Entry<String, String> attribute : message.attributes().entrySet()) {
+        perRow += 64 + 3L * (attribute.getKey().length() + attribute.getValue().length());
+      }
+    }
+    return rows * perRow;
+  }
+
+  /**
+   * What reading one message has charged, to give it all back once its rows are encoded (the tree
+   * and the decompressed data are garbage then).
+   */
+  private static final class Reading implements MemoryCharge {
+    private final MemoryCharge memory;
+    private long charged;
+    private long prepaid;
+
+    Reading(MemoryCharge memory) {
+      this.memory = memory;
+    }
+
+    /** {@code bytes} of what was charged are a reading's charges made ahead: they take it first. */
+    void prepaid(long bytes) {
+      prepaid = bytes;
+    }
+
+    @Override
+    public void charge(long bytes) {
+      long fromPrepaid = Math.min(prepaid, bytes);
+      prepaid -= fromPrepaid;
+      memory.charge(bytes - fromPrepaid);
+      charged += bytes - fromPrepaid;
+    }
+
+    @Override
+    public void giveBack(long bytes) {
+      memory.giveBack(bytes);
+      charged -= bytes;
+    }
+
+    void giveBackAll() {
+      giveBack(charged);
+    }
   }
 
   private EncodedRows encode(

@@ -17,4 +17,10 @@ public interface MessageEvents {
    * routed nowhere (one for the message).
    */
   default void rowsRejected(int rows) {}
+
+  /** A message's Pub/Sub schema was looked up in the schema service. */
+  default void schemaLookedUp() {}
+
+  /** A schema lookup was refused: the instance made its SCHEMA_LOOKUPS_PER_MINUTE already. */
+  default void schemaLookupRefused() {}
 }

@@ -16,9 +16,27 @@ public final class MessageParameters {
           null,
           "Pub/Sub host:port override (emulator), plaintext: the dead-letter topic and the schema"
               + " service.");
+  public static final Parameter SCHEMA_DENIED_GRACE_SECONDS =
+      Parameter.of(
+          "SCHEMA_DENIED_GRACE_SECONDS",
+          "600",
+          "A message whose Pub/Sub schema the service may not read (PERMISSION_DENIED) is"
+              + " answered 503 while this instance has seen the denial for less than this long"
+              + " (IAM grants take minutes to propagate), then dead-lettered with the reason.");
+  public static final Parameter SCHEMA_LOOKUPS_PER_MINUTE =
+      Parameter.of(
+          "SCHEMA_LOOKUPS_PER_MINUTE",
+          "60",
+          "Lookups one instance makes in Pub/Sub's schema service a minute at most; a message"
+              + " whose schema would need one more is answered 503 (Pub/Sub keeps it and delivers"
+              + " it again).");
   public static final Parameter MAX_DECOMPRESSED_BYTES =
       Parameter.of(
-          "MAX_DECOMPRESSED_BYTES", "16777216", "Cap on gzip/zstd message data once decompressed.");
+          "MAX_DECOMPRESSED_BYTES",
+          "16777216",
+          "Cap on gzip/zstd message data once decompressed; beyond it the message is a data"
+              + " error. The memory it expands into counts against MAX_PENDING_BYTES as it is"
+              + " produced.");
   public static final Parameter CLICKHOUSE_TABLE_ATTRIBUTE =
       Parameter.of(
           "CLICKHOUSE_TABLE_ATTRIBUTE",

@@ -269,6 +269,14 @@ public final class PubSubRest {
       return this;
     }
 
+    /** Redeliveries wait from {@code minimum} doubling up to {@code maximum} (whole seconds). */
+    public Subscription retryPolicy(Duration minimum, Duration maximum) {
+      body.putObject("retryPolicy")
+          .put("minimumBackoff", minimum.toSeconds() + "s")
+          .put("maximumBackoff", maximum.toSeconds() + "s");
+      return this;
+    }
+
     public Subscription ackDeadlineSeconds(int seconds) {
       body.put("ackDeadlineSeconds", seconds);
       return this;

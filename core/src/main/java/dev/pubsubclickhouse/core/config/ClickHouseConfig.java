@@ -13,6 +13,7 @@ import java.security.GeneralSecurityException;
 import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.logging.Logger;
 
 /**
  * Where ClickHouse is, who we are there, which tables, and how to INSERT.
@@ -28,10 +29,16 @@ public record ClickHouseConfig(
     Optional<TableName> deadLetterTable,
     boolean createDeadLetterTable,
     InsertOptions insertOptions) {
+  /**
+   * java.util.logging: each program routes its records into its own log lines (the service through
+   * {@link dev.pubsubclickhouse.core.log.JsonLogHandler}).
+   */
+  private static final Logger LOG = Logger.getLogger(ClickHouseConfig.class.getName());
 
   /** Reads and checks every ClickHouse parameter; a secret is fetched only when configured. */
   public static ClickHouseConfig read(ConfigReader config, SecretManagerAccess secrets) {
     URI url = config.httpUrl(URL);
+    warnWhenInClear(url);
     Optional<Path> caCertificate = config.optional(CA_CERT).map(Path::of);
     if (caCertificate.isPresent()) {
       if (!"https".equals(url.getScheme())) {
@@ -90,6 +97,22 @@ public record ClickHouseConfig(
         deadLetterTable,
         config.bool(CREATE_DEAD_LETTER_TABLE),
         insertOptions);
+  }
+
+  /**
+   * Plain http:// to another machine sends the password (a Basic header on every request) and the
+   * rows in clear. It is not refused: a private network may be trusted, and local runs and tests
+   * use it; but it is said at start, in every program that reads this configuration.
+   */
+  private static void warnWhenInClear(URI url) {
+    if ("http".equals(url.getScheme()) && !ConfigReader.isLoopback(url.getHost())) {
+      LOG.warning(
+          URL.env()
+              + " is http:// to "
+              + url.getHost()
+              + ": the ClickHouse password and the rows travel in clear; use https:// (ClickHouse"
+              + " Cloud: port 8443) unless every network between the two is trusted");
+    }
   }
 
   /**

@@ -1,9 +1,12 @@
 package dev.pubsubclickhouse.core.config;
 
+import java.net.InetAddress;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 /**
  * Reads typed parameter values from the environment and, where a parameter has a flag, from the
@@ -11,6 +14,8 @@ import java.util.Optional;
  * the parameter; a secret's value is never part of a message.
  */
 public final class ConfigReader {
+  private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
+
   private final Map<String, String> environment;
   private final Map<String, String> flags;
   private final boolean takesFlags;
@@ -104,6 +109,49 @@ public final class ConfigReader {
       throw problem(parameter, "must not hold credentials; set the user and password parameters");
     }
     return uri;
+  }
+
+  /**
+   * An https:// URL, or an http:// one to this machine: for an endpoint that is sent a credential
+   * or sends what a credential is checked with (a Google access token, token signing keys), which
+   * must not cross a network in clear. Loopback stays open for tests and emulators.
+   */
+  public URI secureUrl(Parameter parameter) {
+    URI uri = httpUrl(parameter);
+    if ("http".equals(uri.getScheme()) && !isLoopback(uri.getHost())) {
+      throw problem(
+          parameter,
+          "must be https:// (http:// only to this machine: 127.0.0.0/8, ::1, localhost), got "
+              + shown(parameter, required(parameter)));
+    }
+    return uri;
+  }
+
+  /**
+   * True for a name or address of this machine as written: {@code localhost}, 127.0.0.0/8, {@code
+   * ::1} (bracketed or not). No name is looked up: what a name resolves to can change.
+   */
+  public static boolean isLoopback(String host) {
+    if (host == null) {
+      return false;
+    }
+    String bare =
+        host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+    if (bare.equalsIgnoreCase("localhost")) {
+      return true;
+    }
+    if (IPV4.matcher(bare).matches()) {
+      return bare.startsWith("127.");
+    }
+    if (bare.contains(":")) {
+      try {
+        // A literal IPv6 address: parsed, not looked up.
+        return InetAddress.getByName(bare).isLoopbackAddress();
+      } catch (UnknownHostException e) {
+        return false;
+      }
+    }
+    return false;
   }
 
   /** {@code key=value,key=value}, in order. */

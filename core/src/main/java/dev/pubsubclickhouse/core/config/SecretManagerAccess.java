@@ -18,7 +18,8 @@ public final class SecretManagerAccess {
       Parameter.of(
           "SECRET_MANAGER_ENDPOINT",
           null,
-          "Secret Manager REST endpoint override (tests, emulators); default: Google's.");
+          "Secret Manager REST endpoint override (tests, emulators); default: Google's. A URL must"
+              + " be https://, or http:// to this machine.");
 
   private final Map<String, String> environment;
 
@@ -31,6 +32,7 @@ public final class SecretManagerAccess {
    * parameter and the resource, never the payload.
    */
   public Secret access(Parameter parameter, String resourceName) {
+    checkEndpoint();
     if (!SecretVersionName.isParsableFrom(resourceName)) {
       throw new ConfigurationException(
           parameter,
@@ -52,6 +54,18 @@ public final class SecretManagerAccess {
               + ": "
               + e.getClass().getSimpleName()
               + (e.getMessage() == null ? "" : " " + firstLine(e.getMessage())));
+    }
+  }
+
+  /**
+   * A URL override must be https://, or http:// to this machine: with
+   * GOOGLE_APPLICATION_CREDENTIALS set its requests carry a Google access token, and its answer is
+   * the password.
+   */
+  private void checkEndpoint() {
+    String endpoint = environment.get(ENDPOINT.env());
+    if (endpoint != null && endpoint.contains("://")) {
+      new ConfigReader(Map.of(ENDPOINT.env(), endpoint)).secureUrl(ENDPOINT);
     }
   }
 

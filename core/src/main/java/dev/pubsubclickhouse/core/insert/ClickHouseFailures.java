@@ -79,6 +79,24 @@ public final class ClickHouseFailures {
     return FailureKind.REFUSED;
   }
 
+  /**
+   * What a failure inside a materialized view means when the target table did not keep the rows
+   * (its engine keeps nothing): as if no view were involved, by the code of the view's failure. A
+   * view whose table has too many parts (252) is an outage that passes, a CHECK on it a refusal.
+   */
+  public static FailureKind classifyInsideAView(Throwable failure) {
+    FailureKind kind = classify(failure);
+    if (kind != FailureKind.VIEW_FAILED) {
+      return kind;
+    }
+    Throwable cause = unwrap(failure);
+    if (cause instanceof ClickHouseHttpException http) {
+      return classifyCode(http.code(), http.httpStatus(), http.getMessage());
+    }
+    ServerException server = (ServerException) cause;
+    return classifyCode(server.getCode(), server.getTransportProtocolCode(), server.getMessage());
+  }
+
   private static FailureKind classifyAnswer(int code, int httpStatus, String message) {
     if (code < 0) {
       // No ClickHouse code: a proxy or load balancer answered. 5xx, 429 and 408 pass; 413 says the
@@ -92,10 +110,14 @@ public final class ClickHouseFailures {
           : FailureKind.NOT_THE_ROWS;
     }
     // First: whatever its code, a failure inside a view comes after the rows reached the table,
-    // so retrying it would write them again.
+    // so retrying it would write them again (unless the table keeps nothing: the writer decides).
     if (message != null && message.contains("while pushing to view")) {
       return FailureKind.VIEW_FAILED;
     }
+    return classifyCode(code, httpStatus, message);
+  }
+
+  private static FailureKind classifyCode(int code, int httpStatus, String message) {
     if (isTooManyPartitionsInOneInsert(code, message)) {
       return FailureKind.REFUSED;
     }

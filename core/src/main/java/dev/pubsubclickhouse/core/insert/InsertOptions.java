@@ -11,7 +11,7 @@ import java.util.Set;
  * #builder()}; the defaults are the README's.
  *
  * @param extraSettings further ClickHouse settings passed through as given; none of them may be one
- *     of {@link #SETTINGS_THE_SERVICE_OWNS}
+ *     of {@link #SETTINGS_THE_SERVICE_OWNS} or of {@link #HTTP_REQUEST_PARAMETERS}
  * @param maxRetries retries after the first attempt, for transient failures only
  * @param timeout how long one attempt may take
  */
@@ -64,10 +64,47 @@ public record InsertOptions(
   /** Every input format setting: they decide how ClickHouse reads the rows the service encodes. */
   private static final String INPUT_FORMAT_SETTINGS = "input_format_";
 
+  /**
+   * What ClickHouse's HTTP interface reads from the URL beside the settings (its HTTPHandler's own
+   * names): the statement, who runs it, where, how the answer is framed. Passed through they would
+   * run another statement, as another user, or answer before the INSERT ends. A name the server
+   * reads so and this list lacks is caught at readiness, where every name must be in {@code
+   * system.settings}.
+   */
+  public static final Set<String> HTTP_REQUEST_PARAMETERS =
+      Set.of(
+          "query",
+          "user",
+          "password",
+          "database",
+          "query_id",
+          "session_id",
+          "session_timeout",
+          "session_check",
+          "close_session",
+          "default_format",
+          "quota_key",
+          "role",
+          "compress",
+          "decompress",
+          "buffer_size",
+          "wait_end_of_query",
+          "stacktrace",
+          "client_protocol_version");
+
+  /** Query parameters ({@code {name:Type}} in the statement) come as {@code param_<name>}. */
+  private static final String QUERY_PARAMETERS = "param_";
+
   public InsertOptions {
     extraSettings = Map.copyOf(extraSettings);
     for (String name : extraSettings.keySet()) {
       String lower = name.toLowerCase(Locale.ROOT);
+      if (HTTP_REQUEST_PARAMETERS.contains(lower) || lower.startsWith(QUERY_PARAMETERS)) {
+        throw new IllegalArgumentException(
+            name
+                + " is a parameter of ClickHouse's HTTP interface, not a setting: the service sets"
+                + " the query, the credentials and the database itself");
+      }
       if (SETTINGS_THE_SERVICE_OWNS.contains(lower) || lower.startsWith(INPUT_FORMAT_SETTINGS)) {
         throw new IllegalArgumentException(
             "the setting "

@@ -2,6 +2,7 @@ package dev.pubsubclickhouse.core.schema;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The columns of one table, in table order, and its engine as {@code system.tables} names it (empty
@@ -30,14 +31,17 @@ public record TableSchema(TableName table, List<ColumnDefinition> columns, Strin
     return engine.equals("Distributed");
   }
 
+  /** The engines of the Log family, which write every block to disk as it comes. */
+  private static final Set<String> LOG_ENGINES = Set.of("Log", "TinyLog", "StripeLog");
+
   /**
-   * The engine stores the rows an INSERT gives it: the MergeTree family (ReplacingMergeTree,
-   * ReplicatedMergeTree, SharedMergeTree, ...). Only then does a materialized view that fails after
-   * the table took a block leave that block stored. {@code Null}, {@code Buffer}, {@code Memory},
-   * {@code URL}, a Distributed table and an engine not read are not counted: for them a failing
-   * view may mean the rows are nowhere.
+   * The engine durably stores the rows an INSERT gives it before its views run: the MergeTree
+   * family (ReplacingMergeTree, ReplicatedMergeTree, SharedMergeTree, ...) and the Log family. Only
+   * then does a materialized view that fails leave the block stored. {@code Null}, {@code Buffer}
+   * (rows in memory until a flush), {@code Memory}, {@code URL}, a Distributed table and an engine
+   * not read are not counted: for them a failing view may mean the rows are nowhere.
    */
   public boolean keepsRows() {
-    return engine.endsWith("MergeTree");
+    return engine.endsWith("MergeTree") || LOG_ENGINES.contains(engine);
   }
 }

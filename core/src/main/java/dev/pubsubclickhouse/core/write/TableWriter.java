@@ -1,6 +1,7 @@
 package dev.pubsubclickhouse.core.write;
 
 import dev.pubsubclickhouse.core.encode.RowBinaryOutput;
+import dev.pubsubclickhouse.core.insert.ClickHouseFailures;
 import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
 import dev.pubsubclickhouse.core.insert.FailureKind;
 import dev.pubsubclickhouse.core.insert.InsertException;
@@ -145,6 +146,7 @@ public final class TableWriter {
       groups.push(entries);
     }
     int schemaChanges = 0;
+    boolean nothingKeptReported = false;
     while (!groups.isEmpty()) {
       List<Entry> group = groups.pop();
       if (abandoned(group)) {
@@ -164,11 +166,21 @@ public final class TableWriter {
         retryLater(batch, List.of(group), failure);
         continue;
       }
-      if (kind == FailureKind.VIEW_FAILED && !keptWhole(group, failure, schema)) {
-        if (!schema.keepsRows() && !schema.distributed()) {
-          events.viewFailedAndNothingKept(group.size(), schema.engine(), failure);
+      if (kind == FailureKind.VIEW_FAILED) {
+        // The engine decides whether the rows stayed: read it now, since a table can be swapped
+        // for another (EXCHANGE TABLES) while the service runs. Unreadable: as last read.
+        TargetTable.Snapshot now = freshSchema(schema);
+        if (now != null && now != schema) {
+          schema = now;
+          reencode(groups, schema);
         }
-        kind = FailureKind.REFUSED;
+        if (!keptWhole(group, failure, schema)) {
+          kind = ClickHouseFailures.classifyInsideAView(failure.getCause());
+          if (!schema.keepsRows() && !schema.distributed() && !nothingKeptReported) {
+            events.viewFailedAndNothingKept(group.size(), schema.engine(), failure);
+            nothingKeptReported = true;
+          }
+        }
       }
       switch (kind) {
         case VIEW_FAILED -> {
@@ -208,9 +220,10 @@ public final class TableWriter {
    * max_insert_block_size rows is one block (the settings that would split it further are the
    * service's own). {@code written_rows} counts the views' rows too, so it alone cannot tell.
    *
-   * <p>Never for an engine that keeps nothing ({@code Null}, {@code Buffer}, {@code Memory}, ...):
-   * there the view is where the rows were going, and its failure means they are nowhere. Such a
-   * group is split as if refused, so that only the messages the view fails on are dead-lettered.
+   * <p>Never for an engine that does not durably keep what it is given ({@code Null}, {@code
+   * Buffer}, {@code Memory}, ...): there the view is where the rows were going, and its failure may
+   * mean they are nowhere. The failure then means what its code means: an outage is left for later,
+   * a refusal is split so that only the messages the view refuses are dead-lettered.
    *
    * <p>Never for a Distributed table: its {@code written_rows} counts the rows it sent to the
    * shards as well as those its own shard stored, and a view failing on one shard says nothing of

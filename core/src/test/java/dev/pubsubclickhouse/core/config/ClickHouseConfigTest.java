@@ -5,8 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -85,5 +91,57 @@ class ClickHouseConfigTest {
           .hasMessageStartingWith("CLICKHOUSE_CA_CERT: no certificate in " + pem.toAbsolutePath())
           .hasMessageNotContaining("\n");
     }
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "http://10.1.2.3:8123|10.1.2.3",
+        "http://clickhouse.internal:8123|clickhouse.internal"
+      })
+  void plainHttpToAnotherMachineWarnsThatThePasswordTravelsInClear(String urlAndHost) {
+    String[] parts = urlAndHost.split("\\|");
+    assertThat(warningsReading(parts[0]))
+        .containsExactly(
+            "CLICKHOUSE_URL is http:// to "
+                + parts[1]
+                + ": the ClickHouse password and the rows travel in clear; use https://"
+                + " (ClickHouse Cloud: port 8443) unless every network between the two is trusted");
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {"http://127.0.0.1:8123", "http://localhost:8123", "https://ch.example:8443"})
+  void httpsOrThisMachineNeedsNoWarning(String url) {
+    assertThat(warningsReading(url)).isEmpty();
+  }
+
+  private static List<String> warningsReading(String url) {
+    List<String> warnings = new ArrayList<>();
+    Handler capture =
+        new Handler() {
+          @Override
+          public void publish(LogRecord record) {
+            if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
+              warnings.add(record.getMessage());
+            }
+          }
+
+          @Override
+          public void flush() {}
+
+          @Override
+          public void close() {}
+        };
+    Logger logger = Logger.getLogger(ClickHouseConfig.class.getName());
+    logger.addHandler(capture);
+    try {
+      ClickHouseConfig.read(
+          new ConfigReader(Map.of("CLICKHOUSE_URL", url, "CLICKHOUSE_TABLE", "t")),
+          new SecretManagerAccess(Map.of()));
+    } finally {
+      logger.removeHandler(capture);
+    }
+    return warnings;
   }
 }

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class ConfigReaderTest {
   private static final Parameter ROWS = Parameter.of("BATCH_MAX_ROWS", "100", "rows");
@@ -103,5 +105,41 @@ class ConfigReaderTest {
                     new SecretManagerAccess(Map.of())))
         .hasMessage(
             "CLICKHOUSE_TABLE: table name 'logs; DROP TABLE x' is invalid: use 1 to 255 letters, digits, '_', '$' or '-'");
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "https://keys.example/certs",
+        "http://127.0.0.1:9000/certs",
+        "http://127.200.3.4/",
+        "http://localhost:4318/v1/metrics",
+        "http://LOCALHOST/",
+        "http://[::1]:8080/"
+      })
+  void aSecureUrlIsHttpsOrHttpToThisMachine(String url) {
+    Parameter keys = Parameter.of("KEYS_URL", null, "keys");
+    assertThat(new ConfigReader(Map.of("KEYS_URL", url)).secureUrl(keys)).hasToString(url);
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "http://keys.example/certs",
+        "http://10.0.0.7:8123",
+        "http://128.0.0.1/",
+        "http://localhost.example/",
+        "http://[::2]:8080/",
+        "http://127.0.0.1.example/"
+      })
+  void aSecureUrlRefusesPlainHttpToAnotherMachine(String url) {
+    Parameter keys = Parameter.of("KEYS_URL", null, "keys");
+    assertThatThrownBy(() -> new ConfigReader(Map.of("KEYS_URL", url)).secureUrl(keys))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage(
+            "KEYS_URL: must be https:// (http:// only to this machine: 127.0.0.0/8, ::1,"
+                + " localhost), got '"
+                + url
+                + "'");
   }
 }

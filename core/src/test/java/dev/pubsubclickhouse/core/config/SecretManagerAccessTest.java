@@ -91,4 +91,17 @@ class SecretManagerAccessTest {
             "CLICKHOUSE_PASSWORD_SECRET: expected projects/PROJECT/secrets/SECRET/versions/VERSION, got 'clickhouse-password'");
     assertThat(secretManager.getRequestCount()).isZero();
   }
+
+  @Test
+  void aPlaintextEndpointElsewhereIsRefusedBeforeAnyRequest() {
+    assertThatThrownBy(
+            () ->
+                new SecretManagerAccess(
+                        Map.of("SECRET_MANAGER_ENDPOINT", "http://secrets.example:9000"))
+                    .access(ClickHouseParameters.PASSWORD_SECRET, VERSION))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage(
+            "SECRET_MANAGER_ENDPOINT: must be https:// (http:// only to this machine: 127.0.0.0/8,"
+                + " ::1, localhost), got 'http://secrets.example:9000'");
+  }
 }

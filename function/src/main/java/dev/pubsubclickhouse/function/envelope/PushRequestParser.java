@@ -10,9 +10,7 @@ import dev.pubsubclickhouse.messages.PubSubMessage;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Reads push requests in both forms Pub/Sub sends:
@@ -23,7 +21,9 @@ import java.util.Set;
  *       snake_case duplicates some senders add are accepted and unknown fields ignored.
  *   <li>unwrapped ({@code no_wrapper}): the body is the data; with {@code write_metadata} the
  *       metadata arrives in {@code x-goog-pubsub-*} headers and each attribute in a header of its
- *       own. Recognised by those headers, or assumed for every request when configured.
+ *       own. Recognised by those headers, or assumed for every request when configured. The headers
+ *       that carry the request, a credential or what Google's front ends add are no attributes
+ *       ({@link RequestHeaders}).
  * </ul>
  */
 public final class PushRequestParser {
@@ -34,34 +34,6 @@ public final class PushRequestParser {
    * {@code x-goog-pubsub-ordering-key}): read as the ordering key, not as an attribute.
    */
   static final String EMULATOR_ORDERING_KEY = "x-goog-ordering-key";
-
-  /** Headers that transport the request rather than carry a message attribute. */
-  private static final Set<String> TRANSPORT_HEADERS =
-      Set.of(
-          "host",
-          "content-type",
-          "content-length",
-          "content-encoding",
-          "user-agent",
-          "authorization",
-          "accept",
-          "accept-encoding",
-          "connection",
-          "from",
-          "via",
-          "forwarded",
-          "traceparent",
-          "tracestate",
-          "x-cloud-trace-context",
-          "x-forwarded-for",
-          "x-forwarded-proto",
-          "x-forwarded-host",
-          "x-request-id",
-          "transfer-encoding",
-          "expect",
-          "te",
-          "keep-alive",
-          "upgrade");
 
   /** A field given twice refuses: which of two "data" values was meant is not ours to guess. */
   private static final JsonFactory JSON =
@@ -97,11 +69,9 @@ public final class PushRequestParser {
   private static PubSubMessage unwrapped(byte[] body, Map<String, List<String>> headers) {
     Map<String, String> attributes = new HashMap<>();
     for (Map.Entry<String, List<String>> header : headers.entrySet()) {
-      String name = header.getKey().toLowerCase(Locale.ROOT);
-      if (!name.startsWith(METADATA_PREFIX)
-          && !name.equals(EMULATOR_ORDERING_KEY)
-          && !TRANSPORT_HEADERS.contains(name)
-          && !header.getValue().isEmpty()) {
+      // The metadata headers (x-goog-pubsub-*, the emulator's x-goog-ordering-key) are among
+      // those that are no attribute.
+      if (RequestHeaders.mayBeAttribute(header.getKey()) && !header.getValue().isEmpty()) {
         attributes.put(header.getKey(), header.getValue().get(0));
       }
     }

@@ -3,6 +3,7 @@ package dev.pubsubclickhouse.function.ingest;
 import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.function.observability.Metrics;
+import dev.pubsubclickhouse.messages.MemoryCharge;
 import dev.pubsubclickhouse.messages.MessageEncoder;
 import dev.pubsubclickhouse.messages.PubSubMessage;
 import dev.pubsubclickhouse.messages.UnavailableException;
@@ -15,8 +16,9 @@ import java.util.function.Predicate;
 
 /**
  * Where a message goes, in plain Java: route it to its table, refuse it (429) while flow control
- * says that table cannot take more, else encode it on the caller's thread, hand it to the batcher,
- * wait for the batch (or the answer timeout, {@link AnswerDeadlines}), and say how it ended.
+ * says that table cannot take more or the memory it needs to be read cannot be had, else encode it
+ * on the caller's thread, hand it to the batcher, wait for the batch (or the answer timeout, {@link
+ * AnswerDeadlines}), and say how it ended.
  */
 public final class Ingestor {
   /** One log line per this interval about messages answered 503 before their batch. */
@@ -48,7 +50,10 @@ public final class Ingestor {
     this.admits = admits;
   }
 
-  public PushOutcome ingest(PubSubMessage message) {
+  /**
+   * @param memory where the request counts what reading the message takes
+   */
+  public PushOutcome ingest(PubSubMessage message, MemoryCharge memory) {
     long arrived = System.nanoTime();
     metrics.messagesReceived.increment();
     PendingMessage pending;
@@ -59,10 +64,13 @@ public final class Ingestor {
         metrics.throttled.increment();
         return PushOutcome.OVERLOADED;
       }
-      MessageEncoder.Encoding encoding = encoder.encode(message, route);
+      MessageEncoder.Encoding encoding = encoder.encode(message, route, memory);
       pending =
           new PendingMessage(
               message, encoder, route, encoding.format(), encoding.schema(), encoding.rows());
+    } catch (RequestMemoryBudget.NoRoomException e) {
+      metrics.overloaded.increment();
+      return PushOutcome.OVERLOADED;
     } catch (UnavailableException e) {
       logUnavailable(message, e);
       return PushOutcome.UNAVAILABLE;

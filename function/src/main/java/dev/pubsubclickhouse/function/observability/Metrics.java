@@ -51,7 +51,8 @@ public final class Metrics extends MetricRegistries {
   public final Counter viewFailures =
       counter(
           "view-failures",
-          "INSERTs whose rows reached the target table but a materialized view on it failed.");
+          "INSERTs a materialized view failed on: their rows are in the target table, or, when"
+              + " its engine keeps nothing, written again apart.");
   public final Counter columnsAdded =
       counter("schema-columns-added", "Columns schema evolution added for new fields.");
   public final Counter fieldsNotAdded =
@@ -62,6 +63,13 @@ public final class Metrics extends MetricRegistries {
       counter(
           "schema-column-type-conflicts",
           "New fields whose column another instance added first with another type.");
+  public final Counter schemaLookups =
+      counter("schema-lookups", "Lookups in Pub/Sub's schema service.");
+  public final Counter schemaLookupsRefused =
+      counter(
+          "schema-lookups-refused",
+          "Messages answered 503 because their schema's lookup was over"
+              + " SCHEMA_LOOKUPS_PER_MINUTE.");
   public final Counter overloaded = counter("overloaded", "Requests refused with 429.");
   public final Counter throttled =
       counter(

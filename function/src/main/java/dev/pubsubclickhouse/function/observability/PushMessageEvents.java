@@ -24,4 +24,14 @@ public final class PushMessageEvents implements MessageEvents {
   public void rowsRejected(int rows) {
     metrics.rowsParseFailed.add(rows);
   }
+
+  @Override
+  public void schemaLookedUp() {
+    metrics.schemaLookups.increment();
+  }
+
+  @Override
+  public void schemaLookupRefused() {
+    metrics.schemaLookupsRefused.increment();
+  }
 }

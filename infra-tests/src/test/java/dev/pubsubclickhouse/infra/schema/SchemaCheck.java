@@ -155,6 +155,8 @@ public final class SchemaCheck {
         }
         case "module" -> moduleCall(block);
         case "check" -> {
+          // Terraform's check blocks: their assertions warn at plan, they do not stop it; a
+          // data source scoped to one is read like any other.
           only(block, Set.of());
           for (HclBlock nested : block.blocks()) {
             switch (nested.type()) {

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pubsubclickhouse.core.encode.JsonPayloads;
 import dev.pubsubclickhouse.core.encode.PayloadRejectedException;
 import dev.pubsubclickhouse.core.encode.Utf8Bytes;
+import dev.pubsubclickhouse.messages.MemoryCharge;
 import java.io.EOFException;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -63,6 +64,12 @@ final class AvroFormat implements PayloadFormat {
   private static final Set<Schema.Type> NESTING =
       EnumSet.of(Schema.Type.RECORD, Schema.Type.ARRAY, Schema.Type.MAP);
 
+  /**
+   * Heap per byte of data for what the decoder copies: a string's bytes, its text, a JSON
+   * encoding's text.
+   */
+  private static final int BYTES_PER_DATA_BYTE = 4;
+
   private final String resource;
   private final Schema schema;
   private final boolean binary;
@@ -92,9 +99,25 @@ final class AvroFormat implements PayloadFormat {
 
   @Override
   public List<JsonNode> rows(byte[] data) throws PayloadRejectedException {
+    return rows(data, MemoryCharge.NONE);
+  }
+
+  @Override
+  public int leastHeapPerByte() {
+    return BYTES_PER_DATA_BYTE;
+  }
+
+  /**
+   * The strings and bytes the decoder copies are charged before it starts ({@link
+   * #BYTES_PER_DATA_BYTE} per byte), its fields, items and records as it reads them ({@link
+   * NodeCharge}).
+   */
+  @Override
+  public List<JsonNode> rows(byte[] data, MemoryCharge memory) throws PayloadRejectedException {
+    memory.charge(BYTES_PER_DATA_BYTE * data.length + 64 * 1024);
     Object datum;
     try {
-      MessageReader reader = new MessageReader(data.length);
+      MessageReader reader = new MessageReader(data.length, new NodeCharge(memory));
       if (binary) {
         BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(data, null);
         datum = reader.read(null, decoder);
@@ -111,6 +134,8 @@ final class AvroFormat implements PayloadFormat {
           throw new PayloadRejectedException(describe() + ": content after the message");
         }
       }
+    } catch (MemoryCharge.Refusal e) {
+      throw e;
     } catch (EOFException e) {
       throw new PayloadRejectedException(describe() + ": the data ends inside the record");
     } catch (IOException | AvroRuntimeException | IllegalArgumentException e) {
@@ -136,14 +161,23 @@ final class AvroFormat implements PayloadFormat {
    */
   private final class MessageReader extends GenericDatumReader<Object> {
     private final int dataBytes;
+    private final NodeCharge nodes;
     private long itemsLeft;
     private int depth;
     private String field;
 
-    MessageReader(int dataBytes) {
+    MessageReader(int dataBytes, NodeCharge nodes) {
       super(schema, schema, CLASSIC_READER);
       this.dataBytes = dataBytes;
+      this.nodes = nodes;
       this.itemsLeft = dataBytes;
+    }
+
+    @Override
+    protected Object readRecord(Object old, Schema expected, ResolvingDecoder in)
+        throws IOException {
+      nodes.add();
+      return super.readRecord(old, expected, in);
     }
 
     @Override
@@ -165,6 +199,7 @@ final class AvroFormat implements PayloadFormat {
     protected void readField(
         Object record, Schema.Field f, Object old, ResolvingDecoder in, Object state)
         throws IOException {
+      nodes.add();
       String outer = field;
       field = f.name();
       super.readField(record, f, old, in, state);
@@ -181,6 +216,7 @@ final class AvroFormat implements PayloadFormat {
     protected void addToArray(Object array, long pos, Object e) {
       mayHold(1);
       itemsLeft--;
+      nodes.add();
       super.addToArray(array, pos, e);
     }
 
@@ -194,6 +230,7 @@ final class AvroFormat implements PayloadFormat {
     protected void addToMap(Object map, Object key, Object value) {
       mayHold(1);
       itemsLeft--;
+      nodes.add();
       super.addToMap(map, key, value);
     }
 

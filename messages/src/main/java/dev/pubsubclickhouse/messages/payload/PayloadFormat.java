@@ -3,6 +3,7 @@ package dev.pubsubclickhouse.messages.payload;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pubsubclickhouse.core.encode.JsonPayloads;
 import dev.pubsubclickhouse.core.encode.PayloadRejectedException;
+import dev.pubsubclickhouse.messages.MemoryCharge;
 import java.util.List;
 
 /**
@@ -19,6 +20,25 @@ public interface PayloadFormat {
    *     with the reason
    */
   List<JsonNode> rows(byte[] data) throws PayloadRejectedException;
+
+  /**
+   * The rows, with the heap reading them takes charged to {@code memory}: by default the most a
+   * JSON parse of this much data may take ({@link JsonPayloads#heapBound}), before it starts.
+   *
+   * @throws MemoryCharge.Refusal when {@code memory} cannot take it
+   */
+  default List<JsonNode> rows(byte[] data, MemoryCharge memory) throws PayloadRejectedException {
+    memory.charge(JsonPayloads.heapBound(data.length));
+    return rows(data);
+  }
+
+  /**
+   * The least heap per byte of data that {@link #rows(byte[], MemoryCharge)} charges: a caller may
+   * charge it ahead, as the data is decompressed, and have the reading's charges take it first.
+   */
+  default int leastHeapPerByte() {
+    return JsonPayloads.LEAST_HEAP_PER_BYTE;
+  }
 
   /** A format that rejects every message, for a schema that cannot be used. */
   static PayloadFormat rejecting(String reason) {

@@ -3,6 +3,8 @@ package dev.pubsubclickhouse.messages.payload;
 import com.google.api.gax.rpc.ApiException;
 import com.google.api.gax.rpc.StatusCode;
 import com.google.pubsub.v1.Schema;
+import dev.pubsubclickhouse.messages.MessageEvents;
+import dev.pubsubclickhouse.messages.MessageParameters;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
@@ -20,9 +22,20 @@ import java.util.function.LongSupplier;
  * INVALID_ARGUMENT}) will not come into being by asking again, so its messages are rejected with
  * that reason (dead-lettered), and the answer is kept for a minute like a newest revision: a
  * message naming such a schema costs no RPC on every delivery, and a schema made since is found
- * within a minute. Every other failure, {@code PERMISSION_DENIED} included, is {@link
- * SchemaUnavailableException} (503): a missing grant is the deployment's to fix, as ClickHouse's
- * ACCESS_DENIED is, and dead-lettering every message of the topic meanwhile would not help.
+ * within a minute.
+ *
+ * <p>A schema the service may not read ({@code PERMISSION_DENIED}) is answered 503 while the denial
+ * is younger than {@link SchemaLookups#deniedGrace()}: IAM grants take minutes to propagate after a
+ * deploy, and dead-lettering every message of the topic meanwhile would not help. Past the grace
+ * its messages are dead-lettered with the reason. The denial is kept for a minute between lookups,
+ * and its age counts from the first denial this instance saw until a lookup succeeds.
+ *
+ * <p>Lookups are bounded to {@link SchemaLookups#perMinute()} (a token bucket refilled evenly over
+ * the minute), so that a publisher naming a new schema in every message cannot make the service
+ * call Pub/Sub for each. A message whose schema would need a lookup over the budget is answered 503
+ * and not dead-lettered: nothing is wrong with the message itself, it may belong to a real schema,
+ * and Pub/Sub keeps it and delivers it again (its own dead-lettering takes it after
+ * max_delivery_attempts). Every other failure is {@link SchemaUnavailableException} (503).
  * Thread-safe.
  */
 public final class PayloadFormats {
@@ -36,19 +49,42 @@ public final class PayloadFormats {
   static final Duration NEWEST_REVISION_KEPT_FOR = Duration.ofMinutes(1);
 
   private final SchemaFetcher fetcher;
+  private final SchemaLookups limits;
+  private final MessageEvents events;
   private final LongSupplier nanoTime;
   private final Map<String, Kept> kept = new ConcurrentHashMap<>();
+  private final Map<String, Denied> denied = new ConcurrentHashMap<>();
+  private final Object budgetLock = new Object();
+  private double lookupsLeft;
+  private long budgetReadNanos;
 
   /** A format; one that {@code expires} is looked up again after NEWEST_REVISION_KEPT_FOR. */
   private record Kept(PayloadFormat format, long fetchedNanos, boolean expires) {}
 
+  /** A schema name the service may not read: since when, when last asked, Pub/Sub's words. */
+  private record Denied(long sinceNanos, long askedNanos, String answer) {}
+
+  /** With the default limits, counting nothing (replay, tests). */
   public PayloadFormats(SchemaFetcher fetcher) {
-    this(fetcher, System::nanoTime);
+    this(fetcher, SchemaLookups.DEFAULT, MessageEvents.NONE);
+  }
+
+  public PayloadFormats(SchemaFetcher fetcher, SchemaLookups limits, MessageEvents events) {
+    this(fetcher, limits, events, System::nanoTime);
   }
 
   PayloadFormats(SchemaFetcher fetcher, LongSupplier nanoTime) {
+    this(fetcher, SchemaLookups.DEFAULT, MessageEvents.NONE, nanoTime);
+  }
+
+  PayloadFormats(
+      SchemaFetcher fetcher, SchemaLookups limits, MessageEvents events, LongSupplier nanoTime) {
     this.fetcher = fetcher;
+    this.limits = limits;
+    this.events = events;
     this.nanoTime = nanoTime;
+    this.lookupsLeft = limits.perMinute();
+    this.budgetReadNanos = nanoTime.getAsLong();
   }
 
   /**
@@ -71,12 +107,35 @@ public final class PayloadFormats {
         && (!known.expires || now - known.fetchedNanos < NEWEST_REVISION_KEPT_FOR.toNanos())) {
       return known.format;
     }
+    Denied denial = denied.get(name);
+    if (denial != null && now - denial.askedNanos < NEWEST_REVISION_KEPT_FOR.toNanos()) {
+      return deniedFormat(resource, denial, now, null);
+    }
+    if (!takeLookup(now)) {
+      events.schemaLookupRefused();
+      throw new SchemaUnavailableException(
+          "schema "
+              + resource
+              + ": schema lookups are over "
+              + MessageParameters.SCHEMA_LOOKUPS_PER_MINUTE.env()
+              + " ("
+              + limits.perMinute()
+              + " a minute); answered 503 so that Pub/Sub delivers the message again",
+          null);
+    }
+    events.schemaLookedUp();
     Schema schema;
     try {
       schema = fetcher.fetch(resource);
     } catch (Exception e) {
       if (e instanceof InterruptedException) {
         Thread.currentThread().interrupt();
+      }
+      if (statusOf(e) == StatusCode.Code.PERMISSION_DENIED) {
+        long since = denial == null ? now : denial.sinceNanos;
+        Denied again = new Denied(since, now, String.valueOf(e.getMessage()));
+        keep(denied, name, again);
+        return deniedFormat(resource, again, now, e);
       }
       StatusCode.Code refusal = refusal(e);
       if (refusal == null) {
@@ -91,9 +150,10 @@ public final class PayloadFormats {
                   + refusal
                   + "): "
                   + e.getMessage());
-      keep(key, new Kept(rejecting, now, true));
+      keep(kept, key, new Kept(rejecting, now, true));
       return rejecting;
     }
+    denied.remove(name);
     PayloadFormat format;
     try {
       format = formatOf(resource, schema, encoding);
@@ -101,25 +161,79 @@ public final class PayloadFormats {
       throw new SchemaUnavailableException(
           "schema " + resource + " could not be read: " + e.getMessage(), e);
     }
-    keep(key, new Kept(format, now, resource.equals(name)));
+    keep(kept, key, new Kept(format, now, resource.equals(name)));
     return format;
   }
 
-  private void keep(String key, Kept format) {
-    if (kept.size() >= MAX_KEPT) {
-      kept.clear();
+  /** 503 while the denial is younger than the grace, then a format that rejects with the reason. */
+  private PayloadFormat deniedFormat(String resource, Denied denial, long now, Exception cause)
+      throws SchemaUnavailableException {
+    long ageSeconds = Duration.ofNanos(now - denial.sinceNanos).toSeconds();
+    String denied =
+        "schema " + resource + ": the service may not read it (PERMISSION_DENIED) since ";
+    String grace = MessageParameters.SCHEMA_DENIED_GRACE_SECONDS.env();
+    long graceSeconds = limits.deniedGrace().toSeconds();
+    if (now - denial.sinceNanos < limits.deniedGrace().toNanos()) {
+      throw new SchemaUnavailableException(
+          denied
+              + ageSeconds
+              + " s; a denial younger than "
+              + graceSeconds
+              + " s ("
+              + grace
+              + ") is answered 503: "
+              + denial.answer,
+          cause);
     }
-    kept.put(key, format);
+    return PayloadFormat.rejecting(
+        denied
+            + ageSeconds
+            + " s, longer than "
+            + grace
+            + " ("
+            + graceSeconds
+            + " s): "
+            + denial.answer);
+  }
+
+  /** True, and one lookup fewer left, when the budget allows one now. */
+  private boolean takeLookup(long now) {
+    synchronized (budgetLock) {
+      double perNano = limits.perMinute() / (double) Duration.ofMinutes(1).toNanos();
+      lookupsLeft = Math.min(limits.perMinute(), lookupsLeft + (now - budgetReadNanos) * perNano);
+      budgetReadNanos = now;
+      if (lookupsLeft < 1) {
+        return false;
+      }
+      lookupsLeft--;
+      return true;
+    }
+  }
+
+  /**
+   * Bounded: past MAX_KEPT the memory starts over. Lookups are bounded too, so a publisher cycling
+   * through names makes it start over at most once every MAX_KEPT lookups.
+   */
+  private static <V> void keep(Map<String, V> memory, String key, V value) {
+    if (memory.size() >= MAX_KEPT) {
+      memory.clear();
+    }
+    memory.put(key, value);
   }
 
   /** NOT_FOUND or INVALID_ARGUMENT when Pub/Sub answered so, else null. */
   private static StatusCode.Code refusal(Throwable failure) {
+    StatusCode.Code code = statusOf(failure);
+    return code == StatusCode.Code.NOT_FOUND || code == StatusCode.Code.INVALID_ARGUMENT
+        ? code
+        : null;
+  }
+
+  /** The gRPC status Pub/Sub answered, or null when it did not answer one. */
+  private static StatusCode.Code statusOf(Throwable failure) {
     for (Throwable t = failure; t != null; t = t.getCause()) {
       if (t instanceof ApiException api) {
-        StatusCode.Code code = api.getStatusCode().getCode();
-        return code == StatusCode.Code.NOT_FOUND || code == StatusCode.Code.INVALID_ARGUMENT
-            ? code
-            : null;
+        return api.getStatusCode().getCode();
       }
     }
     return null;

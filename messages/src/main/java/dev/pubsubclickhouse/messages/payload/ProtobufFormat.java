@@ -14,6 +14,7 @@ import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
 import dev.pubsubclickhouse.core.encode.PayloadRejectedException;
 import dev.pubsubclickhouse.core.encode.Utf8Bytes;
+import dev.pubsubclickhouse.messages.MemoryCharge;
 import java.math.BigInteger;
 import java.util.List;
 import java.util.Locale;
@@ -31,6 +32,12 @@ import java.util.Locale;
 final class ProtobufFormat implements PayloadFormat {
   private static final JsonNodeFactory NODES = JsonNodeFactory.withExactBigDecimals(true);
   private static final JsonFormat.Parser JSON = JsonFormat.parser();
+
+  /**
+   * Heap per byte of data for the parsed message: boxed numbers of a packed field (two bytes each
+   * from 128: 14 bytes per byte for longs), strings (one-character ones: 17 bytes per byte).
+   */
+  private static final int BYTES_PER_DATA_BYTE = 16;
 
   private final String resource;
   private final Descriptor type;
@@ -51,6 +58,21 @@ final class ProtobufFormat implements PayloadFormat {
 
   @Override
   public List<JsonNode> rows(byte[] data) throws PayloadRejectedException {
+    return rows(data, MemoryCharge.NONE);
+  }
+
+  @Override
+  public int leastHeapPerByte() {
+    return BYTES_PER_DATA_BYTE;
+  }
+
+  /**
+   * The parsed message is charged before it is parsed ({@link #BYTES_PER_DATA_BYTE} per byte), the
+   * row's nodes as they are made ({@link NodeCharge}).
+   */
+  @Override
+  public List<JsonNode> rows(byte[] data, MemoryCharge memory) throws PayloadRejectedException {
+    memory.charge(BYTES_PER_DATA_BYTE * data.length + 64 * 1024);
     DynamicMessage message;
     try {
       if (binary) {
@@ -77,7 +99,7 @@ final class ProtobufFormat implements PayloadFormat {
           describe() + ": required fields missing: " + message.findInitializationErrors());
     }
     try {
-      return List.of(object(message));
+      return List.of(object(message, new NodeCharge(memory)));
     } catch (PayloadRejectedException e) {
       throw new PayloadRejectedException(describe() + ": " + e.getMessage());
     }
@@ -97,9 +119,12 @@ final class ProtobufFormat implements PayloadFormat {
    *     enum's number it lacks, data of another wire type): protobuf-java keeps such a value aside
    *     as an unknown field, and the field would read as unset
    */
-  static ObjectNode object(Message message) throws PayloadRejectedException {
+  private static ObjectNode object(Message message, NodeCharge nodes)
+      throws PayloadRejectedException {
+    nodes.add();
     ObjectNode object = NODES.objectNode();
     for (FieldDescriptor field : message.getDescriptorForType().getFields()) {
+      nodes.add();
       if (message.getUnknownFields().hasField(field.getNumber())) {
         throw notOfItsType(field, field);
       }
@@ -116,17 +141,21 @@ final class ProtobufFormat implements PayloadFormat {
               throw notOfItsType(field, part);
             }
           }
-          map.set(value(key, pair.getField(key)).asText(), value(value, pair.getField(value)));
+          nodes.add();
+          map.set(
+              value(key, pair.getField(key), nodes).asText(),
+              value(value, pair.getField(value), nodes));
         }
         object.set(field.getName(), map);
       } else if (field.isRepeated()) {
         ArrayNode array = NODES.arrayNode();
         for (Object element : (List<?>) message.getField(field)) {
-          array.add(value(field, element));
+          nodes.add();
+          array.add(value(field, element, nodes));
         }
         object.set(field.getName(), array);
       } else if (!field.hasPresence() || message.hasField(field)) {
-        object.set(field.getName(), value(field, message.getField(field)));
+        object.set(field.getName(), value(field, message.getField(field), nodes));
       }
     }
     return object;
@@ -145,7 +174,7 @@ final class ProtobufFormat implements PayloadFormat {
             + ")");
   }
 
-  private static JsonNode value(FieldDescriptor field, Object value)
+  private static JsonNode value(FieldDescriptor field, Object value, NodeCharge nodes)
       throws PayloadRejectedException {
     return switch (field.getType()) {
       case INT32, SINT32, SFIXED32 -> NODES.numberNode((Integer) value);
@@ -163,7 +192,7 @@ final class ProtobufFormat implements PayloadFormat {
       case STRING -> NODES.textNode((String) value);
       case BYTES -> NODES.binaryNode(((ByteString) value).toByteArray());
       case ENUM -> enumValue((EnumValueDescriptor) value);
-      case MESSAGE, GROUP -> object((Message) value);
+      case MESSAGE, GROUP -> object((Message) value, nodes);
     };
   }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.github.luben.zstd.Zstd;
+import dev.pubsubclickhouse.messages.MemoryCharge;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -114,5 +115,66 @@ class PayloadDecompressorTest {
             new byte[] {0, 0},
             Arrays.copyOfRange(plain, 10, plain.length));
     assertThat(decompressor.decompress(withOptions)).isEqualTo(json);
+  }
+
+  /** Takes charges up to a limit, then refuses; remembers the most it held. */
+  private static final class Charges implements MemoryCharge {
+    private final long limit;
+    private long held;
+    private long most;
+
+    Charges(long limit) {
+      this.limit = limit;
+    }
+
+    @Override
+    public void charge(long bytes) {
+      if (held + bytes > limit) {
+        throw new Refusal("full") {
+          @Override
+          public boolean mayPass() {
+            return true;
+          }
+        };
+      }
+      held += bytes;
+      most = Math.max(most, held);
+    }
+
+    @Override
+    public void giveBack(long bytes) {
+      held -= bytes;
+    }
+  }
+
+  @Test
+  void aBombIsRefusedWhenWhatItExpandsIntoDoesNotFitNotOnceItHasExpanded() throws Exception {
+    PayloadDecompressor large = new PayloadDecompressor(16 << 20);
+    byte[] expanded = new byte[(16 << 20) - 1];
+    for (byte[] bomb : new byte[][] {gzip(expanded), Zstd.compress(expanded)}) {
+      Charges charges = new Charges(1 << 20);
+      assertThatThrownBy(() -> large.decompress(bomb, charges, 6))
+          .isInstanceOf(MemoryCharge.Refusal.class);
+      assertThat(charges.most).isLessThanOrEqualTo(1 << 20);
+    }
+  }
+
+  @Test
+  void theDataStaysChargedTheChunksAreGivenBackAndTheAdvanceIsCharged() throws Exception {
+    PayloadDecompressor large = new PayloadDecompressor(16 << 20);
+    byte[] data = new byte[300_000];
+    Arrays.fill(data, (byte) 'x');
+    for (byte[] compressed : new byte[][] {gzip(data), Zstd.compress(data)}) {
+      Charges charges = new Charges(Long.MAX_VALUE);
+      assertThat(large.decompress(compressed, charges, 6)).isEqualTo(data);
+      assertThat(charges.held).isEqualTo(7L * data.length);
+      assertThat(charges.most).isGreaterThanOrEqualTo(8L * data.length);
+    }
+  }
+
+  @Test
+  void plainDataChargesNothing() throws Exception {
+    Charges charges = new Charges(0);
+    assertThat(decompressor.decompress(json, charges, 6)).isSameAs(json);
   }
 }

@@ -8,6 +8,7 @@ import com.google.api.gax.rpc.ApiException;
 import com.google.api.gax.rpc.ApiExceptionFactory;
 import com.google.pubsub.v1.Schema;
 import dev.pubsubclickhouse.core.encode.PayloadRejectedException;
+import dev.pubsubclickhouse.messages.MessageEvents;
 import io.grpc.Status;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -119,16 +120,132 @@ class PayloadFormatsTest {
     }
   }
 
+  private static final Duration GRACE = Duration.ofMinutes(10);
+
+  private PayloadFormats failing(List<Status> answers, int lookupsPerMinute) {
+    return new PayloadFormats(
+        resource -> {
+          fetched.add(resource);
+          Status status = answers.get(Math.min(fetched.size(), answers.size()) - 1);
+          if (status.isOk()) {
+            return Schema.newBuilder()
+                .setType(Schema.Type.PROTOCOL_BUFFER)
+                .setDefinition(PROTO)
+                .build();
+          }
+          throw grpcFailure(status);
+        },
+        new SchemaLookups(GRACE, lookupsPerMinute),
+        metrics,
+        clock::get);
+  }
+
+  private final CountedLookups metrics = new CountedLookups();
+
+  /** The schema lookups the formats report, as the service's metrics count them. */
+  private static final class CountedLookups implements MessageEvents {
+    final AtomicLong schemaLookups = new AtomicLong();
+    final AtomicLong schemaLookupsRefused = new AtomicLong();
+
+    @Override
+    public void schemaLookedUp() {
+      schemaLookups.incrementAndGet();
+    }
+
+    @Override
+    public void schemaLookupRefused() {
+      schemaLookupsRefused.incrementAndGet();
+    }
+  }
+
+  /**
+   * IAM grants take minutes to reach every server after a deploy: a young denial is answered 503
+   * (Pub/Sub delivers again), one older than the grace dead-letters the message with the reason.
+   * Between lookups the denial is kept, so the messages of a denied schema cost one lookup a
+   * minute, not one each.
+   */
   @Test
-  void aSchemaTheServiceMayNotReadIsUnavailableNotRejected() {
-    PayloadFormats formats =
-        new PayloadFormats(
-            resource -> {
-              throw grpcFailure(Status.PERMISSION_DENIED);
-            });
+  void aSchemaTheServiceMayNotReadIsUnavailableWhileTheDenialIsYoungThenRejected()
+      throws Exception {
+    PayloadFormats formats = failing(List.of(Status.PERMISSION_DENIED), 1000);
+    for (int i = 0; i < 3; i++) {
+      assertThatThrownBy(() -> formats.of(attributes("r1", "BINARY")))
+          .isInstanceOf(SchemaUnavailableException.class)
+          .hasMessageStartingWith(
+              "schema "
+                  + NAME
+                  + "@r1: the service may not read it (PERMISSION_DENIED) since 0 s; a denial"
+                  + " younger than 600 s (SCHEMA_DENIED_GRACE_SECONDS) is answered 503: ")
+          .hasMessageContaining("the answer");
+    }
+    assertThat(fetched).as("the denial kept between lookups").hasSize(1);
+    clock.addAndGet(GRACE.minusSeconds(1).toNanos());
     assertThatThrownBy(() -> formats.of(attributes("r1", "BINARY")))
         .isInstanceOf(SchemaUnavailableException.class)
-        .hasMessageContaining("PERMISSION_DENIED");
+        .hasMessageContaining("since 599 s");
+    assertThat(fetched).as("asked again a minute after the last lookup").hasSize(2);
+    clock.addAndGet(Duration.ofSeconds(1).toNanos());
+    assertThat(rejection(formats.of(attributes("r1", "BINARY")), "{}"))
+        .startsWith(
+            "schema "
+                + NAME
+                + "@r1: the service may not read it (PERMISSION_DENIED) since 600 s, longer"
+                + " than SCHEMA_DENIED_GRACE_SECONDS (600 s): ")
+        .contains("the answer");
+    assertThat(fetched).hasSize(2);
+    assertThat(metrics.schemaLookups.get()).isEqualTo(2);
+  }
+
+  @Test
+  void aSchemaReadAgainAfterADenialStartsTheGraceOver() throws Exception {
+    PayloadFormats formats =
+        failing(List.of(Status.PERMISSION_DENIED, Status.OK, Status.PERMISSION_DENIED), 1000);
+    assertThatThrownBy(() -> formats.of(attributes(null, "JSON")))
+        .isInstanceOf(SchemaUnavailableException.class);
+    clock.addAndGet(Duration.ofMinutes(8).toNanos());
+    assertThat(formats.of(attributes(null, "JSON")).rows("{\"a\":\"x\"}".getBytes()).get(0))
+        .hasToString("{\"a\":\"x\"}");
+    clock.addAndGet(Duration.ofMinutes(8).toNanos());
+    assertThatThrownBy(() -> formats.of(attributes(null, "JSON")))
+        .isInstanceOf(SchemaUnavailableException.class)
+        .hasMessageContaining("since 0 s");
+    assertThat(fetched).containsExactly(NAME, NAME, NAME);
+  }
+
+  /**
+   * A publisher naming a new schema in every message cannot make the service look up more than
+   * SCHEMA_LOOKUPS_PER_MINUTE a minute. A message over the budget is answered 503, not
+   * dead-lettered: it may be a good message of a real schema, and Pub/Sub keeps it.
+   */
+  @Test
+  void lookupsOverTheBudgetAreAnswered503AndCounted() throws Exception {
+    PayloadFormats formats = failing(List.of(Status.NOT_FOUND), 3);
+    List<String> answers = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      Map<String, String> named =
+          Map.of("googclient_schemaname", NAME + i, "googclient_schemaencoding", "JSON");
+      try {
+        answers.add(rejection(formats.of(named), "{}").substring(0, NAME.length() + 8));
+      } catch (SchemaUnavailableException e) {
+        answers.add(e.getMessage());
+      }
+    }
+    String over =
+        "schema lookups are over SCHEMA_LOOKUPS_PER_MINUTE (3 a minute); answered 503 so that"
+            + " Pub/Sub delivers the message again";
+    assertThat(answers)
+        .containsExactly(
+            "schema " + NAME + "0",
+            "schema " + NAME + "1",
+            "schema " + NAME + "2",
+            "schema " + NAME + "3: " + over,
+            "schema " + NAME + "4: " + over);
+    assertThat(fetched).containsExactly(NAME + "0", NAME + "1", NAME + "2");
+    clock.addAndGet(Duration.ofSeconds(20).toNanos());
+    formats.of(Map.of("googclient_schemaname", NAME + "5", "googclient_schemaencoding", "JSON"));
+    assertThat(fetched).as("one lookup back each 20 s").hasSize(4);
+    assertThat(metrics.schemaLookups.get()).isEqualTo(4);
+    assertThat(metrics.schemaLookupsRefused.get()).isEqualTo(2);
   }
 
   @Test
