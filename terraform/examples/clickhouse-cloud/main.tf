@@ -19,8 +19,7 @@ module "pubsub_clickhouse" {
   project_id = var.project_id
   region     = var.region
 
-  service_image  = var.service_image
-  backfill_image = var.backfill_image
+  clickhouse_password = var.clickhouse_password
 
   # The backfill reads only the datasets listed here.
   backfill_source_datasets = var.backfill_source_datasets
@@ -34,4 +33,11 @@ module "pubsub_clickhouse" {
   ack_deadline_seconds  = var.ack_deadline_seconds
   service_max_instances = var.service_max_instances
   notification_channels = var.notification_channels
+}
+
+# The first build (cloudbuild.yaml) creates the image repository, before any Terraform runs; this
+# adopts it into the state so that Terraform owns it from then on (immutable tags, labels, key).
+import {
+  to = module.pubsub_clickhouse.google_artifact_registry_repository.images[0]
+  id = "projects/${var.project_id}/locations/${var.region}/repositories/pubsub-clickhouse"
 }

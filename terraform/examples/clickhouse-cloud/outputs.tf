@@ -54,3 +54,8 @@ output "answer_timeout_ms" {
   description = "ANSWER_TIMEOUT_MS the service gets (below the ack deadline)."
   value       = module.pubsub_clickhouse.answer_timeout_ms
 }
+
+output "build_service_account_email" {
+  description = "Service account every build after the first runs as (gcloud builds submit --service-account)."
+  value       = module.pubsub_clickhouse.build_service_account_email
+}

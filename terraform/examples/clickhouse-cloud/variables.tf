@@ -9,16 +9,6 @@ variable "region" {
   default     = "us-central1"
 }
 
-variable "service_image" {
-  type        = string
-  description = "Image the push service is created with (REGION-docker.pkg.dev/PROJECT/pubsub-clickhouse/pubsub-clickhouse-function:TAG); later images are Cloud Build's."
-}
-
-variable "backfill_image" {
-  type        = string
-  description = "Image the backfill job is created with (REGION-docker.pkg.dev/PROJECT/pubsub-clickhouse/pubsub-clickhouse-backfill:TAG); later images are Cloud Build's."
-}
-
 variable "clickhouse_url" {
   type        = string
   description = "https://host:8443 of the ClickHouse HTTP interface (ClickHouse Cloud: the service's HTTPS endpoint)."
@@ -34,6 +24,12 @@ variable "clickhouse_table" {
   type        = string
   description = "Target table (sql/logs.sql creates realtime.logs)."
   default     = "logs"
+}
+
+variable "clickhouse_password" {
+  type        = string
+  description = "Password of clickhouse_user. Terraform writes it to Secret Manager as a write-only value: it is kept in neither the state nor the plan. Keep terraform.tfvars out of version control."
+  sensitive   = true
 }
 
 variable "clickhouse_user" {

@@ -19,13 +19,15 @@ module "pubsub_clickhouse" {
   project_id = var.project_id
   region     = var.region
 
-  service_image  = var.service_image
-  backfill_image = var.backfill_image
+  clickhouse_password = var.clickhouse_password
 
   # The backfill reads only the datasets listed here.
   backfill_source_datasets = var.backfill_source_datasets
 
   # The VM applies sql/logs.sql and sql/dead_letter_table.sql at boot: realtime.logs and its dead-letter table.
+  # A user of its own, with only the grants of sql/grants.sql; "default" is the VM's local
+  # administrator.
+  clickhouse_user              = "pipeline"
   clickhouse_database          = "realtime"
   clickhouse_table             = "logs"
   clickhouse_dead_letter_table = "realtime.logs_dead_letter"
@@ -40,4 +42,11 @@ module "pubsub_clickhouse" {
   clickhouse_vm_external_ip            = var.clickhouse_vm_external_ip
 
   notification_channels = var.notification_channels
+}
+
+# The first build (cloudbuild.yaml) creates the image repository, before any Terraform runs; this
+# adopts it into the state so that Terraform owns it from then on (immutable tags, labels, key).
+import {
+  to = module.pubsub_clickhouse.google_artifact_registry_repository.images[0]
+  id = "projects/${var.project_id}/locations/${var.region}/repositories/pubsub-clickhouse"
 }

@@ -5,18 +5,8 @@ variable "project_id" {
 
 variable "region" {
   type        = string
-  description = "Region of everything; the VM goes to zone <region>-a, which must offer C4A."
+  description = "Region of everything; the VM goes to the first zone of the region that is up, which must offer C4A."
   default     = "us-central1"
-}
-
-variable "service_image" {
-  type        = string
-  description = "Image the push service is created with; later images are Cloud Build's."
-}
-
-variable "backfill_image" {
-  type        = string
-  description = "Image the backfill job is created with; later images are Cloud Build's."
 }
 
 variable "vpc_network" {
@@ -33,20 +23,17 @@ variable "vpc_subnetwork" {
 
 variable "clickhouse_vm_internal_ip" {
   type        = string
-  description = "Address reserved for the VM in the subnetwork; the TLS certificate must name it (subjectAltName IP). Null: one the subnetwork assigns (only without TLS)."
-  default     = null
+  description = "Address reserved for the VM in the subnetwork; the TLS certificate must name it (subjectAltName IP)."
 }
 
 variable "clickhouse_vm_tls_certificate_secret" {
   type        = string
-  description = "Secret holding the VM's PEM certificate; null: plain HTTP on 8123 inside the subnetwork."
-  default     = null
+  description = "Secret holding the VM's PEM certificate (the VM serves TLS only)."
 }
 
 variable "clickhouse_vm_tls_private_key_secret" {
   type        = string
   description = "Secret holding the certificate's PEM private key."
-  default     = null
 }
 
 variable "clickhouse_vm_external_ip" {
@@ -65,4 +52,10 @@ variable "backfill_source_datasets" {
   type        = list(string)
   description = "BigQuery datasets (PROJECT:DATASET) the backfill job may read: the job's account gets dataViewer on each, never on the project. A backfill of a table in a dataset not listed here fails with Access Denied."
   default     = []
+}
+
+variable "clickhouse_password" {
+  type        = string
+  description = "Password of the service's ClickHouse user on the VM. Terraform writes it to Secret Manager as a write-only value (kept in neither the state nor the plan); the VM reads it from there. Keep terraform.tfvars out of version control."
+  sensitive   = true
 }

@@ -1,5 +1,6 @@
 terraform {
-  required_version = ">= 1.5"
+  # 1.11: write-only arguments (the password); import blocks with expressions.
+  required_version = ">= 1.11"
 
   required_providers {
     google = {

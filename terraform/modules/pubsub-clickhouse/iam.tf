@@ -5,6 +5,7 @@
 # --- Service accounts ---------------------------------------------------------------------------
 
 resource "google_service_account" "service" {
+  project      = var.project_id
   account_id   = "${var.name_prefix}-run"
   display_name = "Pub/Sub to ClickHouse push service"
   description  = "Runs the Cloud Run service ${local.service_name}."
@@ -14,6 +15,7 @@ resource "google_service_account" "service" {
 
 # Pub/Sub signs the push requests' OIDC tokens as this account; it can do nothing but invoke.
 resource "google_service_account" "push" {
+  project      = var.project_id
   account_id   = "${var.name_prefix}-push"
   display_name = "Pub/Sub push identity for ${local.service_name}"
   description  = "Identity in the OIDC token of the push subscription; holds only run.invoker on the service."
@@ -24,6 +26,7 @@ resource "google_service_account" "push" {
 resource "google_service_account" "backfill" {
   count = var.create_backfill_job ? 1 : 0
 
+  project      = var.project_id
   account_id   = "${var.name_prefix}-backfill"
   display_name = "BigQuery to ClickHouse backfill job"
   description  = "Runs the Cloud Run Job ${local.job_name}."
@@ -60,11 +63,17 @@ resource "google_pubsub_topic_iam_member" "dead_letter_publisher_pubsub_agent" {
   member = local.pubsub_service_agent
 }
 
-# ...and acknowledge them on the push subscription once forwarded.
+# ...and acknowledge them on the push subscription once forwarded. A new filter replaces the
+# subscription under the same id: the grant died with the old one, and Terraform would not see a
+# change in its own arguments, so it is replaced with the subscription.
 resource "google_pubsub_subscription_iam_member" "push_subscriber_pubsub_agent" {
   subscription = google_pubsub_subscription.push.id
   role         = "roles/pubsub.subscriber"
   member       = local.pubsub_service_agent
+
+  lifecycle {
+    replace_triggered_by = [google_pubsub_subscription.push]
+  }
 }
 
 # --- The service's own account --------------------------------------------------------------------
@@ -83,9 +92,10 @@ resource "google_pubsub_topic_iam_member" "dead_letter_publisher_service" {
 resource "google_pubsub_schema_iam_member" "schema_viewer_service" {
   for_each = toset(var.topic_schemas)
 
-  schema = each.value
-  role   = "roles/pubsub.viewer"
-  member = "serviceAccount:${google_service_account.service.email}"
+  project = split("/", each.value)[1]
+  schema  = each.value
+  role    = "roles/pubsub.viewer"
+  member  = "serviceAccount:${google_service_account.service.email}"
 }
 
 # No logWriter: Cloud Run itself sends the containers' stdout and stderr to Cloud Logging,

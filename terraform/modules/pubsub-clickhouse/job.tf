@@ -7,10 +7,19 @@
 resource "google_cloud_run_v2_job" "backfill" {
   count = var.create_backfill_job ? 1 : 0
 
+  project             = var.project_id
   name                = local.job_name
   location            = var.region
   deletion_protection = var.deletion_protection
   labels              = var.labels
+
+  dynamic "binary_authorization" {
+    for_each = var.binary_authorization_policy == null ? [] : [var.binary_authorization_policy]
+    content {
+      use_default = binary_authorization.value == "default" ? true : null
+      policy      = binary_authorization.value == "default" ? null : binary_authorization.value
+    }
+  }
 
   template {
     task_count = var.backfill_task_count
@@ -20,6 +29,7 @@ resource "google_cloud_run_v2_job" "backfill" {
     labels      = var.labels
 
     template {
+      encryption_key        = var.kms_key_name
       service_account       = google_service_account.backfill[0].email
       max_retries           = var.backfill_max_retries
       timeout               = "${var.backfill_timeout_seconds}s"
@@ -53,7 +63,7 @@ resource "google_cloud_run_v2_job" "backfill" {
 
       containers {
         name  = "backfill"
-        image = var.backfill_image
+        image = local.backfill_image
         args  = var.backfill_args
 
         resources {
@@ -93,15 +103,11 @@ resource "google_cloud_run_v2_job" "backfill" {
   }
 
   lifecycle {
-    # One owner of the image, as for the service (run.tf): created with var.backfill_image, then
+    # One owner of the image, as for the service (run.tf): created with local.backfill_image, then
     # Cloud Build's (gcloud run jobs update, cloudbuild.yaml), which also stamps client and
     # client_version.
     ignore_changes = [client, client_version, template[0].template[0].containers[0].image]
 
-    precondition {
-      condition     = var.backfill_image != null
-      error_message = "Set backfill_image, or create_backfill_job = false."
-    }
     precondition {
       condition     = local.clickhouse_url != null
       error_message = "Set clickhouse_url, or create_clickhouse_vm = true to get one."

@@ -25,11 +25,9 @@ locals {
 
   vpc_egress_enabled = var.vpc_network != null || var.vpc_subnetwork != null
 
-  # The ClickHouse VM (clickhouse_vm.tf) serves HTTPS on 8443 when it has a certificate, else
-  # plain HTTP on 8123, on its reserved internal address (which exists only with the VM, so it is
-  # read only in that branch).
-  clickhouse_vm_tls = var.clickhouse_vm_tls_certificate_secret != null
-  clickhouse_url    = var.create_clickhouse_vm ? "${local.clickhouse_vm_tls ? "https" : "http"}://${google_compute_address.clickhouse[0].address}:${local.clickhouse_vm_port}" : var.clickhouse_url
+  # The ClickHouse VM (clickhouse_vm.tf) serves HTTPS on 8443 on its reserved internal address
+  # (which exists only with the VM, so it is read only in that branch).
+  clickhouse_url = var.create_clickhouse_vm ? "https://${google_compute_address.clickhouse[0].address}:${local.clickhouse_vm_port}" : var.clickhouse_url
 
   # The service answers every push a little before Pub/Sub stops waiting for it (the ack deadline
   # is also the push request timeout): a 503 that arrives is a retry, an answer that arrives late
@@ -70,9 +68,9 @@ locals {
     PUSH_AUDIENCE              = var.verify_push_token ? local.push_audience : null
     # Without the in-app check Cloud Run's IAM (run.invoker, held by the push identity only) guards
     # the service, as intended here: this silences the start-up warning that says so.
-    PUSH_AUTH                  = var.verify_push_token ? null : "none"
-    PUSH_SERVICE_ACCOUNT       = var.verify_push_token ? google_service_account.push.email : null
-    GOOGLE_CLOUD_PROJECT       = var.project_id
+    PUSH_AUTH            = var.verify_push_token ? null : "none"
+    PUSH_SERVICE_ACCOUNT = var.verify_push_token ? google_service_account.push.email : null
+    GOOGLE_CLOUD_PROJECT = var.project_id
     # Metrics pushed by the service itself (no sidecar); the Telemetry API takes OTLP/HTTP.
     OTEL_EXPORTER_OTLP_METRICS_ENDPOINT = var.export_metrics_otlp ? "https://telemetry.googleapis.com/v1/metrics" : null
     # service.name becomes the series' job label (monitoring.tf selects on it); the sidecar labels

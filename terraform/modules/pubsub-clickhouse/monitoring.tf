@@ -25,6 +25,7 @@ locals {
 resource "google_monitoring_alert_policy" "oldest_unacked_age" {
   count = var.create_monitoring ? 1 : 0
 
+  project               = var.project_id
   display_name          = "${local.service_name}: push backlog is getting old"
   combiner              = "OR"
   severity              = "ERROR"
@@ -72,6 +73,7 @@ check "backlog_alert_before_dead_letters" {
 resource "google_monitoring_alert_policy" "dead_letters" {
   count = var.create_monitoring ? 1 : 0
 
+  project               = var.project_id
   display_name          = "${local.service_name}: messages reached the dead-letter topic"
   combiner              = "OR"
   severity              = "WARNING"
@@ -132,6 +134,7 @@ resource "google_monitoring_alert_policy" "dead_letters" {
 resource "google_monitoring_alert_policy" "service_5xx" {
   count = var.create_monitoring ? 1 : 0
 
+  project               = var.project_id
   display_name          = "${local.service_name}: 5xx rate"
   combiner              = "OR"
   severity              = "ERROR"
@@ -179,6 +182,7 @@ resource "google_monitoring_alert_policy" "service_5xx" {
 resource "google_monitoring_alert_policy" "dead_letter_backlog" {
   count = var.create_monitoring ? 1 : 0
 
+  project               = var.project_id
   display_name          = "${local.service_name}: dead letters are piling up"
   combiner              = "OR"
   severity              = "ERROR"
@@ -244,6 +248,7 @@ resource "google_monitoring_alert_policy" "dead_letter_backlog" {
 resource "google_monitoring_alert_policy" "service_overload" {
   count = var.create_monitoring ? 1 : 0
 
+  project               = var.project_id
   display_name          = "${local.service_name}: overloaded (429)"
   combiner              = "OR"
   severity              = "WARNING"
@@ -289,6 +294,7 @@ resource "google_monitoring_alert_policy" "service_overload" {
 resource "google_monitoring_alert_policy" "backfill_failed" {
   count = var.create_monitoring && var.create_backfill_job ? 1 : 0
 
+  project               = var.project_id
   display_name          = "${local.job_name}: backfill execution failed"
   combiner              = "OR"
   severity              = "ERROR"
@@ -328,6 +334,7 @@ resource "google_monitoring_alert_policy" "backfill_failed" {
 resource "google_monitoring_dashboard" "pipeline" {
   count = var.create_monitoring ? 1 : 0
 
+  project = var.project_id
   dashboard_json = jsonencode({
     displayName = "Pub/Sub to ClickHouse: ${local.service_name}"
     mosaicLayout = {

@@ -99,11 +99,21 @@ output "clickhouse_vm_internal_ip" {
 }
 
 output "clickhouse_vm_backup_bucket" {
-  description = "Cloud Storage bucket the ClickHouse VM's scheduled backups go to (gs://BUCKET/<time>/<database>.tar); null when create_clickhouse_vm is false."
+  description = "Cloud Storage bucket the ClickHouse VM's scheduled backups go to (gs://BUCKET/<time>/<database>/); null when create_clickhouse_vm is false."
   value       = one(google_storage_bucket.clickhouse_backups[*].name)
 }
 
 output "dashboard_id" {
   description = "Id of the Cloud Monitoring dashboard; null when create_monitoring is false."
   value       = one(google_monitoring_dashboard.pipeline[*].id)
+}
+
+output "build_service_account_email" {
+  description = "Service account every build after the first runs as (gcloud builds submit --service-account=projects/PROJECT/serviceAccounts/EMAIL)."
+  value       = google_service_account.build.email
+}
+
+output "service_image" {
+  description = "Image, by digest, the service was created with (later images are the build's)."
+  value       = local.service_image
 }

@@ -5,6 +5,7 @@
 # same image serves on Axion: the C4A VM of clickhouse_vm.tf, GKE Axion node pools, any arm64 VM.
 
 resource "google_cloud_run_v2_service" "ingest" {
+  project             = var.project_id
   name                = local.service_name
   location            = var.region
   ingress             = var.ingress
@@ -12,7 +13,16 @@ resource "google_cloud_run_v2_service" "ingest" {
   labels              = var.labels
   custom_audiences    = [local.push_audience]
 
+  dynamic "binary_authorization" {
+    for_each = var.binary_authorization_policy == null ? [] : [var.binary_authorization_policy]
+    content {
+      use_default = binary_authorization.value == "default" ? true : null
+      policy      = binary_authorization.value == "default" ? null : binary_authorization.value
+    }
+  }
+
   template {
+    encryption_key                   = var.kms_key_name
     service_account                  = google_service_account.service.email
     max_instance_request_concurrency = var.max_instance_request_concurrency
     timeout                          = "${var.request_timeout_seconds}s"
@@ -52,7 +62,7 @@ resource "google_cloud_run_v2_service" "ingest" {
 
     containers {
       name  = "ingest"
-      image = var.service_image
+      image = local.service_image
 
       ports {
         container_port = 8080
@@ -146,9 +156,9 @@ resource "google_cloud_run_v2_service" "ingest" {
   }
 
   lifecycle {
-    # One owner of the image: Terraform creates the service with var.service_image, and from then
-    # on Cloud Build deploys new images (gcloud run deploy, cloudbuild.yaml), which stamps client
-    # and client_version. A later apply keeps the deployed image and changes everything else.
+    # One owner of the image: Terraform creates the service with local.service_image (registry.tf),
+    # and from then on Cloud Build deploys new images by digest (gcloud run deploy,
+    # cloudbuild.yaml), which stamps client and client_version. A later apply keeps the deployed image and changes everything else.
     ignore_changes = [client, client_version, template[0].containers[0].image]
 
     precondition {
@@ -179,8 +189,10 @@ resource "google_cloud_run_v2_service" "ingest" {
     }
   }
 
+  # The tables exist before the first revision takes a push (tables.tf).
   depends_on = [
     google_project_service.enabled,
+    google_cloud_run_v2_job.create_tables,
     google_secret_manager_secret_iam_member.service_password_accessor,
     google_secret_manager_secret_iam_member.service_ca_accessor,
     google_secret_manager_secret_version.clickhouse_password,

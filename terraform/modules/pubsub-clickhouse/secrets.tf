@@ -1,10 +1,9 @@
-# The ClickHouse password lives in Secret Manager. By default Terraform creates only the secret,
-# never a version, so the password stays out of the Terraform state: add the version with
+# The ClickHouse password lives in Secret Manager, never in the Terraform state: Terraform writes
+# var.clickhouse_password as a write-only value, or, left null, the version is added with
 #   printf '%s' "$PASSWORD" | gcloud secrets versions add SECRET_ID --data-file=-
-# (README.md, docs/deploy.md). Setting clickhouse_password_in_state = true lets Terraform add the
-# version from var.clickhouse_password instead, and then the state holds the password.
 
 resource "google_secret_manager_secret" "clickhouse_password" {
+  project   = var.project_id
   secret_id = local.password_secret_id
   labels    = var.labels
 
@@ -12,6 +11,13 @@ resource "google_secret_manager_secret" "clickhouse_password" {
     user_managed {
       replicas {
         location = var.region
+
+        dynamic "customer_managed_encryption" {
+          for_each = var.kms_key_name == null ? [] : [var.kms_key_name]
+          content {
+            kms_key_name = customer_managed_encryption.value
+          }
+        }
       }
     }
   }
@@ -19,18 +25,15 @@ resource "google_secret_manager_secret" "clickhouse_password" {
   depends_on = [google_project_service.enabled]
 }
 
+# The password as a write-only value: sent to Secret Manager, kept in neither the state nor the
+# plan. Without it the secret waits for a version added with gcloud.
 resource "google_secret_manager_secret_version" "clickhouse_password" {
-  count = var.clickhouse_password_in_state ? 1 : 0
+  count = var.clickhouse_password == null ? 0 : 1
 
-  secret      = google_secret_manager_secret.clickhouse_password.id
-  secret_data = var.clickhouse_password
-
-  lifecycle {
-    precondition {
-      condition     = var.clickhouse_password != null
-      error_message = "clickhouse_password_in_state = true needs clickhouse_password (set TF_VAR_clickhouse_password)."
-    }
-  }
+  project                = var.project_id
+  secret                 = google_secret_manager_secret.clickhouse_password.id
+  secret_data_wo         = var.clickhouse_password
+  secret_data_wo_version = var.clickhouse_password_version
 }
 
 resource "google_secret_manager_secret_iam_member" "service_password_accessor" {
@@ -53,6 +56,7 @@ resource "google_secret_manager_secret_iam_member" "backfill_password_accessor" 
 resource "google_secret_manager_secret_iam_member" "service_ca_accessor" {
   count = local.clickhouse_ca_secret == null ? 0 : 1
 
+  project   = var.project_id
   secret_id = local.clickhouse_ca_secret
   role      = "roles/secretmanager.secretAccessor"
   member    = "serviceAccount:${google_service_account.service.email}"
@@ -61,6 +65,7 @@ resource "google_secret_manager_secret_iam_member" "service_ca_accessor" {
 resource "google_secret_manager_secret_iam_member" "backfill_ca_accessor" {
   count = local.clickhouse_ca_secret != null && var.create_backfill_job ? 1 : 0
 
+  project   = var.project_id
   secret_id = local.clickhouse_ca_secret
   role      = "roles/secretmanager.secretAccessor"
   member    = "serviceAccount:${google_service_account.backfill[0].email}"

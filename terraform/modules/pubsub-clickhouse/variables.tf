@@ -129,7 +129,7 @@ variable "dead_letter_retention_seconds" {
 
 variable "subscription_filter" {
   type        = string
-  description = "Optional Pub/Sub filter on message attributes (for example attributes.type = \"log\"). Pub/Sub acknowledges non-matching messages itself. Cannot be changed after the subscription exists."
+  description = "Optional Pub/Sub filter on message attributes (for example attributes.type = \"log\"). Pub/Sub acknowledges non-matching messages itself. Changing it replaces the subscription: its backlog is dropped (the plan warns, check push_subscription_keeps_its_backlog) and its grants are re-created with it."
   default     = null
 
   validation {
@@ -156,12 +156,19 @@ variable "service_name" {
 
 variable "service_image" {
   type        = string
-  description = "Image the push service is created with, for example REGION-docker.pkg.dev/PROJECT/REPOSITORY/pubsub-clickhouse-function:TAG (its manifest list must include linux/amd64). Later images are Cloud Build's (gcloud run deploy): Terraform ignores changes of the image after the first apply."
+  description = "Image the push service is created with, by digest or tag (its manifest list must include linux/amd64). Null: pubsub-clickhouse-function from the module's repository, the one image_tag names or else the newest pushed, by digest. Later images are Cloud Build's (deployed by digest): Terraform ignores changes of the image after the first apply."
+  default     = null
+}
+
+variable "image_tag" {
+  type        = string
+  description = "Tag (the build id cloudbuild.yaml tags with) of the images the service and the job are created with, when service_image and backfill_image are null. Null: the newest image pushed."
+  default     = null
 }
 
 variable "service_min_instances" {
   type        = number
-  description = "Minimum number of instances (0 lets the service scale to zero)."
+  description = "Minimum number of instances. 0 lets the service scale to zero, and the first push after a quiet spell waits for a JVM to start (several seconds, shortened by startup_cpu_boost), which Pub/Sub sees as a slow answer or a retry. 1 keeps one instance warm (billed while idle) and suits a steady stream or a latency target."
   default     = 0
 
   validation {
@@ -245,13 +252,25 @@ variable "execution_environment" {
 
 variable "ingress" {
   type        = string
-  description = "Ingress of the service. INGRESS_TRAFFIC_ALL still requires an authorised OIDC token (run.invoker); INGRESS_TRAFFIC_INTERNAL_ONLY also admits Pub/Sub push from the same project or VPC Service Controls perimeter."
-  default     = "INGRESS_TRAFFIC_ALL"
+  description = "Ingress of the service. INGRESS_TRAFFIC_INTERNAL_ONLY (the default) admits Pub/Sub push from a subscription in the same project or VPC Service Controls perimeter, which Cloud Run counts as internal (https://cloud.google.com/run/docs/securing/ingress), and nothing from the internet. INGRESS_TRAFFIC_ALL for a topic in another project; every caller still needs an OIDC token of the push account (run.invoker)."
+  default     = "INGRESS_TRAFFIC_INTERNAL_ONLY"
 
   validation {
     condition     = contains(["INGRESS_TRAFFIC_ALL", "INGRESS_TRAFFIC_INTERNAL_ONLY", "INGRESS_TRAFFIC_INTERNAL_LOAD_BALANCER"], var.ingress)
     error_message = "ingress must be INGRESS_TRAFFIC_ALL, INGRESS_TRAFFIC_INTERNAL_ONLY or INGRESS_TRAFFIC_INTERNAL_LOAD_BALANCER."
   }
+}
+
+variable "kms_key_name" {
+  type        = string
+  description = "Customer-managed encryption key (projects/P/locations/REGION/keyRings/R/cryptoKeys/K, in var.region) for the topics, the secret, the image repository, the Cloud Run service and job, the dead-letter dataset and the ClickHouse VM's disk and backup bucket. Each service's agent needs roles/cloudkms.cryptoKeyEncrypterDecrypter on it before the apply. Null: Google-managed keys."
+  default     = null
+}
+
+variable "binary_authorization_policy" {
+  type        = string
+  description = "Binary Authorization for the service and the job: \"default\" enforces the project's policy, a name (projects/P/platforms/cloudRun/policies/NAME) that platform policy. Null: no Binary Authorization."
+  default     = null
 }
 
 variable "deletion_protection" {
@@ -325,7 +344,7 @@ variable "prometheus_sidecar_image" {
 
 variable "clickhouse_url" {
   type        = string
-  description = "CLICKHOUSE_URL: http(s)://host:port of ClickHouse's HTTP interface. Null with create_clickhouse_vm, which then supplies https://<vm address>:8443 (with a certificate) or http://<vm address>:8123."
+  description = "CLICKHOUSE_URL: http(s)://host:port of ClickHouse's HTTP interface. Null with create_clickhouse_vm, which then supplies https://<vm address>:8443."
   default     = null
 
   validation {
@@ -544,17 +563,17 @@ variable "clickhouse_ca_certificate_secret" {
   }
 }
 
-variable "clickhouse_password_in_state" {
-  type        = bool
-  description = "Opt in to letting Terraform add the secret version from var.clickhouse_password; the password is then stored in the Terraform state. Default: add the version with gcloud (see README)."
-  default     = false
-}
-
 variable "clickhouse_password" {
   type        = string
-  description = "ClickHouse password, used only when clickhouse_password_in_state = true. Pass it with TF_VAR_clickhouse_password, never in a committed file."
+  description = "ClickHouse password. Set, Terraform adds it to the secret as a write-only value (Terraform 1.11+): it is sent to Secret Manager and kept in neither the state nor the plan. Null: add the version yourself (gcloud secrets versions add) before the service starts. Keep the tfvars file that holds it out of version control."
   default     = null
   sensitive   = true
+}
+
+variable "clickhouse_password_version" {
+  type        = number
+  description = "Raise it to write a changed clickhouse_password as a new secret version (a write-only value cannot be compared with the stored one)."
+  default     = 1
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -571,6 +590,34 @@ variable "artifact_registry_repository_id" {
   type        = string
   description = "Id of the Artifact Registry Docker repository (cloudbuild.yaml's _REPOSITORY)."
   default     = "pubsub-clickhouse"
+}
+
+variable "build_source_bucket" {
+  type        = string
+  description = "Bucket gcloud builds submit uploads the sources to; the build account may read it. Null: \"<project_id>_cloudbuild\", the one gcloud creates."
+  default     = null
+}
+
+# ---------------------------------------------------------------------------------------------
+# Tables
+# ---------------------------------------------------------------------------------------------
+
+variable "create_tables" {
+  type        = bool
+  description = "Run a one-shot Cloud Run job during the apply that sends clickhouse_ddl to ClickHouse, before the service is created; it runs again whenever the statements change. Not with create_clickhouse_vm, which applies them itself at every boot."
+  default     = true
+}
+
+variable "clickhouse_ddl" {
+  type        = list(string)
+  description = "Statements the tables job sends, one per request, in order; each should be idempotent (IF NOT EXISTS). Null: those of sql/logs.sql and sql/dead_letter_table.sql (realtime.logs and realtime.logs_dead_letter)."
+  default     = null
+}
+
+variable "tables_job_image" {
+  type        = string
+  description = "Image of the tables job: any image with sh and curl."
+  default     = "docker.io/curlimages/curl:8.11.1"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -591,7 +638,7 @@ variable "job_name" {
 
 variable "backfill_image" {
   type        = string
-  description = "Image the backfill job is created with, for example REGION-docker.pkg.dev/PROJECT/REPOSITORY/pubsub-clickhouse-backfill:TAG. Required when create_backfill_job. Later images are Cloud Build's (gcloud run jobs update): Terraform ignores changes of the image after the first apply."
+  description = "Image the backfill job is created with. Null: pubsub-clickhouse-backfill from the module's repository, chosen as for service_image. Later images are Cloud Build's (gcloud run jobs update, by digest): Terraform ignores changes of the image after the first apply."
   default     = null
 }
 
@@ -835,7 +882,7 @@ variable "app_metric_prefix" {
 
 variable "create_clickhouse_vm" {
   type        = bool
-  description = "Create a ClickHouse server on an Axion (arm64) VM in vpc_subnetwork: data on its own persistent disk, scheduled BACKUP to a Cloud Storage bucket, reachable from that subnetwork's range only, on 8443 (TLS) with clickhouse_vm_tls_certificate_secret, else on 8123."
+  description = "Create a ClickHouse server on an Axion (arm64) VM in vpc_subnetwork: data on its own persistent disk (never destroyed by Terraform, snapshotted daily), scheduled BACKUP to a Cloud Storage bucket, HTTPS on 8443 from that subnetwork's range only (needs the two clickhouse_vm_tls_* secrets and clickhouse_vm_internal_ip), and a service user (clickhouse_user, not \"default\") with the grants of sql/grants.sql."
   default     = false
 }
 
@@ -847,7 +894,7 @@ variable "clickhouse_vm_machine_type" {
 
 variable "clickhouse_vm_zone" {
   type        = string
-  description = "Zone of the ClickHouse VM and its data disk; it must offer the machine type. Null: \"<region>-a\"."
+  description = "Zone of the ClickHouse VM and its data disk; it must offer the machine type (C4A is not in every zone). Null: the region's first zone that is up (google_compute_zones)."
   default     = null
 }
 
@@ -899,7 +946,7 @@ variable "clickhouse_vm_external_ip" {
 
 variable "clickhouse_vm_tls_certificate_secret" {
   type        = string
-  description = "ID of a Secret Manager secret holding the ClickHouse VM's PEM certificate (self-signed or CA-signed, naming clickhouse_vm_internal_ip). With it the VM serves HTTPS on 8443 only, and the service and job trust that certificate (unless clickhouse_ca_certificate_secret names another). Null: plain HTTP on 8123 inside the subnetwork."
+  description = "ID of a Secret Manager secret holding the ClickHouse VM's PEM certificate (self-signed or CA-signed, naming clickhouse_vm_internal_ip). Required with create_clickhouse_vm: the VM serves HTTPS on 8443 and native TLS on 9440, and no plaintext port. The service and job trust that certificate (unless clickhouse_ca_certificate_secret names another)."
   default     = null
 
   validation {
@@ -955,5 +1002,38 @@ variable "clickhouse_vm_backup_retention_days" {
   validation {
     condition     = var.clickhouse_vm_backup_retention_days >= 1
     error_message = "clickhouse_vm_backup_retention_days must be at least 1."
+  }
+}
+
+variable "clickhouse_vm_version" {
+  type        = string
+  description = "ClickHouse release the VM installs from the LTS channel and holds (apt-mark hold): an exact version (25.8.13.73) or a line (25.8.*, the 25.8 LTS). A change takes effect at the next boot (gcloud compute instances reset)."
+  default     = "25.8.*"
+
+  validation {
+    condition     = can(regex("^[0-9]+\\.[0-9]+\\.([0-9]+\\.[0-9]+|\\*)$", var.clickhouse_vm_version))
+    error_message = "clickhouse_vm_version must be a version such as 25.8.13.73 or a line such as 25.8.*."
+  }
+}
+
+variable "clickhouse_vm_snapshot_start_time" {
+  type        = string
+  description = "When the daily snapshot of the data disk starts (HH:00, UTC)."
+  default     = "04:00"
+
+  validation {
+    condition     = can(regex("^([01][0-9]|2[0-3]):00$", var.clickhouse_vm_snapshot_start_time))
+    error_message = "clickhouse_vm_snapshot_start_time must be a whole hour such as 04:00."
+  }
+}
+
+variable "clickhouse_vm_snapshot_retention_days" {
+  type        = number
+  description = "Days a daily snapshot of the data disk is kept (also after the disk is deleted)."
+  default     = 14
+
+  validation {
+    condition     = var.clickhouse_vm_snapshot_retention_days >= 1
+    error_message = "clickhouse_vm_snapshot_retention_days must be at least 1."
   }
 }

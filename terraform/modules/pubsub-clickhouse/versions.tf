@@ -2,13 +2,13 @@
 # service agent comes from google_project_service_identity, which only google-beta has) and passes
 # them in; see ../../examples.
 terraform {
-  required_version = ">= 1.5"
+  # 1.11: write-only arguments (the password, secrets.tf).
+  required_version = ">= 1.11"
 
   required_providers {
     google = {
       source = "hashicorp/google"
-      # One major range. The 7.0 upgrade guide removes nothing used here; infra-tests checks every
-      # argument against the 6.50 schema (the last one published as cdktf bindings).
+      # One major range; infra-tests checks every argument against a 7.x schema.
       version = ">= 7.0, < 8.0"
     }
     google-beta = {

@@ -3,8 +3,11 @@ package dev.pubsubclickhouse.infra;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pubsubclickhouse.infra.hcl.HclBlock;
+import dev.pubsubclickhouse.infra.hcl.HclExpression;
 import dev.pubsubclickhouse.infra.hcl.HclExpression.Literal;
 import dev.pubsubclickhouse.infra.hcl.TerraformConfig;
+import java.util.List;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /** The module's clickhouse_vm.tf: one port (TLS or not), a data disk, backups, a fixed address. */
@@ -13,25 +16,95 @@ class ClickHouseVmTest {
   private static final HclBlock VM = TF.resource("google_compute_instance", "clickhouse");
 
   @Test
-  void theFirewallOpensOnePortFromTheCloudRunRangeOnly8443OnlyWithTls() {
+  void theFirewallOpensTheHttpsPortFromTheCloudRunRangeOnly() {
     HclBlock firewall = TF.resource("google_compute_firewall", "clickhouse_http_from_run");
+    List<HclBlock> rulesForTheVm =
+        TF.resources("google_compute_firewall").stream()
+            .filter(f -> f.expr("target_tags").text().equals(VM.expr("tags").text()))
+            .collect(Collectors.toList());
 
+    assertThat(rulesForTheVm).containsExactly(firewall);
+    assertThat(firewall.blocks("allow")).hasSize(1);
+    assertThat(firewall.block("allow").expr("protocol").literal()).contains(Literal.string("tcp"));
     assertThat(firewall.block("allow").expr("ports").references())
         .containsExactly("local.clickhouse_vm_port");
-    assertThat(TF.local("clickhouse_vm_port").text())
-        .isEqualTo("local.clickhouse_vm_tls ? 8443 : 8123");
-    assertThat(TF.local("clickhouse_vm_tls").text())
-        .isEqualTo("var.clickhouse_vm_tls_certificate_secret != null");
+    assertThat(TF.local("clickhouse_vm_port").literal()).contains(Literal.number("8443"));
     assertThat(firewall.expr("source_ranges").references())
         .containsExactly("data.google_compute_subnetwork.egress[0].ip_cidr_range");
-    // The URL the service gets uses the same port, https with TLS (values: ModuleLocalsTest).
+    assertThat(firewall.expr("direction").literal()).contains(Literal.string("INGRESS"));
+    // The URL the service gets is https on that port (values: ModuleLocalsTest).
+    assertThat(TF.local("clickhouse_url").stringLiterals()).contains("https://");
     assertThat(TF.local("clickhouse_url").references())
         .containsExactly(
             "var.create_clickhouse_vm",
-            "local.clickhouse_vm_tls",
             "google_compute_address.clickhouse[0].address",
             "local.clickhouse_vm_port",
             "var.clickhouse_url");
+  }
+
+  @Test
+  void theVmServesTlsOnlyAndTheServiceIsNotTheAdministrator() {
+    String conditions = subnetworkPreconditions();
+
+    assertThat(conditions)
+        .contains(
+            "var.clickhouse_vm_tls_certificate_secret != null && var.clickhouse_vm_tls_private_key_secret != null")
+        .contains("var.clickhouse_vm_internal_ip != null")
+        .contains("var.clickhouse_user != \"default\"");
+    HclExpression template = VM.expr("metadata").objectEntry("startup-script").orElseThrow();
+    assertThat(template.objectEntry("tls_cert_secret").orElseThrow().references())
+        .containsExactly("var.clickhouse_vm_tls_certificate_secret");
+    assertThat(template.objectEntry("clickhouse_version").orElseThrow().references())
+        .containsExactly("var.clickhouse_vm_version");
+    assertThat(TF.variable("clickhouse_vm_version").expr("default").literal())
+        .contains(Literal.string("25.8.*"));
+    assertThat(VM.expr("metadata").objectEntry("clickhouse-grants").orElseThrow().text())
+        .contains("sql/grants.sql");
+    assertThat(
+            TerraformFiles.TREE
+                .module("examples/clickhouse-vm")
+                .blocks("module")
+                .get(0)
+                .expr("clickhouse_user")
+                .literal())
+        .contains(Literal.string("pipeline"));
+  }
+
+  @Test
+  void theDataDiskCannotBeDestroyedAndIsSnapshottedDaily() {
+    HclBlock disk = TF.resource("google_compute_disk", "clickhouse_data");
+    HclBlock policy = TF.resource("google_compute_resource_policy", "clickhouse_data_snapshots");
+    HclBlock snapshots = policy.block("snapshot_schedule_policy");
+
+    assertThat(disk.block("lifecycle").expr("prevent_destroy").literal())
+        .contains(Literal.bool(true));
+    HclBlock attachment =
+        TF.resource("google_compute_disk_resource_policy_attachment", "clickhouse_data_snapshots");
+    assertThat(attachment.expr("disk").references())
+        .containsExactly("google_compute_disk.clickhouse_data[0].name");
+    assertThat(attachment.expr("name").references())
+        .containsExactly("google_compute_resource_policy.clickhouse_data_snapshots[0].name");
+    assertThat(snapshots.block("schedule").block("daily_schedule").expr("days_in_cycle").literal())
+        .contains(Literal.number("1"));
+    assertThat(snapshots.block("retention_policy").expr("max_retention_days").references())
+        .containsExactly("var.clickhouse_vm_snapshot_retention_days");
+    assertThat(snapshots.block("retention_policy").expr("on_source_disk_delete").literal())
+        .contains(Literal.string("KEEP_AUTO_SNAPSHOTS"));
+  }
+
+  @Test
+  void theServiceUsersGrantsAreInsertAndSelectOnItsTwoTablesOnly() {
+    String grants = RepoFiles.read("sql/grants.sql").replaceAll("--[^\\n]*", "");
+    List<String> statements =
+        java.util.Arrays.stream(grants.split(";"))
+            .map(String::trim)
+            .filter(q -> !q.isEmpty())
+            .collect(Collectors.toList());
+
+    assertThat(statements)
+        .containsExactly(
+            "GRANT SELECT, INSERT ON realtime.logs",
+            "GRANT SELECT, INSERT ON realtime.logs_dead_letter");
   }
 
   @Test
@@ -68,24 +141,32 @@ class ClickHouseVmTest {
         .containsExactly("google_storage_bucket.clickhouse_backups[0].name");
   }
 
-  @Test
-  void aCertificateNeedsItsKeyAndAFixedAddressToName() {
-    String conditions =
-        TF.blocks("data").stream()
-            .filter(b -> b.label(0).equals("google_compute_subnetwork"))
-            .findFirst()
-            .orElseThrow()
-            .block("lifecycle")
-            .blocks("precondition")
-            .stream()
-            .map(p -> p.expr("condition").text())
-            .reduce("", (a, b) -> a + "\n" + b);
+  private static String subnetworkPreconditions() {
+    return TF.blocks("data").stream()
+        .filter(b -> b.label(0).equals("google_compute_subnetwork"))
+        .findFirst()
+        .orElseThrow()
+        .block("lifecycle")
+        .blocks("precondition")
+        .stream()
+        .map(p -> p.expr("condition").text())
+        .reduce("", (a, b) -> a + "\n" + b);
+  }
 
-    assertThat(conditions)
-        .contains(
-            "(var.clickhouse_vm_tls_certificate_secret == null) == (var.clickhouse_vm_tls_private_key_secret == null)")
-        .contains(
-            "var.clickhouse_vm_tls_certificate_secret == null || var.clickhouse_vm_internal_ip != null")
-        .contains("var.clickhouse_url == null");
+  @Test
+  void theZoneIsOneTheRegionHasNotAGuessedSuffix() {
+    // "<region>-a" does not exist in us-east1 or europe-west1.
+    HclBlock zones =
+        TF.blocks("data").stream()
+            .filter(b -> b.label(0).equals("google_compute_zones"))
+            .findFirst()
+            .orElseThrow();
+
+    assertThat(zones.expr("region").references()).containsExactly("var.region");
+    assertThat(zones.expr("status").literal()).contains(Literal.string("UP"));
+    assertThat(TF.local("clickhouse_vm_zone").text()).doesNotContain("-a\"");
+    assertThat(TF.local("clickhouse_vm_zone").references())
+        .contains("var.clickhouse_vm_zone")
+        .anyMatch(r -> r.startsWith("data.google_compute_zones."));
   }
 }

@@ -2,6 +2,9 @@ package dev.pubsubclickhouse.infra;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pubsubclickhouse.infra.hcl.HclBlock;
+import dev.pubsubclickhouse.infra.hcl.HclExpression.Literal;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -12,13 +15,17 @@ import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
 
 /**
- * cloudbuild.yaml: the Terraform checked, the tests on the images' JDK with a cached engine, then
- * both images for both architectures from a pinned base as a non-root user, then the rollout.
+ * cloudbuild-ci.yaml checks the Terraform and runs the tests; cloudbuild.yaml builds both images
+ * for both architectures from a pinned base as a non-root user, without the tests, into a
+ * repository of immutable tags, records their provenance and deploys them by digest. What Cloud
+ * Build itself does with these files (its duration, the attachment, the repository refusing to move
+ * a tag) can only be checked here as text.
  */
 class CloudBuildTest {
-  private static final Map<String, Object> BUILD =
-      new Yaml(new SafeConstructor(new LoaderOptions())).load(RepoFiles.read("cloudbuild.yaml"));
+  private static final Map<String, Object> BUILD = load("cloudbuild.yaml");
   private static final List<Step> STEPS = Step.all(BUILD);
+  private static final Map<String, Object> CI = load("cloudbuild-ci.yaml");
+  private static final List<Step> CI_STEPS = Step.all(CI);
 
   private static final String REGISTRY = "${_REGION}-docker.pkg.dev/$PROJECT_ID/${_REPOSITORY}/";
   private static final String PLATFORMS = "-Djib.from.platforms=linux/arm64,linux/amd64";
@@ -27,20 +34,34 @@ class CloudBuildTest {
   private static final String BASE_IMAGE = "eclipse-temurin@sha256:[0-9a-f]{64}";
 
   @Test
-  void theTestSuiteRunsThroughCiRunOnTemurin25AfterTheTerraformCheck() {
-    Step test = step("test");
+  void theTestSuiteRunsInTheCiBuildThroughCiRunOnTemurin25AfterTheTerraformCheck() {
+    Step test = step(CI_STEPS, "test");
 
     assertThat(test.image()).isEqualTo("maven:3-eclipse-temurin-25");
     assertThat(test.tokens()).containsSequence("bash", ".ci/run");
     assertThat(test.tokens()).contains("npm", "gcc", "python3", "PATH=/workspace/.tools:$$PATH");
     assertThat(test.env()).contains("CI=true");
     assertThat(test.waitFor()).contains("terraform-check", "engine-cache-restore");
+    assertThat(CI_STEPS).noneMatch(s -> s.tokens().toString().contains("jib-maven-plugin"));
+  }
+
+  @Test
+  void theDeployBuildRunsNoTest() {
+    for (Step step : STEPS) {
+      List<String> tokens = step.tokens();
+      assertThat(tokens).as(step.id()).doesNotContain(".ci/run", "verify", "test");
+      if (tokens.contains("mvn")) {
+        assertThat(tokens).as(step.id()).contains("-DskipTests");
+      }
+    }
+    assertThat(STEPS).extracting(Step::id).doesNotContain("test", "terraform-check");
   }
 
   @Test
   void everyMavenStepRunsTheImagesJdkWhileTheCodeStillCompilesForRelease17() {
-    List<Step> maven =
-        STEPS.stream().filter(s -> s.image().startsWith("maven:")).collect(Collectors.toList());
+    List<Step> maven = new ArrayList<>(STEPS);
+    maven.addAll(CI_STEPS);
+    maven.removeIf(s -> !s.image().startsWith("maven:"));
 
     assertThat(maven).extracting(Step::id).contains("terraform-check", "test", "install");
     assertThat(maven).extracting(Step::image).containsOnly("maven:3-eclipse-temurin-25");
@@ -49,14 +70,14 @@ class CloudBuildTest {
   }
 
   @Test
-  void theTerraformIsFormattedAndCheckedAgainstTheProviderSchemaBeforeAnythingIsBuilt() {
-    Step check = step("terraform-check");
+  void theTerraformIsFormattedAndCheckedAgainstTheProviderSchemaInCi() {
+    Step check = step(CI_STEPS, "terraform-check");
 
     assertThat(check.tokens())
         .containsSequence("terraform", "fmt", "-check", "-recursive", "terraform")
         .containsSequence("mvn", "-B", "-ntp", "-pl", "infra-tests", "verify");
     assertThat(check.waitFor()).containsExactly("terraform-binary");
-    assertThat(step("terraform-binary").image()).matches("hashicorp/terraform:[0-9.]+");
+    assertThat(step(CI_STEPS, "terraform-binary").image()).matches("hashicorp/terraform:[0-9.]+");
     assertThat(RepoFiles.read(".ci/run"))
         .contains("terraform fmt -check -recursive terraform")
         .contains("for tool in java mvn npm curl tar terraform; do");
@@ -67,12 +88,12 @@ class CloudBuildTest {
     String cache = "/workspace/.cache/pubsub-clickhouse";
     String remote = "gs://${_CACHE_BUCKET}/pubsub-clickhouse-engine";
 
-    assertThat(step("test").env()).contains("CLICKHOUSE_LOCAL_CACHE=" + cache);
-    assertThat(step("engine-cache-restore").tokens())
+    assertThat(step(CI_STEPS, "test").env()).contains("CLICKHOUSE_LOCAL_CACHE=" + cache);
+    assertThat(step(CI_STEPS, "engine-cache-restore").tokens())
         .containsSequence("gcloud", "storage", "rsync", "--recursive", remote, cache);
-    assertThat(step("engine-cache-save").tokens())
+    assertThat(step(CI_STEPS, "engine-cache-save").tokens())
         .containsSequence("gcloud", "storage", "rsync", "--recursive", cache, remote);
-    assertThat(step("engine-cache-save").waitFor()).containsExactly("test");
+    assertThat(step(CI_STEPS, "engine-cache-save").waitFor()).containsExactly("test");
     assertThat(RepoFiles.read("scripts/clickhouse-local")).contains("CLICKHOUSE_LOCAL_CACHE");
   }
 
@@ -91,45 +112,68 @@ class CloudBuildTest {
   }
 
   @Test
-  void theFunctionImageIsBuiltForLinuxArm64AndLinuxAmd64() {
-    Step step = jibStepFor("function");
-
-    assertThat(step.tokens())
-        .contains(
-            PLATFORMS, "-Djib.to.image=" + REGISTRY + "pubsub-clickhouse-function:$SHORT_SHA");
-  }
-
-  @Test
-  void theBackfillImageIsBuiltForLinuxArm64AndLinuxAmd64() {
-    Step step = jibStepFor("backfill-job");
-
-    assertThat(step.tokens())
-        .contains(
-            PLATFORMS, "-Djib.to.image=" + REGISTRY + "pubsub-clickhouse-backfill:$SHORT_SHA");
-  }
-
-  @Test
-  void imagesAreBuiltOnlyAfterTheTestsPassed() {
-    for (String module : List.of("function", "backfill-job")) {
-      Step image = jibStepFor(module);
-      assertThat(image.waitFor()).containsExactlyInAnyOrder("install", "registry-token");
+  void eachImageIsBuiltForLinuxArm64AndLinuxAmd64AndTaggedWithTheBuildsOwnId() {
+    // A tag names one image for good (the repository's tags are immutable): the build id is new
+    // for every build, where a commit's short hash repeats when a commit is built twice.
+    for (String[] module :
+        new String[][] {
+          {"function", "pubsub-clickhouse-function"}, {"backfill-job", "pubsub-clickhouse-backfill"}
+        }) {
+      assertThat(jibStepFor(module[0]).tokens())
+          .contains(PLATFORMS, "-Djib.to.image=" + REGISTRY + module[1] + ":$BUILD_ID");
     }
-    assertThat(step("install").waitFor()).containsExactly("test");
-    assertThat(step("registry-token").waitFor()).containsExactly("test");
+    assertThat(RepoFiles.read("cloudbuild.yaml")).doesNotContain("SHORT_SHA", ":latest");
   }
 
   @Test
-  void theDeployStepRollsBothImagesOut() {
-    Step deploy = step("deploy");
+  void theRepositoryIsMadeWithImmutableTagsBeforeAnythingIsPushed() {
+    Step repository = step(STEPS, "repository");
+
+    assertThat(repository.tokens())
+        .containsSequence("gcloud", "artifacts", "repositories", "create", "${_REPOSITORY}")
+        .contains("--immutable-tags", "--repository-format=docker", "--location=${_REGION}");
+    assertThat(step(STEPS, "registry-token").waitFor()).containsExactly("repository");
+    HclBlock images =
+        TerraformFiles.MODULE.resource("google_artifact_registry_repository", "images");
+    assertThat(images.block("docker_config").expr("immutable_tags").literal())
+        .contains(Literal.bool(true));
+    for (String example : List.of("clickhouse-cloud", "clickhouse-vm")) {
+      HclBlock adopt = TerraformFiles.TREE.module("examples/" + example).blocks("import").get(0);
+      assertThat(adopt.expr("to").text())
+          .isEqualTo("module.pubsub_clickhouse.google_artifact_registry_repository.images[0]");
+    }
+  }
+
+  @Test
+  void theDeployStepRollsBothImagesOutByDigestOnceTheyExist() {
+    Step deploy = step(STEPS, "deploy");
 
     assertThat(deploy.tokens())
         .containsSequence("gcloud", "run", "deploy", "${_SERVICE}")
         .containsSequence("gcloud", "run", "jobs", "update", "${_JOB}")
         .contains(
-            "--image=" + REGISTRY + "pubsub-clickhouse-function:$SHORT_SHA",
-            "--image=" + REGISTRY + "pubsub-clickhouse-backfill:$SHORT_SHA",
+            "--image=$$registry/pubsub-clickhouse-function@$$(cat",
+            "function/target/jib-image.digest)",
+            "--image=$$registry/pubsub-clickhouse-backfill@$$(cat",
+            "backfill-job/target/jib-image.digest)",
             "--region=${_REGION}");
-    assertThat(deploy.waitFor()).containsExactlyInAnyOrder("image-function", "image-backfill");
+    assertThat(deploy.tokens()).noneMatch(t -> t.startsWith("--image=") && t.contains(":$"));
+    // Before the first terraform apply there is nothing to update: the build only pushes.
+    assertThat(deploy.tokens()).containsSequence("gcloud", "run", "services", "describe");
+    assertThat(deploy.waitFor()).containsExactly("provenance");
+  }
+
+  @Test
+  void eachImagesProvenanceIsAttachedToItsDigest() {
+    Step provenance = step(STEPS, "provenance");
+
+    assertThat(provenance.waitFor()).containsExactlyInAnyOrder("image-function", "image-backfill");
+    assertThat(provenance.tokens())
+        .containsSequence("gcloud", "artifacts", "attachments", "create")
+        .contains(
+            "--target=$$image@$$digest",
+            "--attachment-type=application/vnd.in-toto+json",
+            "https://slsa.dev/provenance/v1,");
   }
 
   @Test
@@ -137,14 +181,19 @@ class CloudBuildTest {
     @SuppressWarnings("unchecked")
     Map<String, Object> substitutions = (Map<String, Object>) BUILD.get("substitutions");
 
-    assertThat(substitutions)
-        .containsKeys("_REGION", "_REPOSITORY", "_SERVICE", "_JOB", "_DEPLOY", "_CACHE_BUCKET");
+    assertThat(substitutions).containsOnlyKeys("_REGION", "_REPOSITORY", "_SERVICE", "_JOB");
     assertThat(substitutions.get("_REPOSITORY")).isEqualTo("pubsub-clickhouse");
-    // ${PROJECT_ID} in a substitution's value needs dynamic substitutions.
-    assertThat(substitutions.get("_CACHE_BUCKET")).isEqualTo("${PROJECT_ID}_cloudbuild");
     @SuppressWarnings("unchecked")
-    Map<String, Object> options = (Map<String, Object>) BUILD.get("options");
+    Map<String, Object> ci = (Map<String, Object>) CI.get("substitutions");
+    // ${PROJECT_ID} in a substitution's value needs dynamic substitutions.
+    assertThat(ci.get("_CACHE_BUCKET")).isEqualTo("${PROJECT_ID}_cloudbuild");
+    @SuppressWarnings("unchecked")
+    Map<String, Object> options = (Map<String, Object>) CI.get("options");
     assertThat(options.get("dynamicSubstitutions")).isEqualTo(true);
+  }
+
+  private static Map<String, Object> load(String file) {
+    return new Yaml(new SafeConstructor(new LoaderOptions())).load(RepoFiles.read(file));
   }
 
   private static Step jibStepFor(String module) {
@@ -157,8 +206,8 @@ class CloudBuildTest {
     return found.get(0);
   }
 
-  private static Step step(String id) {
-    return STEPS.stream()
+  private static Step step(List<Step> steps, String id) {
+    return steps.stream()
         .filter(s -> id.equals(s.id()))
         .findFirst()
         .orElseThrow(() -> new AssertionError("no step " + id));

@@ -90,10 +90,20 @@ class CloudRunTest {
 
     assertThat(problems).isEmpty();
     assertThat(SERVICE.block("template").blocks("containers").get(0).expr("image").references())
-        .containsExactly("var.service_image");
+        .containsExactly("local.service_image");
     assertThat(
             JOB.block("template").block("template").block("containers").expr("image").references())
-        .containsExactly("var.backfill_image");
+        .containsExactly("local.backfill_image");
+    // The variable when given, else the image the build pushed, by digest.
+    assertThat(TF.local("service_image").references())
+        .containsExactly(
+            "var.service_image",
+            "var.service_image",
+            "data.google_artifact_registry_docker_image.function[0].self_link");
+    assertThat(TF.local("backfill_image").references())
+        .contains(
+            "var.backfill_image",
+            "data.google_artifact_registry_docker_image.backfill[0].self_link");
   }
 
   @Test
@@ -227,9 +237,9 @@ class CloudRunTest {
         .isEqualTo("[client, client_version, template[0].containers[0].image]");
     assertThat(JOB.block("lifecycle").expr("ignore_changes").text())
         .isEqualTo("[client, client_version, template[0].template[0].containers[0].image]");
-    // containers[0] is the one whose image comes from var.service_image.
+    // containers[0] is the one whose image comes from local.service_image.
     assertThat(SERVICE.block("template").blocks("containers").get(0).expr("image").references())
-        .containsExactly("var.service_image");
+        .containsExactly("local.service_image");
   }
 
   @Test
@@ -306,7 +316,7 @@ class CloudRunTest {
       return false;
     }
     String ref = refs.get(0);
-    if (ref.matches("var\\.[a-z0-9_]+_image")) {
+    if (ref.matches("(var|local)\\.[a-z0-9_]+_image")) {
       return true;
     }
     for (HclBlock block : nested.path()) {

@@ -49,23 +49,23 @@ class ModuleLocalsTest {
   }
 
   @Test
-  void theVmIsReachedByHttpsOn8443WithACertificateElseByHttpOn8123() {
+  void theVmIsReachedByHttpsOn8443AndTheServiceTrustsItsCertificate() {
     Map<String, String> vm = new LinkedHashMap<>(Map.of("create_clickhouse_vm", "true"));
-    assertThat(evaluate("local.clickhouse_url", vm)).isEqualTo("\"http://10.0.0.5:8123\"");
-
     vm.put("clickhouse_vm_tls_certificate_secret", "cert");
     vm.put("clickhouse_vm_tls_private_key_secret", "key");
+
     assertThat(evaluate("local.clickhouse_url", vm)).isEqualTo("\"https://10.0.0.5:8443\"");
     assertThat(evaluate("local.service[\"CLICKHOUSE_CA_CERT\"]", vm))
         .isEqualTo("\"/etc/clickhouse-ca/ca.pem\"");
+    assertThat(evaluate("local.startup_arguments.tls_cert_secret", vm)).isEqualTo("\"cert\"");
     assertThat(evaluate("local.startup_arguments.tls_key_secret", vm)).isEqualTo("\"key\"");
+    assertThat(evaluate("local.startup_arguments.clickhouse_version", vm)).isEqualTo("\"25.8.*\"");
   }
 
   @Test
-  void withoutACertificateTheStartupScriptGetsEmptySecretNames() {
+  void theVmBacksUpTheServicesDatabases() {
     Map<String, String> vm = Map.of("create_clickhouse_vm", "true");
 
-    assertThat(evaluate("local.startup_arguments.tls_cert_secret", vm)).isEqualTo("\"\"");
     assertThat(evaluate("local.startup_arguments.backup_databases", vm)).isEqualTo("\"default\"");
     assertThat(
             evaluate(

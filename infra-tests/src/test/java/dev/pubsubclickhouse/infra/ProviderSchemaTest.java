@@ -16,6 +16,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -111,6 +113,33 @@ class ProviderSchemaTest {
                 .orElseThrow()
                 .readOnly())
         .contains("email");
+  }
+
+  @Test
+  void theSchemaIsOfTheProviderMajorVersionEveryVersionsTfAsksFor() {
+    // The check means something only for the provider the configuration installs.
+    Matcher header =
+        Pattern.compile("# Terraform provider google (\\d+)\\.")
+            .matcher(RepoFiles.read("infra-tests/src/test/resources/terraform-schema/google.txt"));
+    assertThat(header.find()).isTrue();
+    int schemaMajor = Integer.parseInt(header.group(1));
+    Pattern constraint =
+        Pattern.compile(
+            "(google(?:-beta)?) = \\{\\s*source\\s*= \"hashicorp/google(?:-beta)?\"\\s*(?:#[^\\n]*\\s*)*"
+                + "version = \">= (\\d+)\\.0, < (\\d+)\\.0\"");
+    int constraints = 0;
+    for (Map.Entry<Path, TerraformConfig> module : TREE.modules().entrySet()) {
+      Matcher m = constraint.matcher(module.getValue().file("versions.tf").source());
+      while (m.find()) {
+        constraints++;
+        assertThat(schemaMajor)
+            .as(module.getKey() + " " + m.group(1))
+            .isGreaterThanOrEqualTo(Integer.parseInt(m.group(2)))
+            .isLessThan(Integer.parseInt(m.group(3)));
+      }
+    }
+    assertThat(schemaMajor).isEqualTo(7);
+    assertThat(constraints).isEqualTo(2 * TREE.modules().size());
   }
 
   /** A name the schema decides, and where it is written. */

@@ -109,4 +109,50 @@ class PushSubscriptionTest {
         .contains(Literal.number(String.valueOf(7 * 24 * 3600)));
     assertThat(pull.block("expiration_policy").expr("ttl").literal()).contains(Literal.string(""));
   }
+
+  @Test
+  void everyGrantOnThePushSubscriptionIsReplacedWithIt() {
+    // A grant keyed by the subscription's unchanged id is not re-created when a new filter
+    // replaces the subscription; without replace_triggered_by, dead-lettering stops silently.
+    List<HclBlock> grants =
+        TF.blocks("resource").stream()
+            .filter(b -> b.label(0).startsWith("google_pubsub_subscription_iam_"))
+            .filter(
+                b ->
+                    b.expr("subscription").references().stream()
+                        .anyMatch(r -> r.startsWith("google_pubsub_subscription.push.")))
+            .collect(Collectors.toList());
+
+    assertThat(grants).isNotEmpty();
+    for (HclBlock grant : grants) {
+      assertThat(grant.block("lifecycle").expr("replace_triggered_by").references())
+          .as(grant.describe())
+          .contains("google_pubsub_subscription.push");
+    }
+  }
+
+  @Test
+  void aFilterChangeThatWouldDropTheBacklogIsNamedAtPlanTime() {
+    // Terraform cannot see the stored filter in a precondition; a check block reads the live
+    // subscription and warns in the plan when the filter differs.
+    HclBlock check =
+        TF.blocks("check").stream()
+            .filter(b -> b.label(0).equals("push_subscription_keeps_its_backlog"))
+            .findFirst()
+            .orElseThrow();
+    HclBlock live = check.blocks("data").get(0);
+    HclBlock assertion = check.block("assert");
+
+    assertThat(live.label(0)).isEqualTo("google_pubsub_subscription");
+    assertThat(live.expr("name").references())
+        .containsExactly("google_pubsub_subscription.push.name");
+    assertThat(assertion.expr("condition").references())
+        .contains("var.subscription_filter", "data.google_pubsub_subscription.live.filter");
+    assertThat(String.join("", assertion.expr("error_message").stringLiterals()))
+        .contains("replaces the push subscription")
+        .contains("backlog");
+    assertThat(TF.variable("subscription_filter").expr("description").text())
+        .contains("replaces the subscription")
+        .contains("backlog");
+  }
 }

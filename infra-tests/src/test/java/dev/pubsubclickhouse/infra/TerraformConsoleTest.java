@@ -99,8 +99,12 @@ class TerraformConsoleTest {
         .contains("BACKUP DATABASE")
         // The user logs in from the Cloud Run egress range and the machine itself only, and the
         // package's MySQL, PostgreSQL and interserver ports are closed.
-        .contains("<networks><ip>::1</ip><ip>127.0.0.1</ip><ip>10.8.0.0/26</ip></networks>")
+        .contains("<networks><ip>10.8.0.0/26</ip></networks>")
         .doesNotContain("::/0")
+        // Backups leave as many objects, never one upload of the whole database.
+        .contains("gcloud storage rsync --recursive")
+        .doesNotContain("uploadType=media")
+        .doesNotContainPattern("\\.tar\\b")
         .contains("<mysql_port remove=\"1\"/>")
         .contains("<postgresql_port remove=\"1\"/>")
         .contains("<interserver_http_port remove=\"1\"/>")
@@ -110,15 +114,21 @@ class TerraformConsoleTest {
   }
 
   @Test
-  void theStartupScriptServesHttpsOnlyWithACertificate() {
-    String withTls = startupScript(TEMPLATE_VALUES);
-    Map<String, String> plain = new LinkedHashMap<>(TEMPLATE_VALUES);
-    plain.put("tls_cert_secret", "");
-    plain.put("tls_key_secret", "");
+  void theStartupScriptServesTlsOnlyAndInstallsThePinnedRelease() {
+    String script = startupScript(TEMPLATE_VALUES);
 
-    assertThat(withTls).contains("if [ -n 'the-cert' ]; then", "fetch_secret 'the-key'");
-    assertThat(startupScript(plain)).contains("if [ -n '' ]; then");
-    assertThat(withTls).contains("<http_port remove=\"1\"/>", "<https_port>8443</https_port>");
+    assertThat(script)
+        .contains("fetch_secret 'the-cert'", "fetch_secret 'the-key'")
+        .contains("<http_port remove=\"1\"/>", "<tcp_port remove=\"1\"/>")
+        .contains("<https_port>8443</https_port>", "<tcp_port_secure>9440</tcp_port_secure>")
+        .doesNotContain("8123", "<tcp_port>9000")
+        // The administrator logs in from the machine itself only.
+        .contains("<networks replace=\"replace\"><ip>::1</ip><ip>127.0.0.1</ip></networks>")
+        // The release asked for, held against apt upgrades.
+        .contains("  25.8.*) ;;")
+        .contains("\"clickhouse-server=25.8.*\"", "\"clickhouse-client=25.8.*\"")
+        .contains("apt-mark hold clickhouse-server clickhouse-client clickhouse-common-static")
+        .contains("https://packages.clickhouse.com/deb lts main");
   }
 
   @Test
@@ -131,7 +141,13 @@ class TerraformConsoleTest {
     String password = "p<a&s>s\"w'rd";
     Path passwordFile = dir.resolve("password");
     Files.writeString(passwordFile, password);
-    Path server = dir.resolve("server/users.d/user.xml");
+    Path adminPasswordFile = dir.resolve("admin-password");
+    Files.writeString(adminPasswordFile, "adm1n\n");
+    Path grantsFile = dir.resolve("grants.sql");
+    Files.writeString(grantsFile, RepoFiles.read("sql/grants.sql"));
+    Path usersDir = dir.resolve("server/users.d");
+    Path server = usersDir.resolve("pubsub-clickhouse-user.xml");
+    Path admin = usersDir.resolve("pubsub-clickhouse-admin.xml");
     Path client = dir.resolve("client/config.xml");
     String me = System.getProperty("user.name");
 
@@ -144,7 +160,9 @@ class TerraformConsoleTest {
             "-",
             passwordFile.toString(),
             "pipeline",
-            server.toString(),
+            grantsFile.toString(),
+            adminPasswordFile.toString(),
+            usersDir.toString(),
             me,
             client.toString(),
             me);
@@ -157,14 +175,56 @@ class TerraformConsoleTest {
                     .digest(password.getBytes(StandardCharsets.UTF_8)));
     assertThat(Files.readString(server))
         .contains("<pipeline>", "<password_sha256_hex>" + sha256 + "</password_sha256_hex>")
+        .contains(
+            "<grants>\n"
+                + "        <query>GRANT SELECT, INSERT ON realtime.logs</query>\n"
+                + "        <query>GRANT SELECT, INSERT ON realtime.logs_dead_letter</query>\n"
+                + "      </grants>")
         .doesNotContain(password);
+    String adminSha256 =
+        HexFormat.of()
+            .formatHex(
+                MessageDigest.getInstance("SHA-256")
+                    .digest("adm1n".getBytes(StandardCharsets.UTF_8)));
+    assertThat(Files.readString(admin))
+        .contains("<default>", "<password_sha256_hex>" + adminSha256 + "</password_sha256_hex>");
     assertThat(Files.readString(client))
-        .contains("<user>pipeline</user>", "<password>p&lt;a&amp;s&gt;s\"w'rd</password>");
-    for (Path written : new Path[] {server, client}) {
+        .contains("<user>default</user>", "<password>adm1n</password>", "<port>9440</port>")
+        .contains("<secure>true</secure>")
+        .doesNotContain(password);
+    for (Path written : new Path[] {server, admin, client}) {
       assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(written)))
           .as(written.toString())
           .isEqualTo("rw-------");
     }
+  }
+
+  @Test
+  void theTablesJobSendsEachStatementOfTheSqlFilesWithoutTheirComments() throws IOException {
+    // Trailing comments hold semicolons ("-- ...; base64 if not UTF-8"): a split that kept them
+    // sent half a comment as a statement.
+    String moduleDir = RepoFiles.path(TerraformFiles.MODULE_DIR).toString();
+    Files.writeString(
+        dir.resolve("main.tf"),
+        "locals {\n  module_ddl = "
+            + TerraformFiles.MODULE.local("module_ddl").text().replace("${path.module}", moduleDir)
+            + "\n}\n");
+
+    String statements =
+        LocalTools.console(
+            dir, "join(\"|\", [for s in local.module_ddl : split(\"\\n\", s)[0]])", Map.of());
+
+    assertThat(statements)
+        .isEqualTo(
+            "\"CREATE DATABASE IF NOT EXISTS realtime"
+                + "|CREATE TABLE IF NOT EXISTS realtime.logs"
+                + "|CREATE DATABASE IF NOT EXISTS realtime"
+                + "|CREATE TABLE IF NOT EXISTS realtime.logs_dead_letter"
+                + "|ALTER TABLE realtime.logs_dead_letter\"");
+    assertThat(
+            LocalTools.console(
+                dir, "anytrue([for s in local.module_ddl : strcontains(s, \"--\")])", Map.of()))
+        .isEqualTo("false");
   }
 
   private String answerTimeout(int ackDeadlineSeconds, String override) {
@@ -207,6 +267,7 @@ class TerraformConsoleTest {
     values.put("project_id", "the-project");
     values.put("password_secret", "the-password");
     values.put("clickhouse_user", "pipeline");
+    values.put("clickhouse_version", "25.8.*");
     values.put("client_cidr", "10.8.0.0/26");
     values.put("tls_cert_secret", "the-cert");
     values.put("tls_key_secret", "the-key");

@@ -2,6 +2,7 @@ package dev.pubsubclickhouse.infra;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pubsubclickhouse.infra.hcl.HclExpression.Literal;
 import dev.pubsubclickhouse.infra.hcl.HclFile;
 import dev.pubsubclickhouse.infra.hcl.TerraformConfig;
 import java.io.IOException;
@@ -61,7 +62,7 @@ class TerraformReadmeTest {
         .contains("| `project_id` | `string` | required | ID of the Google Cloud project")
         .contains("| `ack_deadline_seconds` | `number` | `60` |")
         .contains("| `clickhouse_password` | `string` | `null` |")
-        .contains("never in a committed file. Sensitive. |");
+        .contains("kept in neither the state nor the plan.");
   }
 
   @Test
@@ -96,8 +97,11 @@ class TerraformReadmeTest {
 
       assertThat(tfvars.attributes().keySet()).as(example).isSubsetOf(declared);
       assertThat(tfvars.attributes().keySet()).as(example).containsAll(required);
-      assertThat(tfvars.source()).doesNotContainIgnoringCase("password =");
+      // The password is a placeholder here; the filled-in copy is ignored by git.
+      assertThat(tfvars.attributes().get("clickhouse_password").value().literal())
+          .contains(Literal.string("change-me"));
     }
+    assertThat(RepoFiles.read("terraform/.gitignore")).contains("\nterraform.tfvars\n");
   }
 
   @Test

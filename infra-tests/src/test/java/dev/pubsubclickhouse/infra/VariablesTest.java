@@ -66,7 +66,8 @@ class VariablesTest {
   }
 
   @Test
-  void thePasswordEntersTheStateOnlyWhenTheUserOptsIn() {
+  void thePasswordNeverEntersTheState() {
+    // Only a write-only argument reads it: Terraform sends it and keeps neither it nor a hash.
     HclBlock version = TF.resource("google_secret_manager_secret_version", "clickhouse_password");
     List<String> readers =
         TF.nestedAttributes().stream()
@@ -74,14 +75,18 @@ class VariablesTest {
             .map(n -> n.path().get(0).describe() + " " + n.attribute().name())
             .collect(Collectors.toList());
 
-    assertThat(TF.variable("clickhouse_password_in_state").expr("default").literal())
-        .contains(Literal.bool(false));
-    assertThat(version.expr("count").references())
-        .containsExactly("var.clickhouse_password_in_state");
-    assertThat(version.expr("secret_data").references()).containsExactly("var.clickhouse_password");
+    assertThat(TF.variable("clickhouse_password").expr("sensitive").literal())
+        .contains(Literal.bool(true));
+    assertThat(version.attribute("secret_data")).isEmpty();
+    assertThat(version.expr("secret_data_wo").references())
+        .containsExactly("var.clickhouse_password");
+    assertThat(version.expr("secret_data_wo_version").references())
+        .containsExactly("var.clickhouse_password_version");
     assertThat(readers)
-        .allSatisfy(r -> assertThat(r).startsWith(version.describe()))
-        .hasSize(2); // secret_data and the precondition that it is set
+        .containsExactlyInAnyOrder(
+            version.describe() + " count", version.describe() + " secret_data_wo");
+    assertThat(TerraformFiles.MODULE.file("versions.tf").source())
+        .contains("required_version = \">= 1.11\"");
   }
 
   /** The inclusive bounds a variable's validation puts on it: var.x >= lo && var.x <= hi. */

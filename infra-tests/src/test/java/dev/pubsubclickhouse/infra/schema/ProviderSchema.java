@@ -13,8 +13,8 @@ import java.util.Set;
 
 /**
  * What a Terraform provider accepts: for each resource, data source and the provider block, its
- * arguments, nested blocks and read-only attributes. Read from the files
- * scripts/terraform-provider-schema derives from cdktf's generated bindings
+ * arguments, nested blocks and read-only attributes. Read from the 7.x files that
+ * infra-tests/provider-schema/generate derives from @pulumi/gcp's declarations
  * (src/test/resources/terraform-schema/).
  */
 public final class ProviderSchema {

@@ -91,6 +91,12 @@ public final class SchemaCheck {
         if (block.type().equals("resource") || block.type().equals("data")) {
           declared.put(block.type() + " " + block.label(0) + "." + block.label(1), block);
         }
+        // A check block's data source is read like any other (data.TYPE.NAME).
+        if (block.type().equals("check")) {
+          for (HclBlock data : block.blocks("data")) {
+            declared.put("data " + data.label(0) + "." + data.label(1), data);
+          }
+        }
       }
     }
 
@@ -147,20 +153,31 @@ public final class SchemaCheck {
           noBlocks(block);
           references(block, Set.of());
         }
+        case "module" -> moduleCall(block);
         case "check" -> {
-          // Terraform's check blocks: their assertions warn at plan, they do not stop it.
+          // Terraform's check blocks: their assertions warn at plan, they do not stop it; a
+          // data source scoped to one is read like any other.
           only(block, Set.of());
           for (HclBlock nested : block.blocks()) {
-            if (nested.type().equals("assert")) {
-              only(nested, CONDITION_ARGUMENTS);
-              noBlocks(nested);
-            } else {
-              problem(nested.line(), "check has no block " + nested.type());
+            switch (nested.type()) {
+              case "data" -> resourceOrData(nested, false);
+              case "assert" -> {
+                only(nested, CONDITION_ARGUMENTS);
+                noBlocks(nested);
+                references(nested, Set.of());
+              }
+              default -> problem(nested.line(), "check has no block " + nested.type());
             }
           }
-          references(block, Set.of());
         }
-        case "module" -> moduleCall(block);
+        case "import" -> {
+          // "to" is an address in a called module, which only terraform plan resolves.
+          only(block, Set.of("to", "id", "provider", "for_each"));
+          noBlocks(block);
+          block
+              .attribute("id")
+              .ifPresent(id -> expression(id.value(), id.value().expr(), Set.of()));
+        }
         case "resource" -> resourceOrData(block, true);
         case "data" -> resourceOrData(block, false);
         default -> problem(block.line(), "unknown top-level block " + block.type());
