@@ -17,6 +17,36 @@ public interface MemoryCharge {
       };
 
   /**
+   * Takes at most {@code limit} bytes in all, then refuses as for a message that needs too much:
+   * for reading outside a request whose cost must stay small (a dead letter's readable copy).
+   */
+  static MemoryCharge atMost(long limit) {
+    return new MemoryCharge() {
+      private long taken;
+
+      @Override
+      public void charge(long bytes) {
+        if (taken + bytes > limit) {
+          throw new Refusal("more than " + limit + " bytes") {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            public boolean mayPass() {
+              return false;
+            }
+          };
+        }
+        taken += bytes;
+      }
+
+      @Override
+      public void giveBack(long bytes) {
+        taken -= bytes;
+      }
+    };
+  }
+
+  /**
    * Counts {@code bytes} more.
    *
    * @throws Refusal when they do not fit

@@ -321,12 +321,14 @@ public final class MessageEncoder {
 
   /**
    * The message as a dead letter: its data and attributes as published, where it came from, and
-   * why. The dead-letter table shows the data decompressed when it was compressed.
+   * why. The dead-letter table shows the data decompressed when it was compressed, unless it
+   * expands beyond {@link #readableLimit}: the data is then kept as published.
    */
   public DeadLetter deadLetter(PubSubMessage message, String identity, String reason) {
     byte[] readable;
     try {
-      readable = decompressor.decompress(message.data());
+      readable =
+          decompressor.decompress(message.data(), MemoryCharge.atMost(readableLimit(message)), 0);
     } catch (IOException | RuntimeException e) {
       readable = message.data();
     }
@@ -340,6 +342,15 @@ public final class MessageEncoder {
     }
     return new DeadLetter(
         identity, message.data(), readable, message.attributes(), origin, reason, clock.instant());
+  }
+
+  /**
+   * What decompressing a dead letter may take: four times its data, and at least 64 KiB. Dead
+   * letters are made on the batch's thread outside any request's memory budget, all of a batch at
+   * once, so a bomb of 900 bytes that expands to 900 KiB must not cost that much again there.
+   */
+  private static long readableLimit(PubSubMessage message) {
+    return Math.max(64 << 10, 4L * message.data().length);
   }
 
   private static void addMetadata(
