@@ -206,6 +206,18 @@ class PushAuthenticationIT {
     assertThat(push("Bearer " + timedToken(-10L, 10L * 365 * 86_400))).isEqualTo(401);
   }
 
+  /** A signed token may carry any 64-bit times: none may wrap into a short lifetime. */
+  @Test
+  void aTokenWhoseTimesWouldOverflowIs401() throws Exception {
+    assertThat(push("Bearer " + token(google, AUDIENCE, ISSUER, PUSHER, -1L, Long.MAX_VALUE)))
+        .isEqualTo(401);
+    long soon = System.currentTimeMillis() / 1000 + 10;
+    assertThat(push("Bearer " + token(google, AUDIENCE, ISSUER, PUSHER, Long.MIN_VALUE, soon)))
+        .isEqualTo(401);
+    assertThat(push("Bearer " + token(google, AUDIENCE, ISSUER, PUSHER, -100L, soon)))
+        .isEqualTo(401);
+  }
+
   @Test
   void aTokenExpiredWithinTheSkewIsAdmitted() throws Exception {
     assertThat(push("Bearer " + timedToken(-3630L, -30L))).isEqualTo(204);

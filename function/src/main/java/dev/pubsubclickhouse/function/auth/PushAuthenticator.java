@@ -77,9 +77,12 @@ public final class PushAuthenticator {
     Long expires = verified.getPayload().getExpirationTimeSeconds();
     Long issued = verified.getPayload().getIssuedAtTimeSeconds();
     long nowSeconds = System.currentTimeMillis() / 1000;
+    // Compared so that nothing overflows: a signed token may carry any 64-bit times.
     if (expires == null
         || issued == null
         || issued > nowSeconds + CLOCK_SKEW.toSeconds()
+        || expires < issued
+        || issued < nowSeconds - MAX_LIFETIME.toSeconds() - CLOCK_SKEW.toSeconds()
         || expires - issued > MAX_LIFETIME.toSeconds()) {
       return Verdict.UNAUTHENTICATED;
     }
