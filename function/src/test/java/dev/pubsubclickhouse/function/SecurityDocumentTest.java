@@ -19,7 +19,9 @@ class SecurityDocumentTest {
     Stream.concat(RequestHeaders.CREDENTIALS.stream(), RequestHeaders.ADDED_BY_FRONT_ENDS.stream())
         .filter(name -> !page.contains("`" + name + "`"))
         .forEach(missing::add);
-    RequestHeaders.ADDED_BY_FRONT_ENDS_PREFIXES.stream()
+    Stream.concat(
+            RequestHeaders.CREDENTIAL_PREFIXES.stream(),
+            RequestHeaders.ADDED_BY_FRONT_ENDS_PREFIXES.stream())
         .filter(prefix -> !page.contains("`" + prefix + "*`"))
         .forEach(missing::add);
     assertThat(missing).isEmpty();

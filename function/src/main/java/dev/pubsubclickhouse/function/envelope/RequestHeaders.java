@@ -3,6 +3,7 @@ package dev.pubsubclickhouse.function.envelope;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * Which headers of an unwrapped push are message attributes. With {@code write_metadata} Pub/Sub
@@ -38,7 +39,27 @@ public final class RequestHeaders {
           "x-goog-authenticated-user-id",
           // API keys (Google APIs, API Gateway, Cloud Endpoints).
           "x-goog-api-key",
-          "x-api-key");
+          "x-api-key",
+          // Authenticating proxies in front of a service that runs outside Cloud Run: oauth2-proxy
+          // passes the user's tokens on, Envoy the client's certificate.
+          "x-forwarded-access-token",
+          "x-forwarded-id-token",
+          "x-forwarded-client-cert");
+
+  /**
+   * Name prefixes of headers that authenticating proxies fill with a token or the identity it
+   * vouches for: {@code x-auth-request-} (oauth2-proxy), {@code x-pomerium-} (Pomerium), {@code
+   * cf-access-} (Cloudflare Access), {@code x-amzn-oidc-} (AWS load balancers), {@code
+   * x-ms-client-principal} and {@code x-ms-token-} (Azure App Service).
+   */
+  public static final List<String> CREDENTIAL_PREFIXES =
+      List.of(
+          "x-auth-request-",
+          "x-pomerium-",
+          "cf-access-",
+          "x-amzn-oidc-",
+          "x-ms-client-principal",
+          "x-ms-token-");
 
   /** Headers that Google's front ends add to a request on its way in. */
   public static final Set<String> ADDED_BY_FRONT_ENDS =
@@ -93,11 +114,7 @@ public final class RequestHeaders {
         || TRANSPORT.contains(lower)) {
       return false;
     }
-    for (String prefix : ADDED_BY_FRONT_ENDS_PREFIXES) {
-      if (lower.startsWith(prefix)) {
-        return false;
-      }
-    }
-    return true;
+    return Stream.concat(CREDENTIAL_PREFIXES.stream(), ADDED_BY_FRONT_ENDS_PREFIXES.stream())
+        .noneMatch(lower::startsWith);
   }
 }

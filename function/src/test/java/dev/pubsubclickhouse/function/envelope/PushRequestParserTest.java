@@ -180,7 +180,18 @@ class PushRequestParserTest {
         "from",
         "x-goog-user-project",
         "x-appengine-user-ip",
-        "x-appengine-country"
+        "x-appengine-country",
+        "x-forwarded-access-token",
+        "x-forwarded-id-token",
+        "x-forwarded-client-cert",
+        "x-auth-request-access-token",
+        "x-auth-request-email",
+        "x-pomerium-jwt-assertion",
+        "cf-access-jwt-assertion",
+        "x-amzn-oidc-accesstoken",
+        "x-amzn-oidc-data",
+        "x-ms-client-principal",
+        "x-ms-token-aad-id-token"
       })
   void aCredentialOrFrontEndHeaderIsNoAttributeOfAnUnwrappedPush(String header) throws Exception {
     Map<String, List<String>> headers =
