@@ -162,6 +162,10 @@ public final class JsonLog {
     write("WARNING", message, fields, null);
   }
 
+  public static void error(String message, Map<String, ?> fields) {
+    write("ERROR", message, fields, null);
+  }
+
   public static void error(String message, Map<String, ?> fields, Throwable failure) {
     write("ERROR", message, fields, failure);
   }
