@@ -21,8 +21,7 @@ import org.slf4j.LoggerFactory;
 class LibraryLogsTest {
   @AfterEach
   void restore() throws IOException {
-    JsonLog.redirect(System.out);
-    JsonLog.clock(Clock.systemUTC());
+    JsonLog.reset();
     LogManager.getLogManager().readConfiguration();
   }
 

@@ -25,9 +25,7 @@ class ProgressTest {
 
   @AfterEach
   void restore() {
-    JsonLog.redirect(System.out);
-    JsonLog.format(JsonLog.Format.JSON);
-    JsonLog.clock(Clock.systemUTC());
+    JsonLog.reset();
   }
 
   @Test

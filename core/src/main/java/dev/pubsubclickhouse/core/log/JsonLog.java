@@ -84,6 +84,13 @@ public final class JsonLog {
     clock = value;
   }
 
+  /** Back to JSON lines on stdout at the system's time, as a test that changed them leaves it. */
+  public static void reset() {
+    redirect(System.out);
+    format(Format.JSON);
+    clock(Clock.systemUTC());
+  }
+
   /**
    * From now on every library's log records (java.util.logging, and SLF4J through its JUL provider)
    * at INFO and above are written here as lines, instead of as text on stderr; the ClickHouse

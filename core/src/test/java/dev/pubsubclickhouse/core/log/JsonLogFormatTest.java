@@ -31,9 +31,7 @@ class JsonLogFormatTest {
 
   @AfterEach
   void restore() throws IOException {
-    JsonLog.redirect(System.out);
-    JsonLog.format(JsonLog.Format.JSON);
-    JsonLog.clock(Clock.systemUTC());
+    JsonLog.reset();
     LogManager.getLogManager().readConfiguration();
   }
 
