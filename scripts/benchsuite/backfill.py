@@ -10,7 +10,7 @@ import time
 
 from .clickhouse import ch, ch_row
 from .processes import jar
-from .settings import (BACKFILL_JVM, CH_PORT, CH_URL, PAGE_SERVER_PORT, STORAGE_SERVER_PORT,
+from .settings import (BACKFILL_JVM, CH_PORT, CH_URL, STORAGE_SERVER_PORT,
                        log)
 
 
@@ -101,22 +101,18 @@ def run_backfill(args):
     log("backfill: locally served BigQuery rows into ClickHouse, REST and Storage Read API")
     total = 2_000_000 if args.quick else 4_000_000
     page_rows = 50_000
-    # "tasks": REST. REST reads tabledata.list pages of BigQueryPageServer; the Storage Read API
-    # reads Avro streams of LocalBigQuery (in the job's jar) with --seed, which also answers the
-    # job's REST calls. Both serve the seed row, pre-encoded once.
+    # "tasks": REST. Both readers read LocalBigQuery --seed (test-support's BigQuery stand-in, in
+    # the benchmarks jar): tabledata.list pages and Avro streams of the seed row, each page size
+    # and block size encoded once.
     results = {"total_rows": total, "page_rows": page_rows, "jvm": BACKFILL_JVM, "tasks": {}}
     storage = {"server": "LocalBigQuery --seed", "streams_per_task": 1,
                "checkpoint_table": "backfill_storage_<tasks>, new for each run (REST: none)",
                "tasks": {}}
     servers = []
     try:
-        servers.append(start_server(
-            ["java", "-cp", jar("benchmarks/target/benchmarks.jar"),
-             "dev.pubsubclickhouse.benchmarks.BigQueryPageServer", str(PAGE_SERVER_PORT),
-             str(total), str(page_rows)], "PAGESERVER")[0])
         local, words = start_server(
-            ["java", "-cp", jar("backfill-job/target/backfill-job.jar"),
-             "dev.pubsubclickhouse.backfill.local.LocalBigQuery", "--table=bench:ds.seed",
+            ["java", "-cp", jar("benchmarks/target/benchmarks.jar"),
+             "dev.pubsubclickhouse.testing.bigquery.LocalBigQuery", "--table=bench:ds.seed",
              "--rows=%d" % total, "--seed", "--port=%d" % STORAGE_SERVER_PORT,
              "--storagePort=%d" % (STORAGE_SERVER_PORT + 1)], "LOCAL_BIGQUERY")
         servers.append(local)
@@ -126,8 +122,7 @@ def run_backfill(args):
         for tasks in [1, 2, 4]:
             results["tasks"][str(tasks)] = run_tasks(
                 "REST", tasks, total, page_rows,
-                {"BIGQUERY_ENDPOINT": "http://127.0.0.1:%d" % PAGE_SERVER_PORT,
-                 "PAGE_READER": "rest"},
+                {"BIGQUERY_ENDPOINT": urls["rest"], "PAGE_READER": "rest"},
                 ["--checkpointTable=none"])
             if "error" not in storage:
                 try:

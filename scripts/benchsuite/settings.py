@@ -24,7 +24,6 @@ COLD_START_PORT = PORT_BASE + 21
 TRAINING_PORT = PORT_BASE + 20
 VARIANT_PORT = PORT_BASE + 31  # and up, one per variant
 FLEET_PORT = PORT_BASE + 40  # and up, one per instance
-PAGE_SERVER_PORT = PORT_BASE + 90
 STORAGE_SERVER_PORT = PORT_BASE + 91  # LocalBigQuery: REST here, the Storage Read API at +92
 # The push targets: ours, the stock Functions Framework handler that only answers (bare), the
 # seed tutorial's one synchronous INSERT per message (naive), and the same with ClickHouse's own

@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -66,21 +67,6 @@ public record BackfillConfig(
     /** tabledata.list through the client library's parser. */
     CLIENT
   }
-
-  /**
-   * How rows are read.
-   *
-   * @param storageEndpoint a plaintext {@code host:port} for the Storage Read API, if overridden
-   * @param rowRestriction the SQL condition rows must match, if any
-   */
-  public record ReadOptions(
-      PageReaderKind reader,
-      Optional<String> storageEndpoint,
-      int streamsPerTask,
-      int bigQueryMaxAttempts,
-      Optional<String> rowRestriction,
-      int pageRows,
-      int prefetchPages) {}
 
   /** Whether the ClickHouse table is created from the BigQuery schema, and its ORDER BY. */
   public record TableCreation(boolean create, Optional<String> orderBy) {}
@@ -180,14 +166,15 @@ public record BackfillConfig(
           ROW_RESTRICTION, "applies to --inputTableSpec; put the condition in the query instead");
     }
     ReadOptions read =
-        new ReadOptions(
-            reader,
-            config.optional(BIGQUERY_STORAGE_ENDPOINT).map(text -> hostPort(text)),
-            config.integer(STREAMS_PER_TASK, 1, 64),
-            config.integer(BIGQUERY_MAX_ATTEMPTS, 1, 100),
-            rowRestriction,
-            config.integer(PAGE_ROWS, 1, 1_000_000),
-            config.integer(PREFETCH_PAGES, 1, 16));
+        ReadOptions.builder()
+            .reader(reader)
+            .storageEndpoint(config.optional(BIGQUERY_STORAGE_ENDPOINT).map(text -> hostPort(text)))
+            .streamsPerTask(config.integer(STREAMS_PER_TASK, 1, 64))
+            .bigQueryMaxAttempts(config.integer(BIGQUERY_MAX_ATTEMPTS, 1, 100))
+            .rowRestriction(rowRestriction)
+            .pageRows(config.integer(PAGE_ROWS, 1, 1_000_000))
+            .prefetchPages(config.integer(PREFETCH_PAGES, 1, 16))
+            .build();
 
     int taskCount = config.integer(TASK_COUNT, 1, 100_000);
     int taskIndex = config.integer(TASK_INDEX, 0, 99_999);
@@ -208,28 +195,199 @@ public record BackfillConfig(
             .filter(s -> !s.isBlank())
             .orElseGet(() -> "local-" + UUID.randomUUID());
 
-    return new BackfillConfig(
-        inputTable,
-        query,
-        config.bool(USE_LEGACY_SQL),
-        config.optional(QUERY_LOCATION),
-        tempDataset,
-        kmsKey,
-        project,
-        endpoint,
-        environment.get("GOOGLE_APPLICATION_CREDENTIALS") != null,
-        deadLetter,
-        clickHouse,
-        checkpoints,
-        retryDeadLetters,
-        read,
-        new TableCreation(config.bool(CREATE_TABLE), config.optional(ORDER_BY)),
-        config.bool(DRY_RUN),
-        Duration.ofSeconds(config.longValue(PROGRESS_INTERVAL_SECONDS, 1, 3600)),
-        taskIndex,
-        taskCount,
-        execution,
-        List.copyOf(notes));
+    return builder()
+        .inputTable(inputTable)
+        .query(query)
+        .useLegacySql(config.bool(USE_LEGACY_SQL))
+        .queryLocation(config.optional(QUERY_LOCATION))
+        .queryTempDataset(tempDataset)
+        .kmsKey(kmsKey)
+        .project(project)
+        .bigQueryEndpoint(endpoint)
+        .credentialsWithEndpoint(environment.get("GOOGLE_APPLICATION_CREDENTIALS") != null)
+        .deadLetterTable(deadLetter)
+        .clickHouse(clickHouse)
+        .checkpointTable(checkpoints)
+        .retryDeadLetters(retryDeadLetters)
+        .read(read)
+        .tableCreation(new TableCreation(config.bool(CREATE_TABLE), config.optional(ORDER_BY)))
+        .dryRun(config.bool(DRY_RUN))
+        .progressInterval(Duration.ofSeconds(config.longValue(PROGRESS_INTERVAL_SECONDS, 1, 3600)))
+        .taskIndex(taskIndex)
+        .taskCount(taskCount)
+        .executionId(execution)
+        .notes(notes)
+        .build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Builds a configuration by name, as {@link #read} does from the parameters. The project, the
+   * ClickHouse configuration, the read options, the progress interval and the execution id must be
+   * set; what else is not set is empty, false or zero (one task).
+   */
+  public static final class Builder {
+    private Optional<TableId> inputTable = Optional.empty();
+    private Optional<String> query = Optional.empty();
+    private boolean useLegacySql;
+    private Optional<String> queryLocation = Optional.empty();
+    private Optional<String> queryTempDataset = Optional.empty();
+    private Optional<String> kmsKey = Optional.empty();
+    private String project;
+    private Optional<URI> bigQueryEndpoint = Optional.empty();
+    private boolean credentialsWithEndpoint;
+    private Optional<TableId> deadLetterTable = Optional.empty();
+    private ClickHouseConfig clickHouse;
+    private Optional<TableName> checkpointTable = Optional.empty();
+    private boolean retryDeadLetters;
+    private ReadOptions read;
+    private TableCreation tableCreation = new TableCreation(false, Optional.empty());
+    private boolean dryRun;
+    private Duration progressInterval;
+    private int taskIndex;
+    private int taskCount = 1;
+    private String executionId;
+    private List<String> notes = List.of();
+
+    private Builder() {}
+
+    public Builder inputTable(Optional<TableId> value) {
+      inputTable = value;
+      return this;
+    }
+
+    public Builder query(Optional<String> value) {
+      query = value;
+      return this;
+    }
+
+    public Builder useLegacySql(boolean value) {
+      useLegacySql = value;
+      return this;
+    }
+
+    public Builder queryLocation(Optional<String> value) {
+      queryLocation = value;
+      return this;
+    }
+
+    public Builder queryTempDataset(Optional<String> value) {
+      queryTempDataset = value;
+      return this;
+    }
+
+    public Builder kmsKey(Optional<String> value) {
+      kmsKey = value;
+      return this;
+    }
+
+    public Builder project(String value) {
+      project = value;
+      return this;
+    }
+
+    public Builder bigQueryEndpoint(Optional<URI> value) {
+      bigQueryEndpoint = value;
+      return this;
+    }
+
+    public Builder credentialsWithEndpoint(boolean value) {
+      credentialsWithEndpoint = value;
+      return this;
+    }
+
+    public Builder deadLetterTable(Optional<TableId> value) {
+      deadLetterTable = value;
+      return this;
+    }
+
+    public Builder clickHouse(ClickHouseConfig value) {
+      clickHouse = value;
+      return this;
+    }
+
+    public Builder checkpointTable(Optional<TableName> value) {
+      checkpointTable = value;
+      return this;
+    }
+
+    public Builder retryDeadLetters(boolean value) {
+      retryDeadLetters = value;
+      return this;
+    }
+
+    public Builder read(ReadOptions value) {
+      read = value;
+      return this;
+    }
+
+    public Builder tableCreation(TableCreation value) {
+      tableCreation = value;
+      return this;
+    }
+
+    public Builder dryRun(boolean value) {
+      dryRun = value;
+      return this;
+    }
+
+    public Builder progressInterval(Duration value) {
+      progressInterval = value;
+      return this;
+    }
+
+    public Builder taskIndex(int value) {
+      taskIndex = value;
+      return this;
+    }
+
+    public Builder taskCount(int value) {
+      taskCount = value;
+      return this;
+    }
+
+    public Builder executionId(String value) {
+      executionId = value;
+      return this;
+    }
+
+    public Builder notes(List<String> value) {
+      notes = List.copyOf(value);
+      return this;
+    }
+
+    public BackfillConfig build() {
+      Objects.requireNonNull(project, "project");
+      Objects.requireNonNull(clickHouse, "clickHouse");
+      Objects.requireNonNull(read, "read");
+      Objects.requireNonNull(progressInterval, "progressInterval");
+      Objects.requireNonNull(executionId, "executionId");
+      return new BackfillConfig(
+          inputTable,
+          query,
+          useLegacySql,
+          queryLocation,
+          queryTempDataset,
+          kmsKey,
+          project,
+          bigQueryEndpoint,
+          credentialsWithEndpoint,
+          deadLetterTable,
+          clickHouse,
+          checkpointTable,
+          retryDeadLetters,
+          read,
+          tableCreation,
+          dryRun,
+          progressInterval,
+          taskIndex,
+          taskCount,
+          executionId,
+          notes);
+    }
   }
 
   /** A one-line description of the source, for logs. */

@@ -7,7 +7,6 @@ import com.google.cloud.bigquery.Schema;
 import dev.pubsubclickhouse.backfill.BackfillConfig.PageReaderKind;
 import dev.pubsubclickhouse.backfill.plan.PlanStore;
 import dev.pubsubclickhouse.backfill.plan.TaskPlan;
-import dev.pubsubclickhouse.backfill.progress.JobLog;
 import dev.pubsubclickhouse.backfill.progress.JobWriteEvents;
 import dev.pubsubclickhouse.backfill.progress.Progress;
 import dev.pubsubclickhouse.backfill.source.BigQueryClients;
@@ -34,6 +33,7 @@ import dev.pubsubclickhouse.core.insert.ClickHouseHttp;
 import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
 import dev.pubsubclickhouse.core.insert.InsertException;
 import dev.pubsubclickhouse.core.insert.InsertFormat;
+import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.core.schema.SchemaReader;
 import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.core.schema.TableNotFoundException;
@@ -59,7 +59,6 @@ import java.util.function.Supplier;
  */
 public final class BackfillJob {
   private final BackfillConfig config;
-  private final JobLog log;
   private final PrintStream bar;
   private final Clock clock = Clock.systemUTC();
   private final BigQueryRetry retry;
@@ -67,29 +66,28 @@ public final class BackfillJob {
   /**
    * @param bar where a terminal's progress bar goes, or null for progress log lines
    */
-  public BackfillJob(BackfillConfig config, JobLog log, PrintStream bar) {
+  public BackfillJob(BackfillConfig config, PrintStream bar) {
     this.config = config;
-    this.log = log;
     this.bar = bar;
     this.retry = BigQueryRetry.withAttempts(config.read().bigQueryMaxAttempts());
   }
 
   public int run() {
     for (String note : config.notes()) {
-      log.warning(note, Map.of());
+      JsonLog.warning(note, Map.of());
     }
-    log.info("backfill starting", startFields());
+    JsonLog.info("backfill starting", startFields());
     Client client = ClickHouseClients.open(config.clickHouse(), "pubsub-clickhouse-backfill", 4);
     try {
       BigQuery bigQuery = bigQuery();
       SourceResolver resolver = new SourceResolver(bigQuery, config.project(), retry);
       return config.dryRun() ? dryRun(client, resolver, bigQuery) : execute(client, resolver);
     } catch (FailedStart e) {
-      log.error("backfill failed before reading: " + e.getMessage(), Map.of());
+      JsonLog.error("backfill failed before reading: " + e.getMessage(), Map.of());
       return 1;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      log.error("backfill interrupted", Map.of());
+      JsonLog.error("backfill interrupted", Map.of());
       return 1;
     } finally {
       client.close();
@@ -109,12 +107,12 @@ public final class BackfillJob {
                     : resolver.describe(config.inputTable().orElseThrow()).schema());
     TableName targetName = config.clickHouse().table();
     if (existing.isEmpty()) {
-      log.text(
+      JsonLog.text(
           TableDefinition.createStatement(targetName, schema, config.tableCreation().orderBy()));
     }
     TableSchema target = existing.orElseGet(() -> TableDefinition.schemaOf(targetName, schema));
     ColumnPlan plan = columnPlan(schema, target);
-    log.text(plan.describe());
+    JsonLog.text(plan.describe());
     if (config.deadLetterTable().isPresent()) {
       start(
           USING_BIGQUERY,
@@ -123,7 +121,7 @@ public final class BackfillJob {
             return null;
           });
     }
-    log.info(
+    JsonLog.info(
         "dry run: parameters, schemas and type mapping are valid; nothing was read or written",
         Map.of(
             "deadLetters",
@@ -186,7 +184,7 @@ public final class BackfillJob {
               ? existing.get()
               : start(usingClickHouse(), () -> createTarget(client, plan.schema()));
       ColumnPlan columns = columnPlan(plan.schema(), target);
-      log.info(
+      JsonLog.info(
           "column plan", Map.of("columns", columns.mappings().size(), "plan", columns.describe()));
       TargetTable table =
           start(
@@ -195,7 +193,7 @@ public final class BackfillJob {
       return write(
           plan,
           table,
-          new PageHandoff(table, inserter, sinks, new JobWriteEvents(log), clock, log),
+          new PageHandoff(table, inserter, sinks, new JobWriteEvents(), clock),
           checkpoints,
           () -> TargetVersion.of(client, config.clickHouse().table()));
     } finally {
@@ -218,7 +216,7 @@ public final class BackfillJob {
       Supplier<String> targetVersion)
       throws InterruptedException {
     for (String warning : plan.warnings()) {
-      log.warning(warning, Map.of());
+      JsonLog.warning(warning, Map.of());
     }
     Set<String> finished =
         checkpoints.isPresent() && plan.readSessionOf().isPresent()
@@ -237,7 +235,7 @@ public final class BackfillJob {
       resumed += unit.range().size() - parts.stream().mapToLong(RowRange::size).sum();
     }
     if (plan.readSessionOf().isPresent() && units.isEmpty()) {
-      log.info(
+      JsonLog.info(
           "nothing to read: "
               + plan.description()
               + " is unchanged since execution "
@@ -247,10 +245,10 @@ public final class BackfillJob {
               + " (every stream of its read session is done)",
           Map.of("task", config.taskIndex(), "tasks", config.taskCount()));
     } else {
-      log.info("reading", taskFields(plan, units, resumed, finished.size()));
+      JsonLog.info("reading", taskFields(plan, units, resumed, finished.size()));
     }
 
-    Progress progress = new Progress(plan.taskRows(), log, bar);
+    Progress progress = new Progress(plan.taskRows(), bar);
     progress.skipped(resumed);
     progress.start(config.progressInterval().toSeconds());
     Exception failure = null;
@@ -298,7 +296,7 @@ public final class BackfillJob {
     fields.put("recovered", recovery.recovered());
     fields.put("stillRefused", recovery.stillRefused());
     fields.put("leftInDeadLetters", recovery.leftAlone());
-    log.info(
+    JsonLog.info(
         recovery.pages() > 0
             ? "rows earlier runs refused were tried again: "
                 + recovery.recovered()
@@ -320,13 +318,13 @@ public final class BackfillJob {
     summary.put("tasks", config.taskCount());
     if (failure != null) {
       summary.put("error", describe(failure));
-      log.error("backfill failed: " + describe(failure), summary);
+      JsonLog.error("backfill failed: " + describe(failure), summary);
       return 1;
     }
     long notKept = progress.rejected() - progress.deadLettered();
     if (notKept > 0) {
       summary.put("rejectedNotKept", notKept);
-      log.error(
+      JsonLog.error(
           "backfill finished, but "
               + notKept
               + " rejected rows have no dead-letter table to keep them (set"
@@ -334,7 +332,7 @@ public final class BackfillJob {
           summary);
       return 1;
     }
-    log.info("backfill finished", summary);
+    JsonLog.info("backfill finished", summary);
     return 0;
   }
 
@@ -385,7 +383,7 @@ public final class BackfillJob {
           "ClickHouse refused the CREATE TABLE of --createTable: " + ClickHouseFailures.describe(e),
           e);
     }
-    log.info(
+    JsonLog.info(
         "table created",
         Map.of("table", config.clickHouse().table().toString(), "statement", statement));
     return new SchemaReader(client).read(config.clickHouse().table());
@@ -394,7 +392,7 @@ public final class BackfillJob {
   private ColumnPlan columnPlan(Schema schema, TableSchema target) throws InterruptedException {
     ColumnPlan plan = start("cannot map the columns", () -> ColumnPlan.of(schema, target));
     if (!plan.ignoredFields().isEmpty()) {
-      log.warning(
+      JsonLog.warning(
           "BigQuery fields without a ClickHouse column are ignored",
           Map.of("fields", plan.ignoredFields()));
     }

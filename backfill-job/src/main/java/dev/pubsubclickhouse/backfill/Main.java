@@ -1,11 +1,10 @@
 package dev.pubsubclickhouse.backfill;
 
-import dev.pubsubclickhouse.backfill.progress.JobLog;
-import dev.pubsubclickhouse.backfill.progress.LibraryLogs;
 import dev.pubsubclickhouse.core.config.ConfigurationException;
+import dev.pubsubclickhouse.core.log.JsonLog;
 import java.io.PrintStream;
-import java.time.Clock;
 import java.util.Map;
+import java.util.logging.Level;
 
 /**
  * {@code java -jar backfill-job.jar [--flag=value ...]}: one task of a backfill. Exit codes: 0 when
@@ -33,9 +32,11 @@ public final class Main {
       out.print(CommandLineFlags.help());
       return 0;
     }
-    // Installed first: reading the configuration may warn (a plaintext CLICKHOUSE_URL).
-    JobLog log = new JobLog(out, terminal, Clock.systemUTC());
-    LibraryLogs.install(log);
+    // Set first: reading the configuration may warn (a plaintext CLICKHOUSE_URL). The libraries
+    // speak up only when something is wrong.
+    JsonLog.redirect(out);
+    JsonLog.format(terminal ? JsonLog.Format.TEXT : JsonLog.Format.JSON);
+    JsonLog.captureLibraryLogs(Level.WARNING);
     BackfillConfig config;
     try {
       config = BackfillConfig.read(environment, args);
@@ -43,6 +44,6 @@ public final class Main {
       err.println("backfill: " + e.getMessage());
       return 2;
     }
-    return new BackfillJob(config, log, terminal ? err : null).run();
+    return new BackfillJob(config, terminal ? err : null).run();
   }
 }

@@ -1,10 +1,10 @@
 package dev.pubsubclickhouse.backfill;
 
-import dev.pubsubclickhouse.backfill.progress.JobLog;
 import dev.pubsubclickhouse.backfill.source.ReadUnit;
 import dev.pubsubclickhouse.backfill.write.EncodedPage;
 import dev.pubsubclickhouse.backfill.write.PageWriter;
 import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
+import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.core.write.DeadLetterSink;
 import dev.pubsubclickhouse.core.write.TableWriter;
 import dev.pubsubclickhouse.core.write.TargetTable;
@@ -38,7 +38,6 @@ final class PageHandoff {
   private final List<DeadLetterSink> sinks;
   private final WriteEvents events;
   private final Clock clock;
-  private final JobLog log;
   private final Map<String, PageWriter> writers = new ConcurrentHashMap<>();
   private int loggedRejections;
 
@@ -47,14 +46,12 @@ final class PageHandoff {
       ClickHouseInserter inserter,
       List<DeadLetterSink> sinks,
       WriteEvents events,
-      Clock clock,
-      JobLog log) {
+      Clock clock) {
     this.table = table;
     this.inserter = inserter;
     this.sinks = List.copyOf(sinks);
     this.events = events;
     this.clock = clock;
-    this.log = log;
   }
 
   /**
@@ -105,7 +102,7 @@ final class PageHandoff {
     if (logRefusals) {
       for (String refusal : result.refusals()) {
         if (loggedRejections++ < LOGGED_REJECTIONS) {
-          log.warning("row rejected", Map.of("reason", refusal));
+          JsonLog.warning("row rejected", Map.of("reason", refusal));
         }
       }
     }

@@ -58,7 +58,7 @@ class BackfillRestIT extends BackfillSuite {
     JobRun run =
         JobRun.of(
             environment(),
-            "--inputTableSpec=" + FakeBigQuery.PROJECT + ".ds.client_reader",
+            "--inputTableSpec=" + PROJECT + ".ds.client_reader",
             "--clickHouseTable=client_reader",
             "--pageRows=10",
             "--pageReader=client");
@@ -153,7 +153,7 @@ class BackfillRestIT extends BackfillSuite {
     JobRun run =
         JobRun.of(
             environment(),
-            "--inputTableSpec=" + FakeBigQuery.PROJECT + ".ds.short_answers",
+            "--inputTableSpec=" + PROJECT + ".ds.short_answers",
             "--clickHouseTable=short_answers",
             "--pageRows=10");
 
@@ -201,7 +201,7 @@ class BackfillRestIT extends BackfillSuite {
     env.put("CLOUD_RUN_TASK_COUNT", Integer.toString(tasks));
     env.put("CLOUD_RUN_TASK_INDEX", Integer.toString(task));
     List<String> all = new ArrayList<>(List.of(args));
-    all.add("--inputTableSpec=" + FakeBigQuery.PROJECT + ":ds." + table);
+    all.add("--inputTableSpec=" + PROJECT + ":ds." + table);
     all.add("--clickHouseTable=" + table);
     return JobRun.of(env, all.toArray(String[]::new));
   }

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.TestDatabase;
+import dev.pubsubclickhouse.testing.bigquery.BigQueryRows;
+import dev.pubsubclickhouse.testing.bigquery.BigQueryTable;
 import io.grpc.Status;
 import java.util.List;
 import java.util.Map;
@@ -54,7 +56,7 @@ class BackfillStorageIT extends BackfillSuite {
     JobRun run =
         JobRun.of(
             environment(),
-            "--inputTableSpec=" + FakeBigQuery.PROJECT + ":ds.resumed_stream",
+            "--inputTableSpec=" + PROJECT + ":ds.resumed_stream",
             "--clickHouseTable=resumed_stream",
             "--streamsPerTask=1");
 
@@ -75,7 +77,7 @@ class BackfillStorageIT extends BackfillSuite {
     JobRun run =
         JobRun.of(
             env,
-            "--inputTableSpec=" + FakeBigQuery.PROJECT + ":ds.no_credentials",
+            "--inputTableSpec=" + PROJECT + ":ds.no_credentials",
             "--clickHouseTable=no_credentials");
 
     assertThat(run.exitCode()).as(run.output()).isEqualTo(1);
@@ -96,9 +98,7 @@ class BackfillStorageIT extends BackfillSuite {
     storage.sessionLifetime(java.time.Duration.ofMinutes(5));
     failReadsAfter(40);
     String[] args = {
-      "--inputTableSpec=" + FakeBigQuery.PROJECT + ":ds.expired",
-      "--clickHouseTable=expired",
-      "--pageRows=20"
+      "--inputTableSpec=" + PROJECT + ":ds.expired", "--clickHouseTable=expired", "--pageRows=20"
     };
     Map<String, String> env = environment();
     env.put("CLOUD_RUN_EXECUTION", "expired-1");
@@ -131,17 +131,15 @@ class BackfillStorageIT extends BackfillSuite {
   @Test
   void aTableWithAStreamingBufferIsReadAgainNotTakenAsUnchanged() {
     idTables("streamed", 20, "");
-    String[] args = {
-      "--inputTableSpec=" + FakeBigQuery.PROJECT + ":ds.streamed", "--clickHouseTable=streamed"
-    };
+    String[] args = {"--inputTableSpec=" + PROJECT + ":ds.streamed", "--clickHouseTable=streamed"};
     Map<String, String> env = environment();
     env.put("CLOUD_RUN_EXECUTION", "streamed-1");
     JobRun first = JobRun.of(env, args);
     assertThat(first.exitCode()).as(first.output()).isZero();
-    FakeBigQuery.Table table = bigQuery.table("ds", "streamed");
+    BigQueryTable table = bigQuery.table("ds", "streamed");
     long lastModified = table.lastModified;
     for (int i = 20; i < 25; i++) {
-      table.stream(FakeBigQuery.row(Integer.toString(i)));
+      table.stream(BigQueryRows.row(Integer.toString(i)));
     }
     assertThat(table.lastModified).isEqualTo(lastModified);
 

@@ -1,14 +1,17 @@
 package dev.pubsubclickhouse.backfill;
 
-import static dev.pubsubclickhouse.backfill.FakeBigQuery.PROJECT;
-import static dev.pubsubclickhouse.backfill.FakeBigQuery.fields;
-import static dev.pubsubclickhouse.backfill.FakeBigQuery.record;
-import static dev.pubsubclickhouse.backfill.FakeBigQuery.row;
+import static dev.pubsubclickhouse.testing.bigquery.BigQueryRows.fields;
+import static dev.pubsubclickhouse.testing.bigquery.BigQueryRows.record;
+import static dev.pubsubclickhouse.testing.bigquery.BigQueryRows.row;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.pubsubclickhouse.testing.TestDatabase;
+import dev.pubsubclickhouse.testing.bigquery.BigQueryRows;
+import dev.pubsubclickhouse.testing.bigquery.BigQueryTable;
+import dev.pubsubclickhouse.testing.bigquery.LocalBigQuery;
+import dev.pubsubclickhouse.testing.bigquery.StorageReadApi;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,13 +25,15 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The job end to end, the same suite for each way of reading: the real BigQuery clients against
- * {@link FakeBigQuery} (BigQuery's REST API on MockWebServer) and {@link FakeBigQueryRead} (the
- * Storage Read API's gRPC service, serving Avro), writing into the real local ClickHouse.
+ * {@link LocalBigQuery} (BigQuery's REST API and the Storage Read API's gRPC service, serving
+ * Avro), writing into the real local ClickHouse.
  */
 abstract class BackfillSuite {
+  static final String PROJECT = "test-project";
+
   protected final TestDatabase db;
-  protected FakeBigQuery bigQuery;
-  protected FakeBigQueryRead storage;
+  protected LocalBigQuery bigQuery;
+  protected StorageReadApi storage;
 
   BackfillSuite(TestDatabase db) {
     this.db = db;
@@ -54,13 +59,12 @@ abstract class BackfillSuite {
 
   @BeforeEach
   void startBigQuery() throws Exception {
-    bigQuery = new FakeBigQuery();
-    storage = new FakeBigQueryRead(bigQuery);
+    bigQuery = LocalBigQuery.forTests(PROJECT);
+    storage = bigQuery.storage();
   }
 
   @AfterEach
-  void stopBigQuery() throws Exception {
-    storage.close();
+  void stopBigQuery() {
     bigQuery.close();
   }
 
@@ -80,7 +84,7 @@ abstract class BackfillSuite {
 
   /** A BigQuery table ds.{name} of ids 0..rows-1, and a ClickHouse table {name}(id UInt32). */
   protected void idTables(String name, int rows, String clickHouseSettings) {
-    FakeBigQuery.Table table = bigQuery.table("ds", name, fields("id INTEGER"));
+    BigQueryTable table = bigQuery.table("ds", name, fields("id INTEGER"));
     for (int i = 0; i < rows; i++) {
       table.rows.add(row(Integer.toString(i)));
     }
@@ -93,7 +97,7 @@ abstract class BackfillSuite {
 
   @Test
   void aTableIsReadPageByPageAndEveryRowIsWritten() {
-    FakeBigQuery.Table events =
+    BigQueryTable events =
         bigQuery.table(
             "ds",
             "events",
@@ -153,9 +157,9 @@ abstract class BackfillSuite {
             "ts TIMESTAMP",
             "arr INTEGER REPEATED");
     ArrayNode structFields = fields("x INTEGER", "y STRING");
-    fields.add(FakeBigQuery.field("st", "RECORD", "NULLABLE", structFields));
+    fields.add(BigQueryRows.field("st", "RECORD", "NULLABLE", structFields));
     fields.addAll(fields("by BYTES", "js JSON", "geo GEOGRAPHY", "tm TIME", "nul STRING"));
-    FakeBigQuery.Table all = bigQuery.table("ds", "all_types", fields);
+    BigQueryTable all = bigQuery.table("ds", "all_types", fields);
     all.rows.add(
         row(
             "-128",
@@ -204,7 +208,7 @@ abstract class BackfillSuite {
   /** The column plan calls FLOAT64 into Float64 or Float32 exact: infinities included. */
   @Test
   void anInfiniteFloat64ArrivesAsInfinity() {
-    FakeBigQuery.Table floats =
+    BigQueryTable floats =
         bigQuery.table("ds", "floats", fields("id INTEGER", "f64 FLOAT", "f32 FLOAT"));
     floats.rows.add(row("1", "Infinity", "Infinity"));
     floats.rows.add(row("2", "-Infinity", "-Infinity"));
@@ -246,7 +250,7 @@ abstract class BackfillSuite {
   @Test
   void rowsThatDoNotFitGoToBothDeadLetterTablesWithTheReasonAndTheJobGoesOn() {
     bigQuery.table("ds", "small", fields("id INTEGER", "level INTEGER"));
-    FakeBigQuery.Table small = bigQuery.table("ds", "small");
+    BigQueryTable small = bigQuery.table("ds", "small");
     small.rows.add(row("1", "5"));
     small.rows.add(row("2", "300"));
     small.rows.add(row("3", "7"));
@@ -279,7 +283,7 @@ abstract class BackfillSuite {
 
   @Test
   void rowsClickHouseItselfRefusesAreFoundBySplittingThePageAndDeadLettered() {
-    FakeBigQuery.Table checked = bigQuery.table("ds", "checked", fields("id INTEGER"));
+    BigQueryTable checked = bigQuery.table("ds", "checked", fields("id INTEGER"));
     for (int i = 1; i <= 10; i++) {
       checked.rows.add(row(Integer.toString(i)));
     }
@@ -437,7 +441,7 @@ abstract class BackfillSuite {
   void aQueryRunsOnceAsAJobAndItsResultTableIsShardedAcrossTasks() {
     String sql = "SELECT id FROM `test-project.ds.big` WHERE id < 10";
     bigQuery.queryResult(sql, "_anon", "result1");
-    FakeBigQuery.Table result = bigQuery.table("_anon", "result1", fields("id INTEGER"));
+    BigQueryTable result = bigQuery.table("_anon", "result1", fields("id INTEGER"));
     for (int i = 0; i < 10; i++) {
       result.rows.add(row(Integer.toString(i)));
     }
@@ -669,7 +673,7 @@ abstract class BackfillSuite {
   @ValueSource(ints = {2, 4})
   void tasksOfOneExecutionReadOneSnapshotOfATableThatIsWrittenMeanwhile(int tasks) {
     String name = "live" + tasks;
-    FakeBigQuery.Table live = bigQuery.table("ds", name, fields("id INTEGER", "v STRING"));
+    BigQueryTable live = bigQuery.table("ds", name, fields("id INTEGER", "v STRING"));
     for (int i = 0; i < 200; i++) {
       live.rows.add(row(Integer.toString(i), "a" + i));
     }
@@ -772,7 +776,7 @@ abstract class BackfillSuite {
   /** Every step that talks to BigQuery meets one 503 (or UNAVAILABLE), and the job completes. */
   @Test
   void aTransientFailureAtEachBigQueryStepIsRetried() {
-    FakeBigQuery.Table steps = bigQuery.table("ds", "steps", fields("id INTEGER"));
+    BigQueryTable steps = bigQuery.table("ds", "steps", fields("id INTEGER"));
     for (int i = 0; i < 40; i++) {
       steps.rows.add(row(Integer.toString(i)));
     }
@@ -901,8 +905,8 @@ abstract class BackfillSuite {
             "geo GEOGRAPHY",
             "js JSON",
             "arr INTEGER REPEATED");
-    fields.add(FakeBigQuery.field("st", "RECORD", "NULLABLE", fields("x INTEGER", "y STRING")));
-    FakeBigQuery.Table source = bigQuery.table("ds", "created", fields);
+    fields.add(BigQueryRows.field("st", "RECORD", "NULLABLE", fields("x INTEGER", "y STRING")));
+    BigQueryTable source = bigQuery.table("ds", "created", fields);
     source.rows.add(
         row(
             "1",
@@ -964,10 +968,10 @@ abstract class BackfillSuite {
   @Test
   void createTableMakesANullableStructOfAStructAndANullStructIsItsDefault() {
     ArrayNode device = fields("category STRING", "tags STRING REPEATED");
-    device.add(FakeBigQuery.field("web_info", "RECORD", "NULLABLE", fields("browser STRING")));
+    device.add(BigQueryRows.field("web_info", "RECORD", "NULLABLE", fields("browser STRING")));
     ArrayNode fields = fields("id INTEGER REQUIRED");
-    fields.add(FakeBigQuery.field("device", "RECORD", "NULLABLE", device));
-    FakeBigQuery.Table source = bigQuery.table("ds", "nested", fields);
+    fields.add(BigQueryRows.field("device", "RECORD", "NULLABLE", device));
+    BigQueryTable source = bigQuery.table("ds", "nested", fields);
     source.rows.add(row("1", record("desktop", List.of("a", "b"), record("Chrome"))));
     source.rows.add(row("2", null));
     String[] args = {
@@ -1013,12 +1017,12 @@ abstract class BackfillSuite {
   void aNullStructInsideAStructArrivesAsATupleOfNulls() {
     ArrayNode fields = fields("id INTEGER REQUIRED");
     ArrayNode geo = fields("city STRING");
-    geo.add(FakeBigQuery.field("region", "RECORD", "NULLABLE", fields("name STRING")));
-    fields.add(FakeBigQuery.field("geo", "RECORD", "REQUIRED", geo));
+    geo.add(BigQueryRows.field("region", "RECORD", "NULLABLE", fields("name STRING")));
+    fields.add(BigQueryRows.field("geo", "RECORD", "REQUIRED", geo));
     ArrayNode device = fields("category STRING");
-    device.add(FakeBigQuery.field("web_info", "RECORD", "NULLABLE", fields("browser STRING")));
-    fields.add(FakeBigQuery.field("device", "RECORD", "NULLABLE", device));
-    FakeBigQuery.Table source = bigQuery.table("ds", "inner_null", fields);
+    device.add(BigQueryRows.field("web_info", "RECORD", "NULLABLE", fields("browser STRING")));
+    fields.add(BigQueryRows.field("device", "RECORD", "NULLABLE", device));
+    BigQueryTable source = bigQuery.table("ds", "inner_null", fields);
     source.rows.add(row("1", record("Paris", record("IDF")), record("desktop", record("Chrome"))));
     source.rows.add(row("2", record("Oslo", null), record("mobile", null)));
 
@@ -1043,8 +1047,7 @@ abstract class BackfillSuite {
    */
   @Test
   void aRecoveryRunAfterTheTableIsFixedWritesTheRowsRefusedBeforeAndOnlyThose() {
-    FakeBigQuery.Table source =
-        bigQuery.table("ds", "recover", fields("id INTEGER", "level INTEGER"));
+    BigQueryTable source = bigQuery.table("ds", "recover", fields("id INTEGER", "level INTEGER"));
     StringBuilder oracle = new StringBuilder();
     for (int i = 0; i < 30; i++) {
       int level = i == 3 ? 300 : i == 17 ? 1000 : i == 25 ? -200 : i;
@@ -1116,7 +1119,7 @@ abstract class BackfillSuite {
    */
   @Test
   void aRecoveryRetriedAfterItsRowsLandedSendsTheSameTokens() {
-    FakeBigQuery.Table source =
+    BigQueryTable source =
         bigQuery.table("ds", "recover_again", fields("id INTEGER", "level INTEGER"));
     StringBuilder oracle = new StringBuilder();
     for (int i = 0; i < 20; i++) {
@@ -1196,7 +1199,7 @@ abstract class BackfillSuite {
   @Test
   void aNewExecutionOfAViewReadsItAgainInFull() {
     idTables("view_rerun", 10, "");
-    FakeBigQuery.Table view = bigQuery.table("ds", "view_rerun");
+    BigQueryTable view = bigQuery.table("ds", "view_rerun");
     view.type = "VIEW";
     String[] args = {
       "--inputTableSpec=" + PROJECT + ":ds.view_rerun",
@@ -1228,7 +1231,7 @@ abstract class BackfillSuite {
   void aNewExecutionOfAQueryAnsweredFromTheCacheReadsItAgainInFull() {
     String sql = "SELECT id FROM `test-project.ds.cached` WHERE id < 10";
     bigQuery.queryResult(sql, "_anon", "cached_result");
-    FakeBigQuery.Table result = bigQuery.table("_anon", "cached_result", fields("id INTEGER"));
+    BigQueryTable result = bigQuery.table("_anon", "cached_result", fields("id INTEGER"));
     for (int i = 0; i < 10; i++) {
       result.rows.add(row(Integer.toString(i)));
     }
@@ -1281,7 +1284,7 @@ abstract class BackfillSuite {
    */
   @Test
   void rowsRefusedWithNowhereToGoAreDeadLetteredByTheNextRunThatHasASink() {
-    FakeBigQuery.Table source = bigQuery.table("ds", "unkept", fields("id INTEGER"));
+    BigQueryTable source = bigQuery.table("ds", "unkept", fields("id INTEGER"));
     for (int i = 0; i < 12; i++) {
       source.rows.add(row(Integer.toString(i == 5 ? -5 : i)));
     }
@@ -1319,7 +1322,7 @@ abstract class BackfillSuite {
   /** tabledata.insertAll of the dead-letter table answers 503 twice: retried, kept once. */
   @Test
   void aTransientFailureOfTheDeadLetterTableIsRetried() {
-    FakeBigQuery.Table source = bigQuery.table("ds", "dl_retry", fields("id INTEGER"));
+    BigQueryTable source = bigQuery.table("ds", "dl_retry", fields("id INTEGER"));
     source.rows.add(row("1"));
     source.rows.add(row("300"));
     db.execute("CREATE TABLE dl_retry (id UInt8) ENGINE = MergeTree ORDER BY id");
@@ -1342,7 +1345,7 @@ abstract class BackfillSuite {
   /** A dead-letter table that keeps failing stops the task, naming the step. */
   @Test
   void aDeadLetterTableThatKeepsFailingStopsTheTaskNamingTheStep() {
-    FakeBigQuery.Table source = bigQuery.table("ds", "dl_down", fields("id INTEGER"));
+    BigQueryTable source = bigQuery.table("ds", "dl_down", fields("id INTEGER"));
     source.rows.add(row("300"));
     db.execute("CREATE TABLE dl_down (id UInt8) ENGINE = MergeTree ORDER BY id");
     bigQuery.failNext("/insertAll", 503, 100);

@@ -30,6 +30,22 @@ class JarIT {
     return new Result(process.exitValue(), output);
   }
 
+  /**
+   * The BigQuery stand-in serves the tests, the benchmarks and scripts/bigquery-local; the job that
+   * runs in the cloud carries none of it, nor anything else of test-support.
+   */
+  @Test
+  void theJarHoldsNoTestSupport() throws Exception {
+    String jar = System.getProperty("backfill.jar", "target/backfill-job.jar");
+    try (java.util.jar.JarFile file = new java.util.jar.JarFile(jar)) {
+      List<String> entries = file.stream().map(java.util.jar.JarEntry::getName).toList();
+      assertThat(entries).contains("dev/pubsubclickhouse/backfill/Main.class");
+      assertThat(entries)
+          .noneMatch(name -> name.startsWith("dev/pubsubclickhouse/testing/"))
+          .noneMatch(name -> name.contains("LocalBigQuery") || name.contains("AvroPayloads"));
+    }
+  }
+
   @Test
   void theJarPrintsHelp() throws Exception {
     Result result = java(List.of("--help"));

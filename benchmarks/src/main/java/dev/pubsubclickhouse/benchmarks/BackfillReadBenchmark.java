@@ -8,7 +8,6 @@ import com.google.cloud.bigquery.Field;
 import com.google.cloud.bigquery.Schema;
 import com.google.cloud.bigquery.StandardSQLTypeName;
 import com.google.cloud.bigquery.TableId;
-import dev.pubsubclickhouse.backfill.local.LocalBigQuery;
 import dev.pubsubclickhouse.backfill.source.BigQueryRetry;
 import dev.pubsubclickhouse.backfill.source.ReadStreamUnit;
 import dev.pubsubclickhouse.backfill.source.ReadUnit;
@@ -16,6 +15,8 @@ import dev.pubsubclickhouse.backfill.source.RestPageReader;
 import dev.pubsubclickhouse.backfill.source.RowRange;
 import dev.pubsubclickhouse.backfill.source.StorageReads;
 import dev.pubsubclickhouse.backfill.source.TableRange;
+import dev.pubsubclickhouse.testing.bigquery.LocalBigQuery;
+import dev.pubsubclickhouse.testing.bigquery.LogEvents;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.URI;
@@ -54,10 +55,11 @@ public final class BackfillReadBenchmark {
   private BackfillReadBenchmark() {}
 
   public static void main(String[] args) throws Exception {
-    long rows = args.length > 0 ? Long.parseLong(args[0]) : 2_000_000;
+    int rows = args.length > 0 ? Integer.parseInt(args[0]) : 2_000_000;
     String clickHouse = args.length > 1 ? args[1] : "http://127.0.0.1:18123";
     String jar = args.length > 2 ? args[2] : "backfill-job/target/backfill-job.jar";
-    try (LocalBigQuery bigQuery = new LocalBigQuery("bench:ds.seed", rows, true, 0, 0)) {
+    try (LocalBigQuery bigQuery = LocalBigQuery.serve("bench", 0, 0)) {
+      bigQuery.put("bench:ds.seed", LogEvents.table(rows, true));
       System.out.println("rows: " + rows + ", page rows: " + PAGE_ROWS);
       // Twice each, the second kept: the first warms the JIT and the server's caches.
       for (int round = 0; round < 2; round++) {
@@ -86,7 +88,7 @@ public final class BackfillReadBenchmark {
     BigQueryOptions options =
         BigQueryOptions.newBuilder()
             .setProjectId("bench")
-            .setHost(bigQuery.restUrl())
+            .setHost(bigQuery.endpoint())
             .setCredentials(NoCredentials.getInstance())
             .build();
     Schema schema =
@@ -108,7 +110,7 @@ public final class BackfillReadBenchmark {
   private static double readStorage(LocalBigQuery bigQuery, long rows) throws Exception {
     BigQueryRetry retry = BigQueryRetry.withAttempts(3);
     try (StorageReads storage =
-        StorageReads.open(Optional.of(bigQuery.storageEndpoint()), false, retry)) {
+        StorageReads.open(Optional.of(bigQuery.storage().endpoint()), false, retry)) {
       StorageReads.Session session =
           storage.create(
               "bench", TableId.of("bench", "ds", "seed"), Optional.empty(), Optional.empty(), 2);
@@ -173,8 +175,8 @@ public final class BackfillReadBenchmark {
       var env = builder.environment();
       env.put("CLICKHOUSE_URL", clickHouse);
       env.put("CLICKHOUSE_DATABASE", "bench");
-      env.put("BIGQUERY_ENDPOINT", bigQuery.restUrl());
-      env.put("BIGQUERY_STORAGE_ENDPOINT", bigQuery.storageEndpoint());
+      env.put("BIGQUERY_ENDPOINT", bigQuery.endpoint());
+      env.put("BIGQUERY_STORAGE_ENDPOINT", bigQuery.storage().endpoint());
       env.put("CLOUD_RUN_EXECUTION", "bench-" + run);
       env.put("CLOUD_RUN_TASK_INDEX", Integer.toString(task));
       env.put("CLOUD_RUN_TASK_COUNT", Integer.toString(tasks));

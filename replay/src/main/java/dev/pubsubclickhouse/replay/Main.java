@@ -1,11 +1,13 @@
 package dev.pubsubclickhouse.replay;
 
+import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.replay.subscription.SubscriptionCommand;
 import dev.pubsubclickhouse.replay.table.TableCommand;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.logging.Level;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -17,26 +19,39 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
-    System.exit(run(System.getenv(), args, System.out, System.err));
+    boolean terminal = System.console() != null;
+    System.exit(run(System.getenv(), args, System.out, System.err, terminal));
   }
 
-  /** Runs one command with this environment; what it says goes to {@code out} and {@code err}. */
+  /**
+   * Runs one command with this environment. What a person reads (listings, counts, progress) goes
+   * to {@code out}; errors and the libraries' records from WARNING up are log lines on {@code err}.
+   *
+   * @param terminal log lines as plain sentences instead of JSON
+   */
   public static int run(
-      Map<String, String> environment, String[] args, PrintStream out, PrintStream err) {
+      Map<String, String> environment,
+      String[] args,
+      PrintStream out,
+      PrintStream err,
+      boolean terminal) {
+    JsonLog.redirect(err);
+    JsonLog.format(terminal ? JsonLog.Format.MESSAGE : JsonLog.Format.JSON);
+    JsonLog.captureLibraryLogs(Level.WARNING);
     CommandLine line =
         new CommandLine(new Replay())
-            .addSubcommand(new TableCommand(environment, out, err))
-            .addSubcommand(new SubscriptionCommand(environment, out, err));
+            .addSubcommand(new TableCommand(environment, out))
+            .addSubcommand(new SubscriptionCommand(environment, out));
     line.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
     line.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
     line.setParameterExceptionHandler(
         (failure, arguments) -> {
-          err.println("replay: " + failure.getMessage() + " (see --help)");
+          JsonLog.error("replay: " + failure.getMessage() + " (see --help)", Map.of());
           return ExitCode.USAGE;
         });
     line.setExecutionExceptionHandler(
         (failure, command, parsed) -> {
-          err.println("replay: stopped by an unexpected failure: " + failure);
+          JsonLog.error("replay: stopped by an unexpected failure", Map.of(), failure);
           return ExitCode.FAILED;
         });
     return line.execute(args);

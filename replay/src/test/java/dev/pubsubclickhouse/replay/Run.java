@@ -5,7 +5,10 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
-/** One run of {@code replay.jar} in this JVM: its exit code and what it printed. */
+/**
+ * One run of {@code replay.jar} in this JVM, as on a terminal (log lines as plain sentences): its
+ * exit code and what it printed.
+ */
 public record Run(int exitCode, String out, String err) {
   public static Run of(Map<String, String> environment, String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -15,7 +18,8 @@ public record Run(int exitCode, String out, String err) {
             environment,
             args,
             new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            true);
     return new Run(
         code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }

@@ -1,5 +1,6 @@
 package dev.pubsubclickhouse.backfill.progress;
 
+import dev.pubsubclickhouse.core.log.JsonLog;
 import java.io.PrintStream;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -22,7 +23,6 @@ public final class Progress implements AutoCloseable {
   private final AtomicLong recovered = new AtomicLong();
   private final long total;
   private final long startNanos = System.nanoTime();
-  private final JobLog log;
   private final PrintStream bar;
   private ScheduledExecutorService reporter;
 
@@ -30,9 +30,8 @@ public final class Progress implements AutoCloseable {
    * @param total rows this task is to read (-1 when unknown)
    * @param bar where the bar is drawn on a terminal (stderr), or null for log lines
    */
-  public Progress(long total, JobLog log, PrintStream bar) {
+  public Progress(long total, PrintStream bar) {
     this.total = total;
-    this.log = log;
     this.bar = bar;
   }
 
@@ -134,7 +133,7 @@ public final class Progress implements AutoCloseable {
 
   void report() {
     if (bar == null) {
-      log.info("progress", fields());
+      JsonLog.info("progress", fields());
       return;
     }
     bar.print("\r" + barLine() + "\u001b[K");

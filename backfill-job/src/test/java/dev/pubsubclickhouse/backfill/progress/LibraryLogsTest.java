@@ -2,27 +2,35 @@ package dev.pubsubclickhouse.backfill.progress;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pubsubclickhouse.core.log.JsonLog;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.logging.Level;
+import java.util.logging.LogManager;
 import java.util.logging.Logger;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
+/** The job's library records: its own log lines, from WARNING up, as Main captures them. */
 class LibraryLogsTest {
+  @AfterEach
+  void restore() throws IOException {
+    JsonLog.reset();
+    LogManager.getLogManager().readConfiguration();
+  }
+
   @Test
   void slf4jAndJavaUtilLoggingRecordsBecomeTheJobsJsonLines() {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    JobLog log =
-        new JobLog(
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            false,
-            Clock.fixed(Instant.parse("2026-01-15T12:00:00Z"), ZoneOffset.UTC));
-    LibraryLogs.install(log);
+    JsonLog.redirect(new PrintStream(out, true, StandardCharsets.UTF_8));
+    JsonLog.clock(Clock.fixed(Instant.parse("2026-01-15T12:00:00Z"), ZoneOffset.UTC));
+    JsonLog.captureLibraryLogs(Level.WARNING);
 
     LoggerFactory.getLogger("com.clickhouse.client.api.Client").warn("pool {} is full", "main");
     Logger.getLogger("io.grpc.internal.ManagedChannelImpl")

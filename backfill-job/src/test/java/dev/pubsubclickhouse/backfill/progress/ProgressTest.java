@@ -2,6 +2,7 @@ package dev.pubsubclickhouse.backfill.progress;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pubsubclickhouse.core.log.JsonLog;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -9,19 +10,27 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 class ProgressTest {
   private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final JobLog log =
-      new JobLog(
-          new PrintStream(out, true, StandardCharsets.UTF_8),
-          false,
-          Clock.fixed(Instant.parse("2026-01-15T12:00:00Z"), ZoneOffset.UTC));
+
+  @BeforeEach
+  void capture() {
+    JsonLog.redirect(new PrintStream(out, true, StandardCharsets.UTF_8));
+    JsonLog.clock(Clock.fixed(Instant.parse("2026-01-15T12:00:00Z"), ZoneOffset.UTC));
+  }
+
+  @AfterEach
+  void restore() {
+    JsonLog.reset();
+  }
 
   @Test
   void theBarShowsRowsOfTheTotalAndTheRejectedOnes() {
-    Progress progress = new Progress(1000, log, null);
+    Progress progress = new Progress(1000, null);
     progress.pageRead(500);
     progress.pageDone(498, 2, 2);
     assertThat(progress.barLine())
@@ -32,7 +41,7 @@ class ProgressTest {
 
   @Test
   void offATerminalProgressIsAJsonLine() {
-    Progress progress = new Progress(-1, log, null);
+    Progress progress = new Progress(-1, null);
     progress.pageDone(10, 0, 0);
     progress.report();
     assertThat(out.toString(StandardCharsets.UTF_8))
@@ -43,9 +52,8 @@ class ProgressTest {
 
   @Test
   void onATerminalLinesArePlainText() {
-    JobLog plain =
-        new JobLog(new PrintStream(out, true, StandardCharsets.UTF_8), true, Clock.systemUTC());
-    plain.warning("fields ignored", Map.of("fields", "a"));
+    JsonLog.format(JsonLog.Format.TEXT);
+    JsonLog.warning("fields ignored", Map.of("fields", "a"));
     assertThat(out.toString(StandardCharsets.UTF_8))
         .isEqualTo("WARNING: fields ignored (fields=a)\n");
   }

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import java.io.PrintStream;
-import java.time.Instant;
+import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,11 +18,13 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Structured log lines on stdout that Cloud Logging reads as JSON: {@code severity}, {@code
- * message}, {@code time} and any fields, with a stack trace for a failure (see {@link LogLine}).
- * Libraries' records come here too ({@link #captureLibraryLogs()}), and a line written while a
- * request is served carries the request's trace. Nothing here logs per message at INFO; callers
- * pass only values that are safe to print, and a registered secret is masked wherever it appears.
+ * The programs' one log: structured lines on stdout that Cloud Logging reads as JSON: {@code
+ * severity}, {@code message}, {@code time} and any fields, with a stack trace for a failure (see
+ * {@link LogLine}). On a terminal a program may ask for plain text instead ({@link #format}), and
+ * {@link #text} prints what a person reads as it is. Libraries' records come here too ({@link
+ * #captureLibraryLogs()}), and a line written while a request is served carries the request's
+ * trace. Nothing here logs per message at INFO; callers pass only values that are safe to print,
+ * and a registered secret is masked wherever it appears.
  */
 public final class JsonLog {
   static final String TRACE = "logging.googleapis.com/trace";
@@ -35,6 +37,24 @@ public final class JsonLog {
   private static final Set<String> SECRETS = ConcurrentHashMap.newKeySet();
   private static volatile PrintStream out = System.out;
   private static volatile String traceProject;
+  private static volatile Format format = Format.JSON;
+  private static volatile Clock clock = Clock.systemUTC();
+
+  /** How lines are written. */
+  public enum Format {
+    /** One JSON object per line, as Cloud Logging reads it. */
+    JSON,
+    /**
+     * Plain text for a person at a terminal: {@code WARNING: message (field=value, ...)}, INFO
+     * lines without the severity.
+     */
+    TEXT,
+    /**
+     * Plain text without the severity, for a command whose messages say what they are ({@code
+     * replay stopped: ...}).
+     */
+    MESSAGE
+  }
 
   /**
    * client-v2 warns about every failed request ("Failed to connect", "Retrying.", "Query request
@@ -49,18 +69,53 @@ public final class JsonLog {
 
   private JsonLog() {}
 
-  /** Where lines go; tests capture them. */
+  /** Where lines go: stdout unless a program or a test says otherwise. */
   public static void redirect(PrintStream stream) {
     out = stream;
   }
 
+  /** How lines are written from now on (JSON unless a program says otherwise). */
+  public static void format(Format value) {
+    format = value;
+  }
+
+  /** The clock of the lines' {@code time}; tests fix it. */
+  public static void clock(Clock value) {
+    clock = value;
+  }
+
+  /** Back to JSON lines on stdout at the system's time, as a test that changed them leaves it. */
+  public static void reset() {
+    redirect(System.out);
+    format(Format.JSON);
+    clock(Clock.systemUTC());
+  }
+
   /**
    * From now on every library's log records (java.util.logging, and SLF4J through its JUL provider)
-   * are written here as lines, instead of as text on stderr.
+   * at INFO and above are written here as lines, instead of as text on stderr; the ClickHouse
+   * client's warnings about each failed request are left out (see {@link #QUIETED}).
    */
   public static void captureLibraryLogs() {
-    JsonLogHandler.install(JsonLog::write);
+    captureLibraryLogs(Level.INFO);
     QUIETED.forEach(logger -> logger.setLevel(Level.SEVERE));
+  }
+
+  /**
+   * The same for records at {@code minimum} and above, every library's alike: for a program that
+   * lets libraries speak up only when something is wrong (WARNING).
+   */
+  public static void captureLibraryLogs(Level minimum) {
+    JsonLogHandler.install(JsonLog::write, minimum);
+  }
+
+  /** Text a person reads (a plan, a listing), printed as it is in every format. */
+  public static void text(String text) {
+    PrintStream target = out;
+    synchronized (target) {
+      target.print(maskedText(text));
+      target.flush();
+    }
   }
 
   /** The Google Cloud project whose Cloud Trace the request traces are in; null for none. */
@@ -114,18 +169,33 @@ public final class JsonLog {
     write("WARNING", message, fields, null);
   }
 
+  public static void error(String message, Map<String, ?> fields) {
+    write("ERROR", message, fields, null);
+  }
+
   public static void error(String message, Map<String, ?> fields, Throwable failure) {
     write("ERROR", message, fields, failure);
   }
 
   private static void write(
       String severity, String message, Map<String, ?> fields, Throwable failure) {
+    Format written = format;
     String line =
-        masked(LogLine.json(severity, message, Instant.now(), withTrace(fields), failure));
+        written == Format.JSON
+            ? masked(LogLine.json(severity, message, clock.instant(), withTrace(fields), failure))
+            : maskedText(LogLine.text(written == Format.TEXT, severity, message, fields, failure));
     PrintStream target = out;
     synchronized (target) {
       target.println(line);
+      target.flush();
     }
+  }
+
+  private static String maskedText(String line) {
+    for (String secret : SECRETS) {
+      line = line.replace(secret, MASK);
+    }
+    return line;
   }
 
   /**

@@ -35,9 +35,14 @@ public final class JsonLogHandler extends Handler {
    * dropped before they are formatted.
    */
   public static void install(Lines lines) {
+    install(lines, Level.INFO);
+  }
+
+  /** The same at {@code minimum}. */
+  public static void install(Lines lines, Level minimum) {
     LogManager.getLogManager().reset();
     Logger root = Logger.getLogger("");
-    root.setLevel(Level.INFO);
+    root.setLevel(minimum);
     root.addHandler(new JsonLogHandler(lines));
   }
 

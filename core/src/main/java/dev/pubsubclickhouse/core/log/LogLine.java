@@ -53,6 +53,38 @@ public final class LogLine {
     return line.toString();
   }
 
+  /**
+   * The same line as plain text for a person: the message, then {@code (field=value, ...)}; {@code
+   * withSeverity} puts WARNING or ERROR (never INFO) before it. A failure is one more field, {@code
+   * error}, without its stack trace.
+   */
+  public static String text(
+      boolean withSeverity,
+      String severity,
+      String message,
+      Map<String, ?> fields,
+      Throwable failure) {
+    StringBuilder line = new StringBuilder();
+    if (withSeverity && !"INFO".equals(severity)) {
+      line.append(severity).append(": ");
+    }
+    line.append(message);
+    String separator = " (";
+    for (Map.Entry<String, ?> field : fields.entrySet()) {
+      line.append(separator).append(field.getKey()).append('=').append(field.getValue());
+      separator = ", ";
+    }
+    if (failure != null) {
+      line.append(separator)
+          .append("error=")
+          .append(failure.getClass().getName())
+          .append(": ")
+          .append(failure.getMessage());
+      separator = ", ";
+    }
+    return separator.equals(" (") ? line.toString() : line.append(')').toString();
+  }
+
   /** The failure as {@link Throwable#printStackTrace()} writes it, causes included. */
   static String stackTrace(Throwable failure) {
     StringWriter trace = new StringWriter(1024);

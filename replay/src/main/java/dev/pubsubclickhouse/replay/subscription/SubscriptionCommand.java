@@ -2,6 +2,7 @@ package dev.pubsubclickhouse.replay.subscription;
 
 import com.google.pubsub.v1.SubscriptionName;
 import com.google.pubsub.v1.TopicName;
+import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.replay.CommonOptions;
 import dev.pubsubclickhouse.replay.ExitCode;
 import java.io.IOException;
@@ -85,12 +86,10 @@ public final class SubscriptionCommand implements Callable<Integer> {
 
   private final Map<String, String> environment;
   private final PrintStream out;
-  private final PrintStream err;
 
-  public SubscriptionCommand(Map<String, String> environment, PrintStream out, PrintStream err) {
+  public SubscriptionCommand(Map<String, String> environment, PrintStream out) {
     this.environment = environment;
     this.out = out;
-    this.err = err;
   }
 
   @Override
@@ -119,18 +118,18 @@ public final class SubscriptionCommand implements Callable<Integer> {
                   ? Set.of()
                   : Set.copyOf(dropAttributes.stream().map(String::trim).toList()));
     } catch (IllegalArgumentException e) {
-      err.println("replay: " + e.getMessage());
+      JsonLog.error("replay: " + e.getMessage(), Map.of());
       return ExitCode.USAGE;
     }
     PubSubClients clients;
     try {
       clients = PubSubClients.open(endpoint(), to);
     } catch (IOException | RuntimeException e) {
-      err.println("replay: cannot reach Pub/Sub: " + SubscriptionReplay.describe(e));
+      JsonLog.error("replay: cannot reach Pub/Sub: " + SubscriptionReplay.describe(e), Map.of());
       return ExitCode.FAILED;
     }
     try {
-      return new SubscriptionReplay(clients, from, to, settings, out, err).run();
+      return new SubscriptionReplay(clients, from, to, settings, out).run();
     } finally {
       clients.close();
     }

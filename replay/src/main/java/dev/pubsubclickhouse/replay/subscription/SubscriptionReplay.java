@@ -11,6 +11,7 @@ import com.google.pubsub.v1.PullRequest;
 import com.google.pubsub.v1.ReceivedMessage;
 import com.google.pubsub.v1.SubscriptionName;
 import com.google.pubsub.v1.TopicName;
+import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.replay.DeadLetterFilter;
 import dev.pubsubclickhouse.replay.ExitCode;
 import dev.pubsubclickhouse.replay.RateLimit;
@@ -70,7 +71,6 @@ final class SubscriptionReplay {
   private final TopicName topic;
   private final Settings settings;
   private final PrintStream out;
-  private final PrintStream err;
 
   /** Messages this run holds and hands back at its end: message id to its latest ack id. */
   private final Map<String, String> held = new LinkedHashMap<>();
@@ -84,14 +84,12 @@ final class SubscriptionReplay {
       SubscriptionName subscription,
       TopicName topic,
       Settings settings,
-      PrintStream out,
-      PrintStream err) {
+      PrintStream out) {
     this.clients = clients;
     this.subscription = subscription;
     this.topic = topic;
     this.settings = settings;
     this.out = out;
-    this.err = err;
   }
 
   /** Replays, says what it did, and returns the exit code. */
@@ -267,13 +265,14 @@ final class SubscriptionReplay {
   }
 
   private int stopped(String why, Collection<ReceivedMessage> notPublished) {
-    err.println(
+    JsonLog.error(
         "replay stopped: "
             + why
             + ". Nothing not yet published was acknowledged (so far "
             + republished
             + " republished)"
-            + handBack(notPublished));
+            + handBack(notPublished),
+        Map.of());
     return ExitCode.FAILED;
   }
 

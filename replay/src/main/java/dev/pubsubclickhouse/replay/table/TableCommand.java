@@ -11,6 +11,7 @@ import dev.pubsubclickhouse.core.insert.ClickHouseFailures;
 import dev.pubsubclickhouse.core.insert.ClickHouseHttp;
 import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
 import dev.pubsubclickhouse.core.insert.InsertFormat;
+import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.core.schema.SchemaReader;
 import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.core.write.DeadLetterTable;
@@ -70,12 +71,10 @@ public final class TableCommand implements Callable<Integer> {
 
   private final Map<String, String> environment;
   private final PrintStream out;
-  private final PrintStream err;
 
-  public TableCommand(Map<String, String> environment, PrintStream out, PrintStream err) {
+  public TableCommand(Map<String, String> environment, PrintStream out) {
     this.environment = environment;
     this.out = out;
-    this.err = err;
   }
 
   @Override
@@ -103,7 +102,7 @@ public final class TableCommand implements Callable<Integer> {
           reader.integer(MessageParameters.MAX_DECOMPRESSED_BYTES, 1024, 1 << 30);
       pubsubEndpoint = reader.optional(MessageParameters.PUBSUB_ENDPOINT).orElse(null);
     } catch (ConfigurationException | IllegalArgumentException e) {
-      err.println("replay: " + e.getMessage());
+      JsonLog.error("replay: " + e.getMessage(), Map.of());
       return ExitCode.USAGE;
     }
     try (Client client = ClickHouseClients.open(config, "pubsub-clickhouse-replay", 4);
@@ -112,7 +111,7 @@ public final class TableCommand implements Callable<Integer> {
       try {
         replay = open(client, config, mapping, settings, maxDecompressedBytes, schemas);
       } catch (RuntimeException e) {
-        err.println("replay: " + ClickHouseFailures.describe(e));
+        JsonLog.error("replay: " + ClickHouseFailures.describe(e), Map.of());
         return ExitCode.FAILED;
       }
       return replay.run();
@@ -177,7 +176,6 @@ public final class TableCommand implements Callable<Integer> {
             mapping.unknownFieldsColumn().orElse(null),
             MessageEvents.NONE,
             Clock.systemUTC());
-    return new TableReplay(
-        rows, destinations, encoder, formats, settings, Clock.systemUTC(), out, err);
+    return new TableReplay(rows, destinations, encoder, formats, settings, Clock.systemUTC(), out);
   }
 }

@@ -1,6 +1,7 @@
 package dev.pubsubclickhouse.replay.table;
 
 import dev.pubsubclickhouse.core.insert.ClickHouseFailures;
+import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.core.write.EncodedRows;
 import dev.pubsubclickhouse.core.write.TableWriter;
@@ -58,7 +59,6 @@ final class TableReplay {
   private final Settings settings;
   private final Clock clock;
   private final PrintStream out;
-  private final PrintStream err;
 
   private final Map<TableName, Long> writtenTo = new LinkedHashMap<>();
   private long replayed;
@@ -73,8 +73,7 @@ final class TableReplay {
       PayloadFormats formats,
       Settings settings,
       Clock clock,
-      PrintStream out,
-      PrintStream err) {
+      PrintStream out) {
     this.rows = rows;
     this.destinations = destinations;
     this.encoder = encoder;
@@ -82,7 +81,6 @@ final class TableReplay {
     this.settings = settings;
     this.clock = clock;
     this.out = out;
-    this.err = err;
   }
 
   /** Replays, says what it did, and returns the exit code. */
@@ -329,7 +327,7 @@ final class TableReplay {
   }
 
   private int stopped(String why) {
-    err.println(
+    JsonLog.error(
         "replay stopped: "
             + why
             + ". Dead letters not replayed are still in "
@@ -338,7 +336,8 @@ final class TableReplay {
             + written()
             + " written, "
             + stay
-            + " still do not fit)");
+            + " still do not fit)",
+        Map.of());
     return ExitCode.FAILED;
   }
 }

@@ -1,4 +1,4 @@
-package dev.pubsubclickhouse.backfill;
+package dev.pubsubclickhouse.testing.bigquery;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.cloud.bigquery.storage.v1.AvroRows;
@@ -11,12 +11,16 @@ import com.google.cloud.bigquery.storage.v1.ReadRowsResponse;
 import com.google.cloud.bigquery.storage.v1.ReadSession;
 import com.google.cloud.bigquery.storage.v1.ReadStream;
 import com.google.protobuf.ByteString;
-import dev.pubsubclickhouse.backfill.local.AvroPayloads;
+import com.google.protobuf.Timestamp;
+import com.google.protobuf.UnsafeByteOperations;
 import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -28,18 +32,20 @@ import org.apache.avro.Schema;
 
 /**
  * BigQuery's Storage Read API (the {@code BigQueryRead} gRPC service of the client library's own
- * service definitions) on a localhost port, serving the tables of a {@link FakeBigQuery} as real
+ * service definitions) on a localhost port, serving the tables of a {@link LocalBigQuery} as real
  * Avro: CreateReadSession (snapshot time, row restriction, max stream count) and ReadRows from an
- * offset, in blocks of a few rows. A stream can be made to fail part way (UNAVAILABLE), as a broken
- * connection would; CreateReadSession and ReadRows can fail before answering.
+ * offset, in blocks of rows. A stream can be made to fail part way, as a broken connection would;
+ * CreateReadSession and ReadRows can fail before answering.
  */
-final class FakeBigQueryRead implements AutoCloseable {
-  /** Rows per ReadRowsResponse: small, so that pages gather several blocks. */
-  private static final int BLOCK_ROWS = 7;
+public final class StorageReadApi implements AutoCloseable {
+  /** Names this server's read sessions apart from an earlier run's. */
+  private static final String STARTED = Long.toString(System.currentTimeMillis(), 36);
 
-  private record Session(Schema schema, List<List<JsonNode>> streams) {}
+  private record Session(BigQueryTable table, Schema schema, List<List<JsonNode>> streams) {}
 
-  private final FakeBigQuery bigQuery;
+  private final LocalBigQuery bigQuery;
+  private final int blockRows;
+  private final int streamRows;
   private final Server server;
   private final Map<String, Session> sessions = new ConcurrentHashMap<>();
   private final AtomicInteger sessionCount = new AtomicInteger();
@@ -52,62 +58,70 @@ final class FakeBigQueryRead implements AutoCloseable {
   private volatile Status breakStatus = Status.UNAVAILABLE;
   private final List<Runnable> readHooks = new CopyOnWriteArrayList<>();
   private final AtomicInteger readCount = new AtomicInteger();
-  private volatile java.time.Duration sessionLifetime = java.time.Duration.ofHours(6);
+  private volatile Duration sessionLifetime = Duration.ofHours(6);
 
-  FakeBigQueryRead(FakeBigQuery bigQuery) throws java.io.IOException {
+  /**
+   * @param blockRows rows per ReadRowsResponse
+   * @param streamRows a session has at most one stream per this many rows, as BigQuery gives fewer
+   *     streams for less data
+   */
+  StorageReadApi(LocalBigQuery bigQuery, int port, int blockRows, int streamRows)
+      throws IOException {
     this.bigQuery = bigQuery;
+    this.blockRows = blockRows;
+    this.streamRows = streamRows;
     this.server =
-        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port))
             .addService(new Service())
             .build()
             .start();
   }
 
   /** {@code host:port}, for BIGQUERY_STORAGE_ENDPOINT. */
-  String endpoint() {
+  public String endpoint() {
     return "127.0.0.1:" + server.getPort();
   }
 
   /** Each ReadRows request as "stream@offset", in order. */
-  List<String> reads() {
+  public List<String> reads() {
     synchronized (reads) {
       return List.copyOf(reads);
     }
   }
 
-  List<ReadSession> createdSessions() {
+  public List<ReadSession> createdSessions() {
     return List.copyOf(created);
   }
 
   /** The next {@code times} CreateReadSession calls fail with UNAVAILABLE. */
-  void failCreates(int times) {
+  public void failCreates(int times) {
     failCreates.set(times);
   }
 
   /** The next {@code times} ReadRows calls fail with UNAVAILABLE before sending a row. */
-  void failReadsAtStart(int times) {
+  public void failReadsAtStart(int times) {
     failReadsAtStart.set(times);
   }
 
   /** The next {@code times} ReadRows streams break with UNAVAILABLE once they sent {@code rows}. */
-  void breakStreamsAfter(int rows, int times) {
+  public void breakStreamsAfter(int rows, int times) {
     breakStreamsAfter(rows, times, Status.UNAVAILABLE);
   }
 
   /** The same with another status, e.g. one that is not worth a retry. */
-  void breakStreamsAfter(int rows, int times, Status status) {
+  public void breakStreamsAfter(int rows, int times, Status status) {
     breakStatus = status;
     breakAfterRows = rows;
     breaks.set(times);
   }
 
   /** Sessions created from now on expire this long after they are made (BigQuery: 6 hours). */
-  void sessionLifetime(java.time.Duration lifetime) {
+  public void sessionLifetime(Duration lifetime) {
     sessionLifetime = lifetime;
   }
 
   /** Runs {@code action} when the {@code nth} ReadRows request (1-based) arrives. */
-  void onRead(int nth, Runnable action) {
+  public void onRead(int nth, Runnable action) {
     readHooks.add(
         () -> {
           if (readCount.get() == nth) {
@@ -121,6 +135,18 @@ final class FakeBigQueryRead implements AutoCloseable {
     server.shutdownNow();
   }
 
+  private ByteString block(Session session, List<JsonNode> rows) {
+    if (!session.table().uniform) {
+      return ByteString.copyFrom(AvroPayloads.encode(session.schema(), rows));
+    }
+    return UnsafeByteOperations.unsafeWrap(
+        session
+            .table()
+            .encodings
+            .computeIfAbsent(
+                "avro:" + rows.size(), key -> AvroPayloads.encode(session.schema(), rows)));
+  }
+
   private final class Service extends BigQueryReadGrpc.BigQueryReadImplBase {
     @Override
     public void createReadSession(
@@ -131,7 +157,7 @@ final class FakeBigQueryRead implements AutoCloseable {
       }
       ReadSession asked = request.getReadSession();
       String[] path = asked.getTable().split("/");
-      FakeBigQuery.Table table = bigQuery.tableByKey(path[1], path[3], path[5]);
+      BigQueryTable table = path.length < 6 ? null : bigQuery.table(path[1], path[3], path[5]);
       if (table == null) {
         answer.onError(
             Status.NOT_FOUND
@@ -148,30 +174,38 @@ final class FakeBigQueryRead implements AutoCloseable {
               ? table.snapshotAt(
                   asked.getTableModifiers().getSnapshotTime().getSeconds() * 1000
                       + asked.getTableModifiers().getSnapshotTime().getNanos() / 1_000_000)
-              : List.copyOf(table.rows);
+              : table.current();
       String restriction = asked.getReadOptions().getRowRestriction();
       if (!restriction.isEmpty()) {
         rows =
-            rows.stream().filter(r -> FakeBigQuery.matches(table.fields, r, restriction)).toList();
+            rows.stream().filter(r -> BigQueryRows.matches(table.fields, r, restriction)).toList();
       }
-      // Contiguous slices, at most one per 10 rows, as BigQuery gives fewer streams for less data.
-      int count = Math.max(1, Math.min(request.getMaxStreamCount(), (rows.size() + 9) / 10));
+      int count =
+          Math.max(
+              1,
+              Math.min(request.getMaxStreamCount(), (rows.size() + streamRows - 1) / streamRows));
       List<List<JsonNode>> streams = new ArrayList<>();
       for (int i = 0; i < count; i++) {
         streams.add(rows.subList(i * rows.size() / count, (i + 1) * rows.size() / count));
       }
+      // Unique across restarts, as BigQuery's are: the job's checkpoints name streams by session.
       String name =
-          "projects/" + path[1] + "/locations/us/sessions/s" + sessionCount.incrementAndGet();
+          "projects/"
+              + path[1]
+              + "/locations/us/sessions/"
+              + STARTED
+              + "-"
+              + sessionCount.incrementAndGet();
       Schema schema = AvroPayloads.schema(table.fields);
-      sessions.put(name, new Session(schema, streams));
+      sessions.put(name, new Session(table, schema, streams));
       ReadSession.Builder session =
           asked.toBuilder()
               .setName(name)
               .setAvroSchema(AvroSchema.newBuilder().setSchema(schema.toString()))
               .setEstimatedRowCount(rows.size())
               .setExpireTime(
-                  com.google.protobuf.Timestamp.newBuilder()
-                      .setSeconds(java.time.Instant.now().plus(sessionLifetime).getEpochSecond()));
+                  Timestamp.newBuilder()
+                      .setSeconds(Instant.now().plus(sessionLifetime).getEpochSecond()));
       for (int i = 0; i < streams.size(); i++) {
         session.addStreams(ReadStream.newBuilder().setName(name + "/streams/" + i));
       }
@@ -191,7 +225,7 @@ final class FakeBigQueryRead implements AutoCloseable {
         return;
       }
       int at = request.getReadStream().indexOf("/streams/");
-      Session session = sessions.get(request.getReadStream().substring(0, at));
+      Session session = at < 0 ? null : sessions.get(request.getReadStream().substring(0, at));
       if (session == null) {
         answer.onError(
             Status.NOT_FOUND.withDescription("session expired or unknown").asRuntimeException());
@@ -201,20 +235,19 @@ final class FakeBigQueryRead implements AutoCloseable {
           session.streams().get(Integer.parseInt(request.getReadStream().substring(at + 9)));
       int sent = 0;
       boolean breaking = breakAfterRows >= 0 && breaks.getAndUpdate(n -> Math.max(0, n - 1)) > 0;
-      for (int from = (int) request.getOffset(); from < rows.size(); from += BLOCK_ROWS) {
+      for (int from = (int) request.getOffset(); from < rows.size(); from += blockRows) {
         if (breaking && sent >= breakAfterRows) {
           answer.onError(
               breakStatus.withDescription("stream broken (injected)").asRuntimeException());
           return;
         }
-        List<JsonNode> block = rows.subList(from, Math.min(rows.size(), from + BLOCK_ROWS));
+        List<JsonNode> block = rows.subList(from, Math.min(rows.size(), from + blockRows));
         answer.onNext(
             ReadRowsResponse.newBuilder()
                 .setRowCount(block.size())
                 .setAvroRows(
                     AvroRows.newBuilder()
-                        .setSerializedBinaryRows(
-                            ByteString.copyFrom(AvroPayloads.encode(session.schema(), block)))
+                        .setSerializedBinaryRows(block(session, block))
                         .setRowCount(block.size()))
                 .build());
         sent += block.size();

@@ -1,4 +1,4 @@
-package dev.pubsubclickhouse.backfill.local;
+package dev.pubsubclickhouse.testing.bigquery;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.ByteArrayOutputStream;
