@@ -17,35 +17,26 @@ import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
 
 /**
- * The README's deploy section and docs/deploy.md, followed against the Terraform files: the items
- * marked (test) in docs/deploy.md's reviewer's checklist.
+ * docs/deploy.md, followed against the Terraform files: the items marked (test) in its reviewer's
+ * checklist. README.md links the page and repeats none of its commands.
  */
 class DeployDocsTest {
-  private static final String README =
-      section(RepoFiles.read("README.md"), "## Deploy to Google Cloud");
+  private static final String README = RepoFiles.read("README.md");
   private static final String DEPLOY = RepoFiles.read("docs/deploy.md");
   private static final List<String> EXAMPLES = List.of("clickhouse-cloud", "clickhouse-vm");
 
   @Test
-  void theApisTheReadmeEnablesAreTheOnesTheModuleNeeds() {
+  void theApisTheDocsEnableAreTheOnesTheModuleNeeds() {
     List<String> required =
         TerraformFiles.MODULE.local("required_apis").stringLiterals().stream()
             .filter(s -> s.endsWith(".googleapis.com"))
             .collect(Collectors.toList());
-    List<String> readme = all(Pattern.compile("([a-z]+\\.googleapis\\.com)"), README);
     List<String> deploy =
         all(
             Pattern.compile("([a-z]+\\.googleapis\\.com)"),
             section(DEPLOY, "## 1. Enable the APIs"));
 
-    assertThat(readme).isSubsetOf(required);
     assertThat(deploy).isSubsetOf(required);
-    // Everything the module always needs; compute and storage only with a VPC or the VM.
-    assertThat(readme)
-        .containsAll(
-            required.stream()
-                .filter(a -> !a.startsWith("compute.") && !a.startsWith("storage."))
-                .collect(Collectors.toList()));
     assertThat(deploy).containsAll(required);
   }
 
@@ -59,7 +50,6 @@ class DeployDocsTest {
       assertThat(call.expr("source").literal())
           .contains(Literal.string("../../modules/pubsub-clickhouse"));
     }
-    assertThat(README).contains("EXAMPLE=clickhouse-cloud");
     assertThat(DEPLOY).contains("export EXAMPLE=clickhouse-cloud   # or clickhouse-vm");
     assertThat(README + DEPLOY).doesNotContain("terraform -chdir=terraform ");
   }
@@ -67,38 +57,37 @@ class DeployDocsTest {
   @Test
   void eachExampleNamesTheDatasetsTheBackfillMayRead() {
     // The job's account gets dataViewer only on the datasets the module is given; an example
-    // that passes none leaves the README's backfill command failing with Access Denied.
+    // that passes none leaves the backfill command of docs/deploy.md failing with Access Denied.
     for (String example : EXAMPLES) {
       HclBlock call = TerraformFiles.TREE.module("examples/" + example).blocks("module").get(0);
       assertThat(call.attribute("backfill_source_datasets")).as(example).isPresent();
     }
-    assertThat(section(RepoFiles.read("README.md"), "## Backfill"))
-        .contains("backfill_source_datasets");
+    assertThat(section(DEPLOY, "## Run a backfill")).contains("backfill_source_datasets");
   }
 
   @Test
   void everyTargetOfTheFirstApplyIsAResourceOfTheModule() {
     Pattern target = Pattern.compile("-target=module\\.pubsub_clickhouse\\.(google_\\w+)\\.(\\w+)");
-    List<String> targets = new ArrayList<>(all(target, README, 1, 2));
-    targets.addAll(all(target, DEPLOY, 1, 2));
+    List<String> targets = all(target, DEPLOY, 1, 2);
 
     assertThat(targets)
         .containsOnly(
             "google_artifact_registry_repository.images",
             "google_secret_manager_secret.clickhouse_password")
-        .hasSize(4);
+        .hasSize(2);
     for (String address : targets) {
       String[] parts = address.split("\\.");
       assertThat(TerraformFiles.MODULE.resource(parts[0], parts[1])).isNotNull();
     }
-    assertThat(README).doesNotContainPattern("-target=(?!module\\.pubsub_clickhouse\\.)");
+    assertThat(
+            section(DEPLOY, "## 2. Fill in the variables and create the repository and the secret"))
+        .doesNotContainPattern("-target=(?!module\\.pubsub_clickhouse\\.)");
   }
 
   @Test
   void everyTerraformOutputTheDocsReadIsAnOutputOfBothExamples() {
     Pattern output = Pattern.compile("terraform(?: -chdir=\\S+)? output(?: -raw)? ([a-z_]+)");
-    List<String> read = new ArrayList<>(all(output, README));
-    read.addAll(all(output, DEPLOY));
+    List<String> read = all(output, DEPLOY);
 
     assertThat(read).contains("clickhouse_password_secret", "ingest_topic_name", "service_name");
     for (String example : EXAMPLES) {
@@ -121,13 +110,12 @@ class DeployDocsTest {
     Pattern submit =
         Pattern.compile(
             "gcloud builds submit --config\\s+cloudbuild\\.yaml\\s+(?:\\\\\\n[#\\s]*)?(--substitutions=\\S+)");
-    List<String> commands = new ArrayList<>(all(submit, RepoFiles.read("README.md")));
+    List<String> commands = new ArrayList<>(all(submit, README));
     commands.addAll(all(submit, DEPLOY));
     commands.addAll(all(submit, RepoFiles.read("cloudbuild.yaml")));
 
-    assertThat(commands).hasSize(5);
+    assertThat(commands).hasSize(3);
     assertThat(commands).allSatisfy(c -> assertThat(c).contains("SHORT_SHA="));
-    assertThat(all(submit, README).get(0)).contains("_DEPLOY=false");
     assertThat(all(submit, section(DEPLOY, "## 3. Build and push the images")).get(0))
         .contains("_DEPLOY=false");
     Map<String, Object> build =
@@ -144,9 +132,6 @@ class DeployDocsTest {
 
   @Test
   void theTablesExistBeforeTheServiceAndNewImagesComeFromCloudBuildOnly() {
-    assertThat(README.indexOf("Create the tables"))
-        .isPositive()
-        .isLessThan(README.indexOf("`terraform -chdir=terraform/examples/$EXAMPLE apply`"));
     assertThat(DEPLOY.indexOf("## 5. Create the tables")).isLessThan(DEPLOY.indexOf("## 6. Apply"));
     String rollout = section(DEPLOY, "## Roll out a new version");
     assertThat(rollout)
