@@ -13,8 +13,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's statement that purges credentials earlier versions stored in dead-letter rows, run
- * as written against a dead-letter table of sql/dead_letter_table.sql.
+ * The statement of docs/operate.md that purges credentials earlier versions stored in dead-letter
+ * rows, run as written against a dead-letter table of sql/dead_letter_table.sql.
  */
 @ClickHouseTest
 class CredentialPurgeIT {
@@ -25,10 +25,11 @@ class CredentialPurgeIT {
   }
 
   static String purgeStatement() throws Exception {
-    String readme = Files.readString(Path.of("../README.md"));
-    int section = readme.indexOf("### Purge credentials from old dead letters");
-    int start = readme.indexOf("```sql\n", section) + "```sql\n".length();
-    return readme.substring(start, readme.indexOf("```", start)).strip();
+    String page = Files.readString(Path.of("../docs/operate.md"));
+    int section = page.indexOf("## Purge credentials from old dead letters");
+    assertThat(section).as("the purge section of docs/operate.md").isNotNegative();
+    int start = page.indexOf("```sql\n", section) + "```sql\n".length();
+    return page.substring(start, page.indexOf("```", start)).strip();
   }
 
   @Test
@@ -41,7 +42,9 @@ class CredentialPurgeIT {
                 RequestHeaders.ADDED_BY_FRONT_ENDS_PREFIXES.stream().noneMatch(name::startsWith))
         .filter(name -> !statement.contains("'" + name + "'"))
         .forEach(missing::add);
-    RequestHeaders.ADDED_BY_FRONT_ENDS_PREFIXES.stream()
+    Stream.concat(
+            RequestHeaders.CREDENTIAL_PREFIXES.stream(),
+            RequestHeaders.ADDED_BY_FRONT_ENDS_PREFIXES.stream())
         .filter(prefix -> !statement.contains("startsWith(lower(k), '" + prefix + "')"))
         .forEach(missing::add);
     assertThat(missing).isEmpty();

@@ -19,10 +19,12 @@ import org.junit.jupiter.api.Test;
 /**
  * Every relative link of README.md, CHANGELOG.md and every Markdown file under docs/ (docs/perf/
  * included) leads somewhere: a file or folder that exists, and a heading that exists where it names
- * one. README's code paths ({@code function/.../X.java}, {@code sql/logs.sql}) name files that
- * exist.
+ * one. The code paths of README and the reference pages ({@code function/.../X.java}, {@code
+ * sql/logs.sql}) name files that exist. README stays short and links every reference page, which
+ * holds the details.
  */
 class DocumentationLinksTest {
+  private static final int README_LINE_BUDGET = 300;
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
   private static final Pattern LINK = Pattern.compile("!?\\[[^\\]]*\\]\\(([^)\\s]+)\\)");
   private static final Pattern FENCED = Pattern.compile("(?ms)^```.*?^```");
@@ -64,28 +66,60 @@ class DocumentationLinksTest {
   }
 
   @Test
-  void everyCodePathInTheReadmeExists() throws IOException {
+  void theReadmeStaysWithinItsLineBudget() throws IOException {
+    assertThat(Files.readAllLines(ROOT.resolve("README.md")))
+        .hasSizeLessThanOrEqualTo(README_LINE_BUDGET);
+  }
+
+  @Test
+  void theReadmeLinksEveryReferencePage() throws IOException {
+    String readme = FENCED.matcher(Files.readString(ROOT.resolve("README.md"))).replaceAll("");
+    Set<String> linked = new java.util.HashSet<>();
+    Matcher link = LINK.matcher(readme);
+    while (link.find()) {
+      linked.add(link.group(1).replaceFirst("#.*", ""));
+    }
+    List<String> pages;
+    try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
+      pages =
+          docs.filter(p -> p.toString().endsWith(".md"))
+              .map(p -> "docs/" + p.getFileName())
+              .sorted()
+              .collect(Collectors.toList());
+    }
+    assertThat(pages).isNotEmpty();
+    assertThat(linked).containsAll(pages);
+  }
+
+  @Test
+  void everyCodePathInTheReadmeAndTheReferencePagesExists() throws IOException {
     Set<String> topLevel;
     try (Stream<Path> entries = Files.list(ROOT)) {
       topLevel = entries.map(p -> p.getFileName().toString()).collect(Collectors.toSet());
     }
     List<String> missing = new ArrayList<>();
-    Matcher code = CODE.matcher(Files.readString(ROOT.resolve("README.md")));
     int checked = 0;
-    while (code.find()) {
-      String path = code.group(1).replaceAll("[.,;:]$", "");
-      int slash = path.indexOf('/');
-      if (slash <= 0
-          || !topLevel.contains(path.substring(0, slash))
-          || path.contains("/target/")
-          || path.startsWith("target/")
-          || path.startsWith(".local/")
-          || path.matches(".*[*$<>{}].*")) {
-        continue; // not a path, or one made by a build, a local run (.local) or a user
+    for (Path document : documents()) {
+      if (document.endsWith("CHANGELOG.md")) {
+        continue; // names files as they were when each change was made
       }
-      checked++;
-      if (!exists(path)) {
-        missing.add(path);
+      Matcher code = CODE.matcher(Files.readString(document));
+      while (code.find()) {
+        String path = code.group(1).replaceAll("[.,;:]$", "");
+        int slash = path.indexOf('/');
+        if (slash <= 0
+            || !topLevel.contains(path.substring(0, slash))
+            || path.contains("/target/")
+            || path.startsWith("target/")
+            || path.startsWith(".local/")
+            || path.endsWith(".tfvars")
+            || path.matches(".*[*$<>{}].*")) {
+          continue; // not a path, or one made by a build, a local run (.local) or a user
+        }
+        checked++;
+        if (!exists(path)) {
+          missing.add(ROOT.relativize(document) + ": " + path);
+        }
       }
     }
     assertThat(checked).as("paths checked").isGreaterThan(10);
