@@ -120,7 +120,7 @@ final class AvroFormat implements PayloadFormat {
       MessageReader reader = new MessageReader(data.length, new NodeCharge(memory));
       if (binary) {
         BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(data, null);
-        datum = reader.read(null, decoder);
+        datum = reader.read(null, new LengthBoundDecoder(decoder, data.length));
         if (!decoder.isEnd()) {
           throw new PayloadRejectedException(describe() + ": bytes left after the record");
         }

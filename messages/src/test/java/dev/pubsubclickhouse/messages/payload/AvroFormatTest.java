@@ -133,6 +133,27 @@ class AvroFormatTest {
         .isEqualTo(reason.formatted(8));
   }
 
+  /** Avro's decoder allocates a string's claimed length before it reads it: five bytes, 200 MiB. */
+  @Test
+  void stringsAndBytesClaimingMoreThanTheDataHoldsAreRejectedBeforeAnyAllocation()
+      throws Exception {
+    String claim = "80 80 80 C8 01";
+    String reason =
+        "data does not decode as Avro (binary) of schema s: a string or bytes claims 209715200"
+            + " bytes, more than the 5 it has";
+    assertThat(rejection(binary("{\"name\":\"s\",\"type\":\"string\"}"), hex(claim)))
+        .isEqualTo(reason);
+    assertThat(rejection(binary("{\"name\":\"b\",\"type\":\"bytes\"}"), hex(claim)))
+        .isEqualTo(reason);
+    assertThat(
+            binary("{\"name\":\"s\",\"type\":\"string\"},{\"name\":\"b\",\"type\":\"bytes\"}")
+                .rows(hex("04 68 69 02 FF"))
+                .get(0)
+                .toString())
+        .as("what the data holds is read")
+        .isEqualTo("{\"s\":\"hi\",\"b\":\"/w==\"}");
+  }
+
   @Test
   void stringsThatAreNotUtf8AreRejectedNamingTheFieldAndBytesAreKeptAsTheyAre() throws Exception {
     String prefix = "data does not decode as Avro (binary) of schema s: ";
