@@ -54,6 +54,13 @@ public final class PayloadFormats {
   private final LongSupplier nanoTime;
   private final PayloadFormat every;
   private final Map<String, Kept> kept = new ConcurrentHashMap<>();
+
+  /**
+   * Pub/Sub's NOT_FOUND and INVALID_ARGUMENT answers, kept apart from the formats: a publisher who
+   * names a new schema in every message fills this memory, never the one of real schemas.
+   */
+  private final Map<String, Kept> refused = new ConcurrentHashMap<>();
+
   private final Map<String, Denied> denied = new ConcurrentHashMap<>();
   private final Object budgetLock = new Object();
   private double lookupsLeft;
@@ -134,11 +141,21 @@ public final class PayloadFormats {
         && (!known.expires || now - known.fetchedNanos < NEWEST_REVISION_KEPT_FOR.toNanos())) {
       return known.format;
     }
+    Kept refusedBefore = refused.get(key);
+    if (refusedBefore != null
+        && now - refusedBefore.fetchedNanos < NEWEST_REVISION_KEPT_FOR.toNanos()) {
+      return refusedBefore.format;
+    }
     Denied denial = denied.get(name);
     if (denial != null && now - denial.askedNanos < NEWEST_REVISION_KEPT_FOR.toNanos()) {
       return deniedFormat(resource, denial, now, null);
     }
     if (!takeLookup(now)) {
+      if (known != null) {
+        // A newest revision due to be looked up again: the one known serves until a lookup can be
+        // had, so that names cycled by another publisher cost this schema's messages nothing.
+        return known.format;
+      }
       events.schemaLookupRefused();
       throw new SchemaUnavailableException(
           "schema "
@@ -177,7 +194,7 @@ public final class PayloadFormats {
                   + refusal
                   + "): "
                   + e.getMessage());
-      keep(kept, key, new Kept(rejecting, now, true));
+      keep(refused, key, new Kept(rejecting, now, true));
       return rejecting;
     }
     denied.remove(name);

@@ -213,6 +213,61 @@ class PayloadFormatsTest {
   }
 
   /**
+   * A publisher naming five new schemas a second (over the lookup budget) for twenty minutes: the
+   * good messages of a schema read before are never answered 503, neither a revision's nor the
+   * newest revision's, which is due to be looked up again every minute.
+   */
+  @Test
+  void namesCycledByOnePublisherCostAKnownSchemasMessagesNothing() throws Exception {
+    PayloadFormats formats =
+        new PayloadFormats(
+            resource -> {
+              fetched.add(resource);
+              if (resource.startsWith(NAME)) {
+                return Schema.newBuilder()
+                    .setType(Schema.Type.PROTOCOL_BUFFER)
+                    .setDefinition(PROTO)
+                    .build();
+              }
+              throw ApiExceptionFactory.createException(
+                  Status.NOT_FOUND.asRuntimeException(),
+                  GrpcStatusCode.of(Status.Code.NOT_FOUND),
+                  false);
+            },
+            new SchemaLookups(GRACE, 60),
+            MessageEvents.NONE,
+            clock::get);
+    Map<String, String> revision = attributes("r1", "JSON");
+    Map<String, String> newest = attributes(null, "JSON");
+    formats.of(revision);
+    formats.of(newest);
+    int answered503 = 0;
+    for (int second = 0; second < 1200; second++) {
+      clock.addAndGet(Duration.ofSeconds(1).toNanos());
+      for (int i = 0; i < 5; i++) {
+        try {
+          formats.of(
+              Map.of(
+                  "googclient_schemaname",
+                  "projects/p/schemas/made-up-" + second + "-" + i,
+                  "googclient_schemaencoding",
+                  "JSON"));
+        } catch (SchemaUnavailableException over) {
+          // the publisher's own messages: 503
+        }
+      }
+      for (Map<String, String> good : List.of(revision, newest)) {
+        try {
+          formats.of(good);
+        } catch (SchemaUnavailableException e) {
+          answered503++;
+        }
+      }
+    }
+    assertThat(answered503).isZero();
+  }
+
+  /**
    * A publisher naming a new schema in every message cannot make the service look up more than
    * SCHEMA_LOOKUPS_PER_MINUTE a minute. A message over the budget is answered 503, not
    * dead-lettered: it may be a good message of a real schema, and Pub/Sub keeps it.
