@@ -13,6 +13,7 @@ import java.security.MessageDigest;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -131,6 +132,15 @@ class TerraformConsoleTest {
         .contains("https://packages.clickhouse.com/deb lts main");
   }
 
+  /** The statements of sql/grants.sql, comments aside, spaces collapsed. */
+  private static List<String> grantStatements() {
+    return java.util.Arrays.stream(
+            RepoFiles.read("sql/grants.sql").replaceAll("--[^\\n]*", "").split(";"))
+        .map(q -> q.strip().replaceAll("\\s+", " "))
+        .filter(q -> !q.isEmpty())
+        .toList();
+  }
+
   @Test
   void thePasswordReachesTheServerAsAHashAndTheClientInAFileOfMode600() throws Exception {
     String script = startupScript(TEMPLATE_VALUES);
@@ -175,10 +185,12 @@ class TerraformConsoleTest {
                     .digest(password.getBytes(StandardCharsets.UTF_8)));
     assertThat(Files.readString(server))
         .contains("<pipeline>", "<password_sha256_hex>" + sha256 + "</password_sha256_hex>")
+        .contains("<query>GRANT SELECT, INSERT ON realtime.logs</query>\n")
         .contains(
             "<grants>\n"
-                + "        <query>GRANT SELECT, INSERT ON realtime.logs</query>\n"
-                + "        <query>GRANT SELECT, INSERT ON realtime.logs_dead_letter</query>\n"
+                + grantStatements().stream()
+                    .map(q -> "        <query>" + q + "</query>\n")
+                    .collect(Collectors.joining())
                 + "      </grants>")
         .doesNotContain(password);
     String adminSha256 =
