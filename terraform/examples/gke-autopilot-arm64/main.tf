@@ -111,7 +111,7 @@ module "pubsub_clickhouse_gke" {
   clickhouse_database        = var.clickhouse_database
   clickhouse_table           = var.clickhouse_table
   clickhouse_user            = var.clickhouse_user
-  clickhouse_password_secret = google_secret_manager_secret_version.clickhouse_password.name
+  clickhouse_password_secret = "${google_secret_manager_secret.clickhouse_password.id}/versions/${google_secret_manager_secret_version.clickhouse_password.version}"
 
   scaler       = var.scaler
   min_replicas = var.min_replicas

@@ -37,7 +37,7 @@ resource "google_pubsub_topic_iam_member" "workload_dead_letter_publisher" {
 
 # The service reads the password at start (CLICKHOUSE_PASSWORD_SECRET); nothing else can.
 resource "google_secret_manager_secret_iam_member" "workload_password_accessor" {
-  project   = split("/", local.password_secret)[1]
+  # The full name (projects/P/secrets/S) says the project.
   secret_id = local.password_secret
   role      = "roles/secretmanager.secretAccessor"
   member    = google_service_account.workload.member
