@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pubsubclickhouse.testing.JarNatives;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -48,7 +49,7 @@ class ShadedJarNativesIT {
         .isNotIn(AARCH64, X86_64);
   }
 
-  private static java.util.List<Integer> natives(String prefix) {
+  private static List<Integer> natives(String prefix) {
     return NATIVES.entrySet().stream()
         .filter(e -> e.getKey().startsWith(prefix))
         .map(Map.Entry::getValue)

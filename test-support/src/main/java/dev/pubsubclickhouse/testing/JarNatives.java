@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.util.Collections;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.jar.JarEntry;
@@ -27,7 +28,7 @@ public final class JarNatives {
   public static Map<String, Integer> elfMachines(Path jar) {
     Map<String, Integer> machines = new TreeMap<>();
     try (JarFile file = new JarFile(jar.toFile())) {
-      for (JarEntry entry : java.util.Collections.list(file.entries())) {
+      for (JarEntry entry : Collections.list(file.entries())) {
         if (!entry.isDirectory() && entry.getName().endsWith(".so")) {
           try (InputStream in = file.getInputStream(entry)) {
             machines.put(entry.getName(), machine(in.readNBytes(20)));
