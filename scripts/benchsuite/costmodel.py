@@ -1,4 +1,11 @@
-"""The cost model: measured CPU per message turned into Cloud Run and Dataflow bills."""
+"""The cost model: measured CPU per message turned into Cloud Run and Dataflow bills, and beside
+Cloud Run the two places the arm64 half of the image runs: GKE Autopilot Arm pods and a C4A VM.
+
+  python3 -m benchsuite.costmodel RESULTS.json    (PYTHONPATH=scripts) the Arm comparison table
+"""
+
+import json
+import sys
 
 # Price inputs of the cost model: published list prices, us-central1 (Tier 1), as of 2025-06.
 # Not fetched (no web access here): re-check them at cloud.google.com/run/pricing and
@@ -15,6 +22,37 @@ PRICES = {
     "dataflow_pd_gb_hour": 0.000054,
     "dataflow_streaming_engine_compute_unit_hour": 0.089,
     "hours_per_month": 730,
+}
+
+# Price inputs of the Arm comparison, us-central1, each with where it was read and when. A price
+# that could not be read from a published page here is None: the comparison then gives the
+# resources (pods, VMs, vCPU-hours) and no bill for that column; fill it from the page named.
+ARM_PRICES = {
+    # cloud.google.com/kubernetes-engine/pricing (stored copy read 2026-12-05): $0.10 per cluster
+    # and hour for every mode, and a $74.40 monthly credit per billing account that covers one
+    # Autopilot or zonal cluster.
+    "gke_cluster_fee_hour": 0.10,
+    "gke_free_tier_credit_month": 74.40,
+    # Autopilot Pods on Arm nodes (kubernetes.io/arch: arm64, C4A): per vCPU-hour and GiB-hour
+    # of the Pod's requests. Not found on a page readable here (2026-12-05): see
+    # cloud.google.com/kubernetes-engine/pricing, "Autopilot mode".
+    "gke_autopilot_arm_vcpu_hour": None,
+    "gke_autopilot_arm_gib_hour": None,
+    # C4A (Axion) on-demand per vCPU-hour and GiB-hour. Not found on a page readable here
+    # (2026-12-05): see cloud.google.com/compute/vm-instance-pricing, "C4A machine types".
+    "c4a_vcpu_hour": None,
+    "c4a_gib_hour": None,
+    "sources_read": "2026-12-05",
+}
+
+# The shapes compared: the Cloud Run module's default instance (1 vCPU, 512 MiB), the GKE module's
+# default pod (1 vCPU, 2 GiB; Autopilot bills the requests), and the smallest C4A VM
+# (c4a-standard-1: 1 vCPU, 4 GiB). Every one runs at 60% CPU, Cloud Run's scaling target.
+ARM_SHAPES = {
+    "gke_pod_vcpu": 1.0,
+    "gke_pod_gib": 2.0,
+    "c4a_vm_vcpu": 1.0,
+    "c4a_vm_gib": 4.0,
 }
 
 
@@ -95,3 +133,68 @@ def cost_model(push):
 
 
 # ---------------------------------------------------------------------------------------------
+
+
+def arm_comparison(cost, prices=None):
+    """For the CPU per message the push measurement gave (cost_model's output): per rate, the
+    Cloud Run instance-based bill beside GKE Autopilot Arm pods and C4A VMs, each shape run at the
+    same 60% CPU; the CPU per message is taken to be the same on Axion (not measured there).
+    Bills are None where a price is missing; the resources are always given."""
+    p = dict(ARM_PRICES if prices is None else prices)
+    s = ARM_SHAPES
+    hours = PRICES["hours_per_month"]
+    cpu_s_per_msg = cost["service_cpu_s_per_million"] / 1e6
+    utilisation = cost["utilisation_assumed"]
+
+    def bill(units, vcpu, gib, vcpu_price, gib_price):
+        if vcpu_price is None or gib_price is None:
+            return None
+        return round(units * (vcpu * vcpu_price + gib * gib_price) * hours, 2)
+
+    rows = {}
+    for rate, v in cost["by_volume_msgs_per_s"].items():
+        busy_vcpu = float(rate) * cpu_s_per_msg / utilisation
+        pods = max(1, -(-busy_vcpu // s["gke_pod_vcpu"]))
+        vms = max(1, -(-busy_vcpu // s["c4a_vm_vcpu"]))
+        pods_bill = bill(pods, s["gke_pod_vcpu"], s["gke_pod_gib"],
+                         p["gke_autopilot_arm_vcpu_hour"], p["gke_autopilot_arm_gib_hour"])
+        rows[rate] = {
+            "busy_vcpu": round(busy_vcpu, 4),
+            "cloud_run_instances": v["cloud_run_instances"],
+            "cloud_run_instance_based_usd_month": v["cloud_run_instance_based_usd_month"],
+            "gke_arm_pods": int(pods),
+            "gke_arm_pods_usd_month": pods_bill,
+            "gke_cluster_fee_usd_month": round(p["gke_cluster_fee_hour"] * hours, 2),
+            "c4a_vms": int(vms),
+            "c4a_vms_usd_month": bill(vms, s["c4a_vm_vcpu"], s["c4a_vm_gib"], p["c4a_vcpu_hour"],
+                                      p["c4a_gib_hour"]),
+        }
+    return {"by_volume_msgs_per_s": rows, "prices": p, "shapes": s}
+
+
+def arm_comparison_markdown(arm):
+    """The table docs/performance.md shows; n/a where a price is not recorded."""
+    def usd(value):
+        return "n/a" if value is None else "$%s" % format(value, ",.2f")
+    lines = ["| msg/s | vCPU busy at 60% | Cloud Run, instance-based | GKE Autopilot Arm pods"
+             " (1 vCPU, 2 GiB) | C4A VMs (c4a-standard-1) |",
+             "|---:|---:|---:|---:|---:|"]
+    for rate, v in arm["by_volume_msgs_per_s"].items():
+        lines.append("| %s | %.3f | %s (%d) | %s (%d) | %s (%d) |" % (
+            format(int(rate), ","), v["busy_vcpu"], usd(v["cloud_run_instance_based_usd_month"]),
+            v["cloud_run_instances"], usd(v["gke_arm_pods_usd_month"]), v["gke_arm_pods"],
+            usd(v["c4a_vms_usd_month"]), v["c4a_vms"]))
+    return "\n".join(lines) + "\n"
+
+
+def main(argv):
+    """python3 -m benchsuite.costmodel RESULTS.json: the Arm comparison of a run, as markdown."""
+    if len(argv) != 1:
+        sys.exit("usage: python3 -m benchsuite.costmodel docs/perf/runs/DATE/results-DATE.json")
+    with open(argv[0], encoding="utf-8") as f:
+        results = json.load(f)
+    sys.stdout.write(arm_comparison_markdown(arm_comparison(cost_model(results["push"]))))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

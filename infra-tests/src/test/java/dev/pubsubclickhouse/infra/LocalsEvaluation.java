@@ -6,9 +6,11 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -75,6 +77,28 @@ final class LocalsEvaluation {
    * module does not declare are left out.
    */
   String evaluate(String expression, Map<String, String> values) {
+    return LocalTools.console(dir, expression, declared(values));
+  }
+
+  /**
+   * What {@code terraform console} says on stderr while it evaluates {@code expression}: the
+   * variables' validation errors among others, which it prints without failing when the expression
+   * reads a variable directly.
+   */
+  String diagnostics(String expression, Map<String, String> values) {
+    List<String> command =
+        new ArrayList<>(List.of(LocalTools.require("terraform"), "console", "-no-color"));
+    declared(values).forEach((name, value) -> command.add("-var=" + name + "=" + value));
+    return LocalTools.run(
+            dir,
+            expression + "\n",
+            Map.of("TF_CLI_CONFIG_FILE", "/dev/null"),
+            command.toArray(String[]::new))
+        .err();
+  }
+
+  /** The values of {@code values} this root module declares; every stand-in must have one. */
+  private Map<String, String> declared(Map<String, String> values) {
     Set<String> missing = new LinkedHashSet<>(stubs);
     missing.removeAll(values.keySet());
     if (!missing.isEmpty()) {
@@ -87,7 +111,7 @@ final class LocalsEvaluation {
             declared.put(name, value);
           }
         });
-    return LocalTools.console(dir, expression, declared);
+    return declared;
   }
 
   private String stub(String text) {

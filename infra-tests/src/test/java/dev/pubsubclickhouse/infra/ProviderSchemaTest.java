@@ -37,7 +37,11 @@ class ProviderSchemaTest {
     assertThat(TREE.modules().keySet())
         .extracting(Path::toString)
         .contains(
-            "modules/pubsub-clickhouse", "examples/clickhouse-cloud", "examples/clickhouse-vm");
+            "modules/pubsub-clickhouse",
+            "modules/pubsub-clickhouse-gke",
+            "examples/clickhouse-cloud",
+            "examples/clickhouse-vm",
+            "examples/gke-autopilot-arm64");
     assertThat(CHECK.check(TREE)).isEmpty();
   }
 
@@ -116,30 +120,81 @@ class ProviderSchemaTest {
   }
 
   @Test
-  void theSchemaIsOfTheProviderMajorVersionEveryVersionsTfAsksFor() {
+  void theKubernetesSchemaKnowsTheDeploymentsPodSpecAndTheManifestResource() {
+    ProviderSchema.Node pod =
+        ProviderSchema.kubernetes()
+            .resource("kubernetes_deployment_v1")
+            .orElseThrow()
+            .blocks()
+            .get("spec")
+            .blocks()
+            .get("template")
+            .blocks()
+            .get("spec");
+
+    assertThat(pod.arguments())
+        .contains("node_selector", "service_account_name", "termination_grace_period_seconds");
+    assertThat(pod.blocks().get("container").blocks())
+        .containsKeys("startup_probe", "liveness_probe", "readiness_probe", "resources");
+    assertThat(
+            ProviderSchema.kubernetes().resource("kubernetes_manifest").orElseThrow().arguments())
+        .contains("manifest");
+    assertThat(ProviderSchema.kubernetes().provider().arguments())
+        .contains("host", "token", "cluster_ca_certificate");
+  }
+
+  @Test
+  void theSchemaIsOfTheProviderVersionEveryVersionsTfAsksFor() {
     // The check means something only for the provider the configuration installs.
-    Matcher header =
-        Pattern.compile("# Terraform provider google (\\d+)\\.")
-            .matcher(RepoFiles.read("infra-tests/src/test/resources/terraform-schema/google.txt"));
-    assertThat(header.find()).isTrue();
-    int schemaMajor = Integer.parseInt(header.group(1));
+    Map<String, int[]> schemaVersions =
+        Map.of(
+            "google", schemaVersion("google"),
+            "google-beta", schemaVersion("google"),
+            "kubernetes", schemaVersion("kubernetes"));
     Pattern constraint =
         Pattern.compile(
-            "(google(?:-beta)?) = \\{\\s*source\\s*= \"hashicorp/google(?:-beta)?\"\\s*(?:#[^\\n]*\\s*)*"
-                + "version = \">= (\\d+)\\.0, < (\\d+)\\.0\"");
+            "([a-z-]+) = \\{\\s*source\\s*= \"hashicorp/([a-z-]+)\"\\s*(?:#[^\\n]*\\s*)*"
+                + "version = \">= (\\d+)\\.(\\d+), < (\\d+)\\.0\"");
+    Pattern source = Pattern.compile("source\\s*= \"hashicorp/");
     int constraints = 0;
+    int sources = 0;
     for (Map.Entry<Path, TerraformConfig> module : TREE.modules().entrySet()) {
-      Matcher m = constraint.matcher(module.getValue().file("versions.tf").source());
+      String versions = module.getValue().file("versions.tf").source();
+      sources += (int) source.matcher(versions).results().count();
+      Matcher m = constraint.matcher(versions);
       while (m.find()) {
         constraints++;
-        assertThat(schemaMajor)
+        int[] schema = schemaVersions.get(m.group(2));
+        assertThat(schema).as(module.getKey() + " " + m.group(1)).isNotNull();
+        int lowMajor = Integer.parseInt(m.group(3));
+        int lowMinor = Integer.parseInt(m.group(4));
+        assertThat(schema[0] > lowMajor || schema[0] == lowMajor && schema[1] >= lowMinor)
+            .as(module.getKey() + " " + m.group(1) + " asks for >= " + lowMajor + "." + lowMinor)
+            .isTrue();
+        assertThat(schema[0])
             .as(module.getKey() + " " + m.group(1))
-            .isGreaterThanOrEqualTo(Integer.parseInt(m.group(2)))
-            .isLessThan(Integer.parseInt(m.group(3)));
+            .isLessThan(Integer.parseInt(m.group(5)));
       }
     }
-    assertThat(schemaMajor).isEqualTo(7);
-    assertThat(constraints).isEqualTo(2 * TREE.modules().size());
+    assertThat(schemaVersions.get("google")[0]).isEqualTo(7);
+    assertThat(schemaVersions.get("kubernetes")).containsExactly(2, 38);
+    // Every provider every versions.tf requires has such a constraint.
+    assertThat(constraints).isEqualTo(sources).isGreaterThanOrEqualTo(2 * TREE.modules().size());
+  }
+
+  /**
+   * Major and minor version of the provider a schema file was made from; a schema of a whole major
+   * range (google's "7.x") has every minor.
+   */
+  private static int[] schemaVersion(String provider) {
+    Matcher header =
+        Pattern.compile("# Terraform provider " + provider + " (\\d+)\\.(\\d+|x)")
+            .matcher(
+                RepoFiles.read(
+                    "infra-tests/src/test/resources/terraform-schema/" + provider + ".txt"));
+    assertThat(header.find()).as(provider).isTrue();
+    int minor = header.group(2).equals("x") ? Integer.MAX_VALUE : Integer.parseInt(header.group(2));
+    return new int[] {Integer.parseInt(header.group(1)), minor};
   }
 
   /** A name the schema decides, and where it is written. */

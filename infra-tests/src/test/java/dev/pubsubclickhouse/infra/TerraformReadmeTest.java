@@ -81,7 +81,7 @@ class TerraformReadmeTest {
 
   @Test
   void eachExamplesTfvarsSetsOnlyItsVariablesAllTheRequiredOnesAndNeverThePassword() {
-    for (String example : List.of("clickhouse-cloud", "clickhouse-vm")) {
+    for (String example : List.of("clickhouse-cloud", "clickhouse-vm", "gke-autopilot-arm64")) {
       TerraformConfig module = TerraformFiles.TREE.module("examples/" + example);
       HclFile tfvars =
           HclFile.read(

@@ -13,9 +13,12 @@ import java.util.Set;
 
 /**
  * What a Terraform provider accepts: for each resource, data source and the provider block, its
- * arguments, nested blocks and read-only attributes. Read from the 7.x files that
- * infra-tests/provider-schema/generate derives from @pulumi/gcp's declarations
- * (src/test/resources/terraform-schema/).
+ * arguments, nested blocks and read-only attributes. Read from
+ * src/test/resources/terraform-schema/: the Google providers' 7.x files that
+ * infra-tests/provider-schema/generate derives from
+ *
+ * @pulumi/gcp's declarations, and the kubernetes provider's file that
+ *     scripts/terraform-provider-schema derives from @cdktf/provider-kubernetes.
  */
 public final class ProviderSchema {
   /** One block's schema: what may be set in it, what nests in it, what can only be read. */
@@ -47,6 +50,11 @@ public final class ProviderSchema {
   /** hashicorp/google-beta: google's entries, replaced by the ones that differ in the beta. */
   public static ProviderSchema googleBeta() {
     return read("google-beta", google());
+  }
+
+  /** hashicorp/kubernetes. */
+  public static ProviderSchema kubernetes() {
+    return read("kubernetes", null);
   }
 
   public String name() {

@@ -24,12 +24,12 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * Checks Terraform modules against the Google providers' schema, as {@code terraform validate}
- * would with the provider installed: every resource and data source type, every argument and nested
- * block (inside dynamic blocks too), every provider argument and lifecycle.ignore_changes path, the
- * arguments of module calls against the called module's variables, and every reference ({@code
- * var.}, {@code local.}, resources, data sources, module outputs and the attributes read from
- * them).
+ * Checks Terraform modules against the Google and kubernetes providers' schemas, as {@code
+ * terraform validate} would with the provider installed: every resource and data source type, every
+ * argument and nested block (inside dynamic blocks too), every provider argument and
+ * lifecycle.ignore_changes path, the arguments of module calls against the called module's
+ * variables, and every reference ({@code var.}, {@code local.}, resources, data sources, module
+ * outputs and the attributes read from them).
  */
 public final class SchemaCheck {
   /** One thing the check refuses, where it is written. */
@@ -56,6 +56,7 @@ public final class SchemaCheck {
 
   private final ProviderSchema google = ProviderSchema.google();
   private final ProviderSchema googleBeta = ProviderSchema.googleBeta();
+  private final ProviderSchema kubernetes = ProviderSchema.kubernetes();
 
   /** Every problem in every module of {@code tree}, in file order. */
   public List<Problem> check(TerraformTree tree) {
@@ -185,7 +186,7 @@ public final class SchemaCheck {
     }
 
     private void resourceOrData(HclBlock block, boolean resource) {
-      ProviderSchema schema = google;
+      ProviderSchema schema = defaultProvider(block.label(0));
       Optional<HclAttribute> provider = block.attribute("provider");
       if (provider.isPresent()) {
         String name = rootName(provider.get().value().expr());
@@ -423,7 +424,7 @@ public final class SchemaCheck {
         }
         case "module" -> moduleOutput(line, names);
         default -> {
-          if (root.startsWith("google_") && !names.isEmpty()) {
+          if ((root.startsWith("google_") || root.startsWith("kubernetes_")) && !names.isEmpty()) {
             declaredResource(line, "resource", root, names.get(0), names.subList(1, names.size()));
           } else if (!BUILT_IN_ROOTS.contains(root)) {
             problem(line, "unknown reference " + root);
@@ -443,8 +444,8 @@ public final class SchemaCheck {
           block
               .attribute("provider")
               .map(p -> rootName(p.value().expr()))
-              .map(p -> p.equals("google-beta") ? googleBeta : google)
-              .orElse(google);
+              .map(p -> p.equals("google-beta") ? googleBeta : defaultProvider(type))
+              .orElse(defaultProvider(type));
       Optional<Node> node =
           kind.equals("resource") ? schema.resource(type) : schema.dataSource(type);
       Node current = node.orElse(null);
@@ -490,6 +491,8 @@ public final class SchemaCheck {
           return google;
         case "google-beta":
           return googleBeta;
+        case "kubernetes":
+          return kubernetes;
         default:
           problem(line, "no schema for provider " + name);
           return null;
@@ -513,6 +516,11 @@ public final class SchemaCheck {
     private void problem(int line, String message) {
       problems.add(new Problem(file, line, message));
     }
+  }
+
+  /** The provider Terraform gives a resource type without a provider argument: its prefix's. */
+  private ProviderSchema defaultProvider(String type) {
+    return type.startsWith("kubernetes_") ? kubernetes : google;
   }
 
   private static Set<String> names(List<HclBlock> blocks) {
