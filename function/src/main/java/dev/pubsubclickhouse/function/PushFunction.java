@@ -3,12 +3,15 @@ package dev.pubsubclickhouse.function;
 import com.google.cloud.functions.HttpFunction;
 import com.google.cloud.functions.HttpRequest;
 import com.google.cloud.functions.HttpResponse;
+import dev.pubsubclickhouse.core.encode.Utf8Bytes;
 import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.core.log.RequestTrace;
 import dev.pubsubclickhouse.function.auth.PushAuthenticator;
 import dev.pubsubclickhouse.function.envelope.NotAPushRequestException;
+import dev.pubsubclickhouse.function.ingest.PushAnswer;
 import dev.pubsubclickhouse.function.ingest.PushOutcome;
 import dev.pubsubclickhouse.function.ingest.RequestMemoryBudget;
+import dev.pubsubclickhouse.function.observability.RefusalLog;
 import dev.pubsubclickhouse.messages.PubSubMessage;
 import java.io.IOException;
 import java.io.Writer;
@@ -28,7 +31,17 @@ import java.util.Optional;
  * accidental 500.
  */
 public final class PushFunction implements HttpFunction {
+  /** The most a reason's answer holds, in UTF-8 bytes with its newline. */
+  static final int MAX_REASON_BYTES = 1024;
+
+  /**
+   * Shorter credentials are not looked for in a reason: masking every "x" would garble it, and a
+   * token that short guards nothing.
+   */
+  private static final int MIN_MASKED_CREDENTIALS = 8;
+
   private final PushService service;
+  private final RefusalLog refusals = new RefusalLog(System::nanoTime);
 
   /**
    * True unless a server that counts the requests in progress for the shutdown installed the
@@ -90,11 +103,11 @@ public final class PushFunction implements HttpFunction {
         response.appendHeader("Allow", "POST");
         respond(response, body, 405, "push requests are POSTed");
       } else {
-        PushOutcome outcome = push(request, body);
-        if (outcome == PushOutcome.UNAVAILABLE) {
+        PushAnswer answer = push(request, body);
+        if (answer.outcome() == PushOutcome.UNAVAILABLE) {
           service.metrics().unavailable.increment();
         }
-        respond(response, body, outcome);
+        respond(response, body, answer);
       }
     } catch (RuntimeException | Error e) {
       JsonLog.error("request failed unexpectedly; answered 503", Map.of(), e);
@@ -132,7 +145,7 @@ public final class PushFunction implements HttpFunction {
         .orElse(true);
   }
 
-  private PushOutcome push(HttpRequest request, RequestBody body) throws IOException {
+  private PushAnswer push(HttpRequest request, RequestBody body) throws IOException {
     if (service.config().authenticator().isPresent()) {
       switch (service
           .config()
@@ -140,10 +153,10 @@ public final class PushFunction implements HttpFunction {
           .get()
           .check(request.getFirstHeader("Authorization").orElse(null))) {
         case UNAUTHENTICATED -> {
-          return PushOutcome.UNAUTHENTICATED;
+          return PushAnswer.of(PushOutcome.UNAUTHENTICATED);
         }
         case FORBIDDEN -> {
-          return PushOutcome.FORBIDDEN;
+          return PushAnswer.of(PushOutcome.FORBIDDEN);
         }
         case ADMITTED -> {}
       }
@@ -151,7 +164,7 @@ public final class PushFunction implements HttpFunction {
     int limit = service.config().maxRequestBytes();
     long declared = request.getContentLength();
     if (declared > limit) {
-      return PushOutcome.TOO_LARGE;
+      return PushAnswer.of(PushOutcome.TOO_LARGE);
     }
     // Reserved before the body is read (a body of unknown length counts as the largest allowed);
     // reading the message charges the hold with more as it goes.
@@ -159,28 +172,35 @@ public final class PushFunction implements HttpFunction {
         service.requestMemory().hold(RequestMemoryBudget.cost(declared < 0 ? limit : declared));
     if (memory == null) {
       service.metrics().overloaded.increment();
-      return PushOutcome.OVERLOADED;
+      return PushAnswer.of(PushOutcome.OVERLOADED);
     }
     try (memory) {
       return readAndPush(request, body, limit, memory);
     }
   }
 
-  private PushOutcome readAndPush(
+  private PushAnswer readAndPush(
       HttpRequest request, RequestBody body, int limit, RequestMemoryBudget.Hold memory)
       throws IOException {
     byte[] bytes = body.read(limit);
     if (bytes == null) {
-      return PushOutcome.TOO_LARGE;
+      return PushAnswer.of(PushOutcome.TOO_LARGE);
     }
     PubSubMessage message;
     try {
       message = service.parser().parse(bytes, lowerCaseHeaders(request.getHeaders()));
     } catch (NotAPushRequestException e) {
       service.metrics().badRequests.increment();
-      return PushOutcome.NOT_A_PUSH_REQUEST;
+      return PushAnswer.of(PushOutcome.NOT_A_PUSH_REQUEST);
     }
-    return service.push(message, memory);
+    PushAnswer answer = service.push(message, memory);
+    if (answer.reason() == null) {
+      return answer;
+    }
+    String reason =
+        reasonText(answer.reason(), request.getFirstHeader("Authorization").orElse(null));
+    refusals.refused(message, answer.outcome() == PushOutcome.DEAD_LETTERED, reason);
+    return new PushAnswer(answer.outcome(), reason);
   }
 
   private static Map<String, List<String>> lowerCaseHeaders(Map<String, List<String>> headers) {
@@ -189,14 +209,46 @@ public final class PushFunction implements HttpFunction {
     return lower;
   }
 
-  private static void respond(HttpResponse response, RequestBody body, PushOutcome outcome)
+  /**
+   * The answer to a push request: no body for an ack, the reason ({@link #reasonText}) for a
+   * message that cannot be written, else the outcome's name.
+   */
+  private static void respond(HttpResponse response, RequestBody body, PushAnswer answer)
       throws IOException {
+    PushOutcome outcome = answer.outcome();
     body.settle(response, outcome == PushOutcome.TOO_LARGE);
     if (outcome.status() == 204) {
       response.setStatusCode(204);
+    } else if (answer.reason() != null) {
+      write(response, outcome.status(), answer.reason());
     } else {
       write(response, outcome.status(), outcome.name().toLowerCase(Locale.ROOT).replace('_', ' '));
     }
+  }
+
+  /**
+   * A reason as the answer's body and the log line have it: what the dead-letter table's {@code
+   * error_message} holds (the configured secrets already masked there), without the request's own
+   * credentials, cut so that the body with its newline is at most {@link #MAX_REASON_BYTES} (ending
+   * in "..." when cut, like the dead-letter topic's {@code errorMessage}).
+   *
+   * @param authorization the request's Authorization header, or null
+   */
+  static String reasonText(String reason, String authorization) {
+    String text = reason;
+    if (authorization != null) {
+      String credentials = authorization.strip();
+      int space = credentials.indexOf(' ');
+      for (String secret :
+          space < 0
+              ? List.of(credentials)
+              : List.of(credentials, credentials.substring(space + 1).strip())) {
+        if (secret.length() >= MIN_MASKED_CREDENTIALS) {
+          text = text.replace(secret, "[redacted]");
+        }
+      }
+    }
+    return Utf8Bytes.clip(text, MAX_REASON_BYTES - 1);
   }
 
   private static void respond(HttpResponse response, RequestBody body, int status, String text)

@@ -7,6 +7,7 @@ import dev.pubsubclickhouse.core.insert.ClickHouseHttp;
 import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.function.envelope.PushRequestParser;
 import dev.pubsubclickhouse.function.ingest.AnswerDeadlines;
+import dev.pubsubclickhouse.function.ingest.PushAnswer;
 import dev.pubsubclickhouse.function.ingest.PushOutcome;
 import dev.pubsubclickhouse.function.ingest.RequestMemoryBudget;
 import dev.pubsubclickhouse.function.observability.Metrics;
@@ -250,11 +251,11 @@ public final class PushService {
    * What reading it takes is charged to {@code memory}, the request's hold on {@link
    * #requestMemory()}.
    */
-  public PushOutcome push(PubSubMessage message, MemoryCharge memory) {
+  public PushAnswer push(PubSubMessage message, MemoryCharge memory) {
     WritePath path = writePath;
     return accepting && path != null
         ? path.ingestor().ingest(message, memory)
-        : PushOutcome.UNAVAILABLE;
+        : PushAnswer.of(PushOutcome.UNAVAILABLE);
   }
 
   /**

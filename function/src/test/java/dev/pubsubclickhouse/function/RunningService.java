@@ -78,6 +78,27 @@ final class RunningService implements AutoCloseable {
   }
 
   int push(String messageId, byte[] data, Map<String, String> attributes) throws Exception {
+    return post(
+            pushRequest(messageId, data, attributes), Map.of("Content-Type", "application/json"))
+        .statusCode();
+  }
+
+  /** The whole answer to a push request for a message with this data and id, its body as sent. */
+  HttpResponse<byte[]> answer(String messageId, String data, Map<String, String> headers)
+      throws Exception {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(url)
+            .timeout(Duration.ofSeconds(90))
+            .header("Content-Type", "application/json")
+            .POST(
+                HttpRequest.BodyPublishers.ofByteArray(
+                    pushRequest(messageId, data.getBytes(StandardCharsets.UTF_8), Map.of())));
+    headers.forEach(request::header);
+    return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+  }
+
+  /** A wrapped push request, as Pub/Sub sends it. */
+  private static byte[] pushRequest(String messageId, byte[] data, Map<String, String> attributes) {
     StringBuilder attributesJson = new StringBuilder("{");
     attributes.forEach(
         (key, value) -> {
@@ -98,8 +119,7 @@ final class RunningService implements AutoCloseable {
             + messageId
             + "\",\"publishTime\":\"2026-01-15T12:34:56.789Z\"},"
             + "\"subscription\":\"projects/test/subscriptions/push\",\"deliveryAttempt\":1}";
-    return post(body.getBytes(StandardCharsets.UTF_8), Map.of("Content-Type", "application/json"))
-        .statusCode();
+    return body.getBytes(StandardCharsets.UTF_8);
   }
 
   HttpResponse<String> post(byte[] body, Map<String, String> headers)

@@ -112,6 +112,7 @@ class SchemaEvolutionIT {
                             "projects/test/subscriptions/push",
                             1),
                         MemoryCharge.NONE)
+                    .outcome()
                     .status());
       }
       assertThat(concurrently(requests)).containsOnly(PushOutcome.STORED.status());

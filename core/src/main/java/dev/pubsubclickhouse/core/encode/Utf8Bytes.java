@@ -69,4 +69,28 @@ public final class Utf8Bytes {
       return Optional.empty();
     }
   }
+
+  /**
+   * {@code text} cut to at most {@code maxBytes} UTF-8 bytes at a character boundary, ending in
+   * "..." when cut (the three dots count): a reason that must fit a Pub/Sub attribute or an HTTP
+   * answer.
+   */
+  public static String clip(String text, int maxBytes) {
+    if (text.getBytes(StandardCharsets.UTF_8).length <= maxBytes) {
+      return text;
+    }
+    int budget = maxBytes - 3;
+    int bytes = 0;
+    int end = 0;
+    while (end < text.length()) {
+      int codePoint = text.codePointAt(end);
+      int size = new String(Character.toChars(codePoint)).getBytes(StandardCharsets.UTF_8).length;
+      if (bytes + size > budget) {
+        break;
+      }
+      bytes += size;
+      end += Character.charCount(codePoint);
+    }
+    return text.substring(0, end) + "...";
+  }
 }

@@ -137,6 +137,15 @@ public final class JsonLog {
     }
   }
 
+  /**
+   * {@code text} with every secret registered by {@link #neverPrint} masked: for text that leaves
+   * the process other than as a log line (a refused message's reason, in its answer and its dead
+   * letter).
+   */
+  public static String withoutSecrets(String text) {
+    return maskedText(text);
+  }
+
   /** While the returned scope is open, lines written on this thread carry {@code trace}. */
   public static RequestScope request(Optional<RequestTrace> trace) {
     RequestTrace previous = REQUEST_TRACE.get();

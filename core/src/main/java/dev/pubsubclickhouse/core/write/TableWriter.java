@@ -7,8 +7,10 @@ import dev.pubsubclickhouse.core.insert.FailureKind;
 import dev.pubsubclickhouse.core.insert.InsertException;
 import dev.pubsubclickhouse.core.insert.InsertFormat;
 import dev.pubsubclickhouse.core.insert.WaitedFor;
+import dev.pubsubclickhouse.core.log.JsonLog;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Deque;
 import java.util.List;
 
@@ -98,9 +100,12 @@ public final class TableWriter {
   /**
    * Where each record of a batch ended, in the batch's order.
    *
+   * @param reasons why each record could not be written, the text its dead letter holds (for a
+   *     record {@link WriteOutcome#DEAD_LETTERED} or {@link WriteOutcome#REFUSED}); null for the
+   *     others
    * @param retryCause why records are left for a later try ({@link WriteOutcome#RETRY}), or null
    */
-  public record Result(List<WriteOutcome> outcomes, Exception retryCause) {}
+  public record Result(List<WriteOutcome> outcomes, List<String> reasons, Exception retryCause) {}
 
   /**
    * Writes the records and says where each one ended. Never throws; an interrupt leaves the records
@@ -136,7 +141,16 @@ public final class TableWriter {
       retryLater(batch, List.of(entries), e);
     }
     deadLetter(batch);
-    return new Result(entries.stream().map(entry -> entry.outcome).toList(), batch.retryCause);
+    List<String> reasons = new ArrayList<>(entries.size());
+    for (Entry entry : entries) {
+      boolean refused =
+          entry.outcome == WriteOutcome.DEAD_LETTERED || entry.outcome == WriteOutcome.REFUSED;
+      reasons.add(refused ? entry.refusal : null);
+    }
+    return new Result(
+        entries.stream().map(entry -> entry.outcome).toList(),
+        Collections.unmodifiableList(reasons),
+        batch.retryCause);
   }
 
   private void insertOrSplit(Batch batch, List<Entry> entries, TargetTable.Snapshot schema)
@@ -392,6 +406,9 @@ public final class TableWriter {
     if (refused.isEmpty()) {
       return;
     }
+    // A reason quotes the record's values or ClickHouse's message; it goes to the sinks and back to
+    // the record's source, so no configured secret may be in it.
+    refused.forEach(entry -> entry.refusal = JsonLog.withoutSecrets(entry.refusal));
     if (sinks.isEmpty()) {
       refused.forEach(entry -> entry.outcome = WriteOutcome.REFUSED);
       return;

@@ -72,4 +72,17 @@ class Utf8BytesTest {
     }
     assertThat(faulty).as("the faults made some of the texts malformed").isGreaterThan(1000);
   }
+
+  @Test
+  void aFourByteCharacterIsNeverCutInHalf() {
+    assertThat(Utf8Bytes.clip("\uD83D\uDE00".repeat(300), 1024))
+        .isEqualTo("\uD83D\uDE00".repeat(255) + "...");
+  }
+
+  @Test
+  void textThatFitsIsKeptAsItIs() {
+    String fits = "\u00e9".repeat(512); // 1,024 bytes
+    assertThat(Utf8Bytes.clip(fits, 1024)).isSameAs(fits);
+    assertThat(Utf8Bytes.clip(fits + "x", 1024)).isEqualTo("\u00e9".repeat(510) + "...");
+  }
 }

@@ -19,6 +19,7 @@ import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
 import dev.pubsubclickhouse.core.insert.InsertException;
 import dev.pubsubclickhouse.core.insert.InsertFormat;
 import dev.pubsubclickhouse.core.insert.WaitedFor;
+import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.core.schema.ColumnDefinition;
 import dev.pubsubclickhouse.core.schema.SchemaSource;
 import dev.pubsubclickhouse.core.schema.TableName;
@@ -248,6 +249,37 @@ class TableWriterTest {
     assertThat(outcomes)
         .containsExactly(WRITTEN, WRITTEN, REFUSED, WRITTEN, WRITTEN, REFUSED, WRITTEN, WRITTEN);
     assertThat(clickHouse.stored()).containsExactlyInAnyOrder(0L, 1L, 3L, 4L, 6L, 7L);
+  }
+
+  @Test
+  void theResultGivesEachRefusedRecordTheReasonItsDeadLetterHolds() {
+    clickHouse.poison(1);
+    MemorySink sink = new MemorySink();
+    TableWriter.Result result = writer(sink).write(rows(0, 3));
+    assertThat(result.outcomes()).containsExactly(WRITTEN, DEAD_LETTERED, WRITTEN);
+    assertThat(result.reasons())
+        .containsExactly(null, sink.kept.get(0).reason(), null)
+        .element(1)
+        .isEqualTo(
+            "ClickHouse refused it: Code: 469. DB::Exception: Constraint `no_poison` is violated."
+                + " (VIOLATED_CONSTRAINT)");
+    clickHouse.poison(4);
+    TableWriter.Result refused = writer().write(rows(3, 5));
+    assertThat(refused.outcomes()).containsExactly(WRITTEN, REFUSED);
+    assertThat(refused.reasons().get(1)).startsWith("ClickHouse refused it: Code: 469.");
+  }
+
+  @Test
+  void aRegisteredSecretInClickHousesRefusalReachesNoSinkAndNoResult() {
+    String secret = "table-writer-test-secret-8d1f";
+    JsonLog.neverPrint(secret);
+    clickHouse.poison(0);
+    clickHouse.poisonAnswers(insert -> error(9999, 500, "value '" + secret + "' refused", 0));
+    MemorySink sink = new MemorySink();
+    TableWriter.Result result = writer(sink).write(rows(0, 1));
+    assertThat(sink.kept.get(0).reason())
+        .isEqualTo("ClickHouse refused it: Code: 9999. DB::Exception: value '[redacted]' refused");
+    assertThat(result.reasons()).containsExactly(sink.kept.get(0).reason());
   }
 
   @Test

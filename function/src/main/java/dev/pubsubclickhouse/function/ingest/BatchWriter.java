@@ -1,6 +1,7 @@
 package dev.pubsubclickhouse.function.ingest;
 
 import dev.pubsubclickhouse.core.log.JsonLog;
+import dev.pubsubclickhouse.core.write.TableWriter;
 import dev.pubsubclickhouse.core.write.WriteOutcome;
 import dev.pubsubclickhouse.messages.tables.Destination;
 import java.util.ArrayList;
@@ -41,9 +42,11 @@ public final class BatchWriter implements Consumer<List<PendingMessage>> {
    */
   private static void write(Destination table, List<PendingMessage> messages) {
     try {
-      List<WriteOutcome> outcomes = table.writer().write(messages).outcomes();
+      TableWriter.Result result = table.writer().write(messages);
       for (int i = 0; i < messages.size(); i++) {
-        messages.get(i).answer().complete(answer(outcomes.get(i)));
+        PendingMessage message = messages.get(i);
+        message.reason(result.reasons().get(i));
+        message.answer().complete(answer(result.outcomes().get(i)));
       }
     } catch (RuntimeException e) {
       JsonLog.error(

@@ -19,7 +19,7 @@ import java.util.function.Predicate;
  * its table, and answers 429 while flow control says that table cannot take more, or while the
  * memory reading the message needs cannot be had. Otherwise it encodes the message on the caller's
  * thread and hands it to the batcher. Then it waits for the batch, or for the answer timeout
- * ({@link AnswerDeadlines}), and says how the message ended.
+ * ({@link AnswerDeadlines}), and says how the message ended and, when it could not be written, why.
  */
 public final class Ingestor {
   /** One log line per this interval about messages answered 503 before their batch. */
@@ -54,7 +54,7 @@ public final class Ingestor {
   /**
    * @param memory where the request counts what reading the message takes
    */
-  public PushOutcome ingest(PubSubMessage message, MemoryCharge memory) {
+  public PushAnswer ingest(PubSubMessage message, MemoryCharge memory) {
     long arrived = System.nanoTime();
     metrics.messagesReceived.increment();
     PendingMessage pending;
@@ -63,7 +63,7 @@ public final class Ingestor {
       if (!admits.test(route.tableName())) {
         metrics.overloaded.increment();
         metrics.throttled.increment();
-        return PushOutcome.OVERLOADED;
+        return PushAnswer.of(PushOutcome.OVERLOADED);
       }
       MessageEncoder.Encoding encoding = encoder.encode(message, route, memory);
       pending =
@@ -71,18 +71,18 @@ public final class Ingestor {
               message, encoder, route, encoding.format(), encoding.schema(), encoding.rows());
     } catch (RequestMemoryBudget.NoRoomException e) {
       metrics.overloaded.increment();
-      return PushOutcome.OVERLOADED;
+      return PushAnswer.of(PushOutcome.OVERLOADED);
     } catch (UnavailableException e) {
       logUnavailable(message, e);
-      return PushOutcome.UNAVAILABLE;
+      return PushAnswer.of(PushOutcome.UNAVAILABLE);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return PushOutcome.UNAVAILABLE;
+      return PushAnswer.of(PushOutcome.UNAVAILABLE);
     }
     // Routing, a schema fetch or a new column may have taken the answer's whole time: a message
     // batched now could be written after Pub/Sub has given up on this delivery, and then again.
     if (deadlines.expired(arrived)) {
-      return PushOutcome.UNAVAILABLE;
+      return PushAnswer.of(PushOutcome.UNAVAILABLE);
     }
     // Watched before it is offered: a caller that writes its own batch (see offer) is in it, and
     // the batch's INSERT attempt ends by the last deadline of its messages (no later answer
@@ -92,15 +92,21 @@ public final class Ingestor {
       case FULL -> {
         metrics.overloaded.increment();
         pending.answer().complete(PushOutcome.OVERLOADED); // the sweep forgets it
-        return PushOutcome.OVERLOADED;
+        return PushAnswer.of(PushOutcome.OVERLOADED);
       }
       case CLOSING -> {
         pending.answer().complete(PushOutcome.UNAVAILABLE);
-        return PushOutcome.UNAVAILABLE;
+        return PushAnswer.of(PushOutcome.UNAVAILABLE);
       }
       case NONE -> {}
     }
-    return pending.answer().join(); // only ever completed with an outcome, never exceptionally
+    PushOutcome outcome = pending.answer().join(); // only ever completed, never exceptionally
+    String reason = pending.reason();
+    if (reason == null
+        || (outcome != PushOutcome.DEAD_LETTERED && outcome != PushOutcome.UNPROCESSABLE)) {
+      return PushAnswer.of(outcome);
+    }
+    return new PushAnswer(outcome, reason);
   }
 
   private Route route(PubSubMessage message) throws UnavailableException {

@@ -27,6 +27,7 @@ public final class PendingMessage implements WriteRecord {
   private final CompletableFuture<PushOutcome> answer = new CompletableFuture<>();
   private final long footprintBytes;
   private long answerDeadlineNanos = WaitedFor.NO_END;
+  private volatile String reason;
   private TargetTable.Snapshot encodedWith;
   private EncodedRows encoded;
 
@@ -98,6 +99,18 @@ public final class PendingMessage implements WriteRecord {
 
   public CompletableFuture<PushOutcome> answer() {
     return answer;
+  }
+
+  /**
+   * Why the message could not be written, as its dead letter has it; null until the writer says.
+   * Set before {@link #answer()} is completed, so whoever joins the answer sees it.
+   */
+  String reason() {
+    return reason;
+  }
+
+  void reason(String why) {
+    reason = why;
   }
 
   /** What the message holds in memory while it waits. */

@@ -19,7 +19,7 @@ public enum PushOutcome {
   TOO_LARGE(413),
   /**
    * The message cannot be written and no dead-letter sink is configured: nothing of it was written;
-   * Pub/Sub's own dead-letter policy takes it.
+   * Pub/Sub's own dead-letter policy takes it. The answer's body says why, as a dead letter would.
    */
   UNPROCESSABLE(422),
   /** More waiting than the service admits: try again soon. */

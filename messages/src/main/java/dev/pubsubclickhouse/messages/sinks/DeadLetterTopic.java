@@ -11,6 +11,7 @@ import com.google.cloud.pubsub.v1.Publisher;
 import com.google.protobuf.ByteString;
 import com.google.pubsub.v1.PubsubMessage;
 import com.google.pubsub.v1.TopicName;
+import dev.pubsubclickhouse.core.encode.Utf8Bytes;
 import dev.pubsubclickhouse.core.insert.WaitedFor;
 import dev.pubsubclickhouse.core.write.DeadLetter;
 import dev.pubsubclickhouse.core.write.DeadLetterSink;
@@ -18,7 +19,6 @@ import dev.pubsubclickhouse.messages.PubSubRetries;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -145,7 +145,11 @@ public final class DeadLetterTopic implements DeadLetterSink {
     if (!orderingKey.isEmpty()) {
       putIfRoom(message, added, ORDERING_KEY, orderingKey);
     }
-    putIfRoom(message, added, ERROR_MESSAGE, clip(deadLetter.reason(), MAX_ATTRIBUTE_VALUE_BYTES));
+    putIfRoom(
+        message,
+        added,
+        ERROR_MESSAGE,
+        Utf8Bytes.clip(deadLetter.reason(), MAX_ATTRIBUTE_VALUE_BYTES));
     putIfRoom(message, added, FAILED_AT, deadLetter.failedAt().toString());
     if (added.isEmpty()) {
       return message.build();
@@ -183,28 +187,5 @@ public final class DeadLetterTopic implements DeadLetterSink {
     if (ownChannel != null) {
       ownChannel.shutdownNow();
     }
-  }
-
-  /**
-   * {@code text} cut to at most {@code maxBytes} UTF-8 bytes at a character boundary, ending in
-   * "..." when cut.
-   */
-  static String clip(String text, int maxBytes) {
-    if (text.getBytes(StandardCharsets.UTF_8).length <= maxBytes) {
-      return text;
-    }
-    int budget = maxBytes - 3;
-    int bytes = 0;
-    int end = 0;
-    while (end < text.length()) {
-      int codePoint = text.codePointAt(end);
-      int size = new String(Character.toChars(codePoint)).getBytes(StandardCharsets.UTF_8).length;
-      if (bytes + size > budget) {
-        break;
-      }
-      bytes += size;
-      end += Character.charCount(codePoint);
-    }
-    return text.substring(0, end) + "...";
   }
 }

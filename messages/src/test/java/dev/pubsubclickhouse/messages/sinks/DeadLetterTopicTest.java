@@ -118,12 +118,6 @@ class DeadLetterTopicTest {
   }
 
   @Test
-  void aFourByteCharacterIsNeverCutInHalf() {
-    String clipped = DeadLetterTopic.clip("😀".repeat(300), 1024);
-    assertThat(clipped).isEqualTo("😀".repeat(255) + "...");
-  }
-
-  @Test
   void nearTheAttributeLimitOnlyWhatFitsWithItsListIsAdded() {
     Map<String, String> attributes = attributes(98);
     PubsubMessage message = DeadLetterTopic.message(deadLetter(attributes, "why"));
