@@ -227,6 +227,8 @@ public final class PushParameters {
             MessageParameters.SCHEMA_EVOLUTION_MAX_TABLE_COLUMNS,
             MessageParameters.CLICKHOUSE_CLUSTER,
             MessageParameters.UNKNOWN_FIELDS_COLUMN,
+            MessageParameters.COLUMN_MAPPING,
+            MessageParameters.COLUMN_MAPPING_FILE,
             MessageParameters.PAYLOAD_FORMAT,
             MessageParameters.CDC_TABLES,
             MessageParameters.CDC_TRUNCATE,

@@ -87,7 +87,8 @@ record WritePath(
       AnswerDeadlines deadlines) {
     SchemaReader reader = new SchemaReader(client);
     // The default table first: of what a user sets up, it is what the service needs first.
-    TargetTable defaultTable = new TargetTable(config.clickHouse().table(), reader);
+    TargetTable defaultTable =
+        new TargetTable(config.clickHouse().table(), reader, config.tables().columnSources());
     ClickHouseInserter inserter =
         new ClickHouseInserter(
             http, InsertFormat.supportedBy(client), config.clickHouse().insertOptions());

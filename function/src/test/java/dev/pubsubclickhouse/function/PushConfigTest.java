@@ -104,6 +104,15 @@ class PushConfigTest {
   }
 
   @Test
+  void aMalformedColumnMappingStopsStartNamingThePair() {
+    assertThat(read(Map.of("COLUMN_MAPPING", "user_id=user.id")).tables().columnSources().paths())
+        .containsOnlyKeys("user_id");
+    assertThatThrownBy(() -> read(Map.of("COLUMN_MAPPING", "raw=$data,sku=items[0.sku")))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage("COLUMN_MAPPING: 'sku=items[0.sku': '[' at 5 has no ']'");
+  }
+
+  @Test
   void theMetricsPortIsAPortOfItsOwn() {
     assertThat(read(Map.of()).metricsPort()).isEmpty();
     assertThat(read(Map.of("METRICS_PORT", "9464")).metricsPort()).hasValue(9464);

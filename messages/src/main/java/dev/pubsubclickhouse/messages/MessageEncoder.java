@@ -7,6 +7,7 @@ import dev.pubsubclickhouse.core.encode.JsonPayloads;
 import dev.pubsubclickhouse.core.encode.PayloadRejectedException;
 import dev.pubsubclickhouse.core.encode.RowBinaryOutput;
 import dev.pubsubclickhouse.core.encode.RowRejectedException;
+import dev.pubsubclickhouse.core.encode.Utf8Bytes;
 import dev.pubsubclickhouse.core.evolve.ColumnAdder;
 import dev.pubsubclickhouse.core.evolve.ColumnsUnavailableException;
 import dev.pubsubclickhouse.core.write.DeadLetter;
@@ -18,10 +19,13 @@ import dev.pubsubclickhouse.messages.payload.PayloadDecompressor;
 import dev.pubsubclickhouse.messages.payload.PayloadFormat;
 import dev.pubsubclickhouse.messages.payload.PayloadFormats;
 import dev.pubsubclickhouse.messages.payload.SchemaUnavailableException;
+import dev.pubsubclickhouse.messages.tables.ColumnMapping;
 import dev.pubsubclickhouse.messages.tables.Route;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,9 +35,10 @@ import java.util.Set;
  * Turns a message into encoded rows: decompress, read the rows in the message's format (JSON, or
  * Avro or Protocol Buffers with its Pub/Sub schema, or a Debezium change event), add columns for
  * new fields when schema evolution is on, gather unknown fields into their column when one is
- * configured, add the {@code _pubsub_*} metadata columns the table has, encode. A message is
- * written whole or not at all: when its data cannot be read or any of its rows does not fit, the
- * whole message is rejected, with the reason of each row that does not fit.
+ * configured, add the {@code _pubsub_*} metadata columns the table has, encode (a column mapped to
+ * {@code $data} or {@code $attributes.NAME} reading the message's {@link #messageObject}). A
+ * message is written whole or not at all: when its data cannot be read or any of its rows does not
+ * fit, the whole message is rejected, with the reason of each row that does not fit.
  */
 public final class MessageEncoder {
   public static final String MESSAGE_ID = "_pubsub_message_id";
@@ -130,9 +135,11 @@ public final class MessageEncoder {
     }
     TargetTable table = route.destination().table();
     TargetTable.Snapshot schema = table.current();
+    Read read;
     List<JsonNode> rows;
     try {
-      rows = read(message, format, reading);
+      read = read(message, format, reading);
+      rows = read.rows();
       reading.charge(metadataCost(message, rows.size(), schema.columns()));
     } catch (MemoryCharge.Refusal e) {
       if (e.mayPass()) {
@@ -151,7 +158,17 @@ public final class MessageEncoder {
     } else {
       schema = table.forRows(rows);
     }
-    return new Encoding(format, schema, encode(message, rows, schema));
+    if (schema.encoder().readsMessage()) {
+      try {
+        reading.charge(messageObjectCost(read.payload(), rows.size()));
+      } catch (MemoryCharge.Refusal e) {
+        if (e.mayPass()) {
+          throw e;
+        }
+        return new Encoding(format, schema, unreadable(e));
+      }
+    }
+    return new Encoding(format, schema, encode(message, read, schema));
   }
 
   /**
@@ -160,13 +177,13 @@ public final class MessageEncoder {
    */
   public EncodedRows encode(
       PubSubMessage message, PayloadFormat format, TargetTable.Snapshot schema) {
-    List<JsonNode> rows;
+    Read read;
     try {
-      rows = read(message, format, new Reading(MemoryCharge.NONE));
+      read = read(message, format, new Reading(MemoryCharge.NONE));
     } catch (IOException | PayloadRejectedException | RuntimeException e) {
       return unreadable(e);
     }
-    return encode(message, rows, schema);
+    return encode(message, read, schema);
   }
 
   /** Why the message's data cannot be read; an unexpected exception rejects it, not its batch. */
@@ -178,11 +195,14 @@ public final class MessageEncoder {
     return EncodedRows.rejected(e.getMessage() == null ? e.toString() : e.getMessage());
   }
 
+  /** A message's rows, and its data decompressed, which {@code $data} takes. */
+  private record Read(List<JsonNode> rows, byte[] payload) {}
+
   /**
    * The rows. What reading them will take at least is charged as the data is decompressed, so that
    * a bomb is refused after a few MiB of its data; the format's own charges then take that first.
    */
-  private List<JsonNode> read(PubSubMessage message, PayloadFormat format, Reading reading)
+  private Read read(PubSubMessage message, PayloadFormat format, Reading reading)
       throws IOException, PayloadRejectedException {
     int advancePerByte = format.leastHeapPerByte();
     byte[] payload = decompressor.decompress(message.data(), reading, advancePerByte);
@@ -193,9 +213,36 @@ public final class MessageEncoder {
     if (format instanceof ChangeFormat change) {
       // A change event is JSON: it is charged what a JSON parse of its data may take.
       reading.charge(JsonPayloads.heapBound(payload.length));
-      return change.rows(payload, message);
+      return new Read(change.rows(payload, message), payload);
     }
-    return format.rows(payload, reading);
+    return new Read(format.rows(payload, reading), payload);
+  }
+
+  /**
+   * What {@code $data} takes: its text (two bytes a character at most, base64 a third more), and a
+   * copy of it in every row's encoded bytes, which the output may hold twice as it grows.
+   */
+  private static long messageObjectCost(byte[] payload, int rows) {
+    long text = 2L * payload.length * 4 / 3 + 64;
+    return text + 2L * rows * text;
+  }
+
+  /**
+   * The object {@code $data} and {@code $attributes.NAME} are paths in: {@code {"data": the data as
+   * text, "attributes": {...}}}. The data is the payload decompressed, as UTF-8 text, or in base64
+   * when it is not UTF-8 (Avro's and Protocol Buffers' binary encodings); every row of a message
+   * takes all of it.
+   */
+  private static ObjectNode messageObject(PubSubMessage message, byte[] payload) {
+    ObjectNode object = JsonNodeFactory.instance.objectNode();
+    object.put(
+        ColumnMapping.DATA,
+        Utf8Bytes.firstMalformed(payload) < 0
+            ? new String(payload, StandardCharsets.UTF_8)
+            : Base64.getEncoder().encodeToString(payload));
+    ObjectNode attributes = object.putObject(ColumnMapping.ATTRIBUTES);
+    message.attributes().forEach(attributes::put);
+    return object;
   }
 
   /**
@@ -251,18 +298,19 @@ public final class MessageEncoder {
     }
   }
 
-  private EncodedRows encode(
-      PubSubMessage message, List<JsonNode> rows, TargetTable.Snapshot schema) {
+  private EncodedRows encode(PubSubMessage message, Read read, TargetTable.Snapshot schema) {
     try {
-      return encodeRows(message, rows, schema);
+      return encodeRows(message, read, schema);
     } catch (RuntimeException e) {
       events.rowsRejected(1);
       return EncodedRows.rejected("the message could not be encoded: " + e);
     }
   }
 
-  private EncodedRows encodeRows(
-      PubSubMessage message, List<JsonNode> rows, TargetTable.Snapshot schema) {
+  private EncodedRows encodeRows(PubSubMessage message, Read read, TargetTable.Snapshot schema) {
+    List<JsonNode> rows = read.rows();
+    ObjectNode messageObject =
+        schema.encoder().readsMessage() ? messageObject(message, read.payload()) : null;
     RowBinaryOutput out = new RowBinaryOutput(Math.max(64, message.data().length));
     String ingestedAt = clock.instant().toString();
     boolean keepUnknown =
@@ -281,7 +329,7 @@ public final class MessageEncoder {
         deleted = change.deleted();
       }
       try {
-        schema.encoder().encode(row, out, deleted);
+        schema.encoder().encode(row, messageObject, out, deleted);
       } catch (RowRejectedException e) {
         rejected++;
         String reason = row instanceof ChangeRow change ? change.explain(e) : e.getMessage();

@@ -83,6 +83,21 @@ public final class MessageParameters {
           null,
           "Column that receives, as one object, the fields no other column takes (String, JSON or"
               + " Map(String, String)); tables without it ignore unknown fields.");
+  public static final Parameter COLUMN_MAPPING =
+      Parameter.of(
+          "COLUMN_MAPPING",
+          null,
+          "Columns that take their value from elsewhere than the field of their name,"
+              + " comma-separated `column=path` pairs: a nested path (`user_id=user.id`,"
+              + " `sku=items[0].sku`, `\"a.b\"` for a key holding `.`), the message data"
+              + " (`raw=$data`) or an attribute (`origin=$attributes.origin`); applies to every"
+              + " table that has the column; see docs/configuration.md#column-mapping.");
+  public static final Parameter COLUMN_MAPPING_FILE =
+      Parameter.of(
+          "COLUMN_MAPPING_FILE",
+          null,
+          "File of COLUMN_MAPPING pairs, one a line (`#` comments and blank lines allowed), read"
+              + " with COLUMN_MAPPING's.");
   public static final Parameter PAYLOAD_FORMAT =
       Parameter.of(
           "PAYLOAD_FORMAT",

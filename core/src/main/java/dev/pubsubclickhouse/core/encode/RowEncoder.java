@@ -6,14 +6,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.pubsubclickhouse.core.schema.ColumnDefinition;
 import dev.pubsubclickhouse.core.schema.TableSchema;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 
 /**
  * Encodes JSON objects as rows of one table in {@code RowBinaryWithDefaults}: fields are matched to
- * columns by exact name, unknown fields are ignored, and a missing (or null) field takes the
- * column's DEFAULT, else NULL, else an empty Array or Map, else rejects the row.
+ * columns by exact name, or taken from the path a column is mapped to ({@link ColumnSources});
+ * unknown fields are ignored, and a missing (or null) value takes the column's DEFAULT, else NULL,
+ * else an empty Array or Map, else rejects the row.
  *
  * <p>Thread-safe: build one per table schema and share it.
  */
@@ -26,21 +28,44 @@ public final class RowEncoder {
     REJECT
   }
 
+  /**
+   * @param source where the value is, or null for the row's field of the column's name
+   * @param shown how a rejection names the column: its name and type, and its path when mapped
+   */
   private record Slot(
-      String name, String type, ValueEncoder encoder, Absent whenMissing, Absent whenNull) {}
+      String name,
+      String type,
+      FieldPath source,
+      String shown,
+      ValueEncoder encoder,
+      Absent whenMissing,
+      Absent whenNull) {}
 
   private final Slot[] slots;
   private final List<String> columnNames;
   private final List<String> columnTypes;
-  private final Set<String> columnNameSet;
+
+  /** The row's fields some column takes: by name, or as the first field of its path. */
+  private final Set<String> placedFields;
+
   private final boolean readsJsonAsString;
+  private final boolean readsMessage;
 
   private RowEncoder(List<Slot> slots, boolean readsJsonAsString) {
     this.slots = slots.toArray(new Slot[0]);
     this.columnNames = slots.stream().map(Slot::name).toList();
     this.columnTypes = slots.stream().map(Slot::type).toList();
-    this.columnNameSet = Set.copyOf(columnNames);
+    Set<String> placed = new HashSet<>();
+    for (Slot slot : slots) {
+      if (slot.source == null) {
+        placed.add(slot.name);
+      } else if (!slot.source.inMessage()) {
+        placed.add(slot.source.firstField());
+      }
+    }
+    this.placedFields = Set.copyOf(placed);
     this.readsJsonAsString = readsJsonAsString;
+    this.readsMessage = slots.stream().anyMatch(s -> s.source != null && s.source.inMessage());
   }
 
   /**
@@ -49,6 +74,11 @@ public final class RowEncoder {
    * without one stops here.
    */
   public static RowEncoder forTable(TableSchema schema) {
+    return forTable(schema, ColumnSources.BY_NAME);
+  }
+
+  /** As {@link #forTable(TableSchema)}, a mapped column taking the value at its path. */
+  public static RowEncoder forTable(TableSchema schema, ColumnSources sources) {
     List<Slot> slots = new ArrayList<>();
     boolean json = false;
     for (ColumnDefinition column : schema.columns()) {
@@ -90,7 +120,16 @@ public final class RowEncoder {
           nullable
               ? Absent.NULL
               : column.hasDefault() ? Absent.DEFAULT : container ? Absent.EMPTY : Absent.REJECT;
-      slots.add(new Slot(column.name(), column.type(), encoder, whenMissing, whenNull));
+      FieldPath source = sources.of(column.name());
+      String shown =
+          "column '"
+              + column.name()
+              + "' ("
+              + column.type()
+              + ")"
+              + (source == null ? "" : " from " + source);
+      slots.add(
+          new Slot(column.name(), column.type(), source, shown, encoder, whenMissing, whenNull));
     }
     if (slots.isEmpty()) {
       throw new IllegalArgumentException("table " + schema.table() + " has no insertable columns");
@@ -114,16 +153,25 @@ public final class RowEncoder {
   }
 
   /**
+   * True when a column takes its value from the message ({@link FieldPath#inMessage}): rows must be
+   * encoded with the message's object.
+   */
+  public boolean readsMessage() {
+    return readsMessage;
+  }
+
+  /**
    * The row's fields that no column of the INSERT takes, in the row's order: what {@link #encode}
-   * leaves out. Separate from {@link #encode} so that rows of a service that keeps no unknown field
-   * pay nothing for it; allocates only when there is such a field.
+   * leaves out. A field a column's path starts with is taken. Separate from {@link #encode} so that
+   * rows of a service that keeps no unknown field pay nothing for it; allocates only when there is
+   * such a field.
    */
   public List<String> unplacedFields(JsonNode row) {
     List<String> unplaced = List.of();
     Iterator<String> names = row.fieldNames();
     while (names.hasNext()) {
       String name = names.next();
-      if (!columnNameSet.contains(name)) {
+      if (!placedFields.contains(name)) {
         if (unplaced.isEmpty()) {
           unplaced = new ArrayList<>(4);
         }
@@ -148,13 +196,26 @@ public final class RowEncoder {
    */
   public void encode(JsonNode row, RowBinaryOutput out, boolean absentTakesDefault)
       throws RowRejectedException {
+    encode(row, null, out, absentTakesDefault);
+  }
+
+  /**
+   * As {@link #encode(JsonNode, RowBinaryOutput, boolean)}, a column mapped to a path in the
+   * message taking its value from {@code message}.
+   *
+   * @param message the object the paths in the message start from; null when {@link
+   *     #readsMessage()} is false
+   */
+  public void encode(
+      JsonNode row, JsonNode message, RowBinaryOutput out, boolean absentTakesDefault)
+      throws RowRejectedException {
     if (!row.isObject()) {
       throw new RowRejectedException(
           null, "a row must be a JSON object, got " + NumericValues.kind(row));
     }
     int start = out.size();
     for (Slot slot : slots) {
-      JsonNode value = row.get(slot.name);
+      JsonNode value = slot.source == null ? row.get(slot.name) : slot.source.find(row, message);
       try {
         if (value == null) {
           writeAbsent(slot, absentTakesDefault ? Absent.DEFAULT : slot.whenMissing, out);
@@ -167,15 +228,7 @@ public final class RowEncoder {
       } catch (ValueRejectedException e) {
         out.truncate(start);
         throw new RowRejectedException(
-            slot.name,
-            "column '"
-                + slot.name
-                + "' ("
-                + slot.type
-                + ") rejects "
-                + Excerpt.of(value)
-                + ": "
-                + e.getMessage());
+            slot.name, slot.shown + " rejects " + Excerpt.of(value) + ": " + e.getMessage());
       }
     }
   }

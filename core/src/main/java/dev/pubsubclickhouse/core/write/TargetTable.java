@@ -1,6 +1,7 @@
 package dev.pubsubclickhouse.core.write;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pubsubclickhouse.core.encode.ColumnSources;
 import dev.pubsubclickhouse.core.encode.RowEncoder;
 import dev.pubsubclickhouse.core.insert.InsertColumns;
 import dev.pubsubclickhouse.core.schema.ColumnDefinition;
@@ -28,6 +29,7 @@ public final class TargetTable {
 
   private final TableName name;
   private final SchemaSource reader;
+  private final ColumnSources sources;
   private volatile Snapshot current;
   private final AtomicInteger messages = new AtomicInteger();
   private final AtomicLong nextRereadNanos = new AtomicLong(System.nanoTime());
@@ -42,9 +44,9 @@ public final class TargetTable {
     private final TableSchema schema;
     private final InsertColumns insertColumns;
 
-    Snapshot(TableSchema schema) {
+    Snapshot(TableSchema schema, ColumnSources sources) {
       this.schema = schema;
-      this.encoder = RowEncoder.forTable(schema);
+      this.encoder = RowEncoder.forTable(schema, sources);
       this.columns = Set.copyOf(encoder.columnNames());
       this.insertColumns =
           new InsertColumns(
@@ -91,9 +93,15 @@ public final class TargetTable {
 
   /** Reads the schema now; fails when the table is missing or has a type that cannot be written. */
   public TargetTable(TableName name, SchemaSource reader) {
+    this(name, reader, ColumnSources.BY_NAME);
+  }
+
+  /** As above, the columns {@code sources} maps taking their values from their paths. */
+  public TargetTable(TableName name, SchemaSource reader, ColumnSources sources) {
     this.name = name;
     this.reader = reader;
-    this.current = new Snapshot(reader.read(name));
+    this.sources = sources;
+    this.current = new Snapshot(reader.read(name), sources);
   }
 
   public TableName name() {
@@ -136,7 +144,7 @@ public final class TargetTable {
   public synchronized Snapshot refresh() {
     TableSchema fresh = reader.read(name);
     if (!current.describesTheSameTableAs(fresh)) {
-      current = new Snapshot(fresh);
+      current = new Snapshot(fresh, sources);
     }
     return current;
   }

@@ -99,7 +99,7 @@ public final class Destinations {
     Destinations destinations =
         new Destinations(
             mapping,
-            name -> writerFor.apply(new TargetTable(name, reader)),
+            name -> writerFor.apply(new TargetTable(name, reader, mapping.columnSources())),
             writerFor.apply(defaultTable),
             System::nanoTime,
             changes);

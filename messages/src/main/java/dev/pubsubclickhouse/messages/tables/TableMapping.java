@@ -4,6 +4,7 @@ import static dev.pubsubclickhouse.messages.MessageParameters.*;
 
 import dev.pubsubclickhouse.core.config.ConfigReader;
 import dev.pubsubclickhouse.core.config.ConfigurationException;
+import dev.pubsubclickhouse.core.encode.ColumnSources;
 import dev.pubsubclickhouse.core.evolve.EvolutionPolicy;
 import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.core.write.TargetTable;
@@ -16,7 +17,8 @@ import java.util.Optional;
 
 /**
  * How messages map onto tables: routing by attribute or by a change event's source table, schema
- * evolution, and the column that keeps unknown fields.
+ * evolution, the column that keeps unknown fields, and the columns that take their values from a
+ * path (COLUMN_MAPPING).
  *
  * @param tableAttribute the attribute that names a message's table; empty: every message goes to
  *     the default table
@@ -25,6 +27,7 @@ import java.util.Optional;
  * @param unknownFieldsColumn the column that receives the fields no other column takes
  * @param changeCapture with PAYLOAD_FORMAT=debezium, how change events map onto tables (their
  *     targets are then the allowed tables)
+ * @param columnSources the columns mapped to a path, in every table that has them
  */
 public record TableMapping(
     TableName defaultTable,
@@ -32,7 +35,8 @@ public record TableMapping(
     List<TableName> allowedTables,
     Optional<EvolutionPolicy> evolution,
     Optional<String> unknownFieldsColumn,
-    Optional<ChangeCapture> changeCapture) {
+    Optional<ChangeCapture> changeCapture,
+    ColumnSources columnSources) {
 
   public TableMapping {
     allowedTables = List.copyOf(allowedTables);
@@ -41,7 +45,13 @@ public record TableMapping(
   /** Every message to one table, as it is, unknown fields ignored. */
   public static TableMapping single(TableName table) {
     return new TableMapping(
-        table, Optional.empty(), List.of(), Optional.empty(), Optional.empty(), Optional.empty());
+        table,
+        Optional.empty(),
+        List.of(),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        ColumnSources.BY_NAME);
   }
 
   /**
@@ -86,7 +96,16 @@ public record TableMapping(
           CLICKHOUSE_TABLE_ATTRIBUTE, "is required with CLICKHOUSE_TABLES");
     }
     Optional<String> column = config.optional(UNKNOWN_FIELDS_COLUMN);
-    return new TableMapping(defaultTable, attribute, allowed, evolution(config), column, changes);
+    ColumnSources sources = ColumnMapping.read(config);
+    if (column.isPresent() && sources.of(column.get()) != null) {
+      throw config.problem(
+          COLUMN_MAPPING,
+          "maps column '"
+              + column.get()
+              + "', the UNKNOWN_FIELDS_COLUMN, which the service fills with the unknown fields");
+    }
+    return new TableMapping(
+        defaultTable, attribute, allowed, evolution(config), column, changes, sources);
   }
 
   /**

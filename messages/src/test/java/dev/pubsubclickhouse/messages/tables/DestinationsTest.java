@@ -2,6 +2,7 @@ package dev.pubsubclickhouse.messages.tables;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pubsubclickhouse.core.encode.ColumnSources;
 import dev.pubsubclickhouse.core.schema.ColumnDefinition;
 import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.core.schema.TableNotFoundException;
@@ -50,7 +51,8 @@ class DestinationsTest {
             List.of(CLICKS, GONE, FLAKY),
             Optional.empty(),
             Optional.empty(),
-            Optional.empty());
+            Optional.empty(),
+            ColumnSources.BY_NAME);
     Function<TableName, Destination> opener = this::open;
     return new Destinations(mapping, opener, open(EVENTS), clock::get, null);
   }

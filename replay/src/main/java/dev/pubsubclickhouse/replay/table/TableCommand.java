@@ -55,7 +55,7 @@ import picocli.CommandLine.Option;
           + " CLICKHOUSE_USER, CLICKHOUSE_PASSWORD (or CLICKHOUSE_PASSWORD_SECRET),"
           + " CLICKHOUSE_DATABASE, CLICKHOUSE_TABLE, CLICKHOUSE_DEAD_LETTER_TABLE, the routing by"
           + " attribute (CLICKHOUSE_TABLE_ATTRIBUTE, CLICKHOUSE_TABLES), UNKNOWN_FIELDS_COLUMN,"
-          + " and the INSERT settings"
+          + " COLUMN_MAPPING (or COLUMN_MAPPING_FILE), and the INSERT settings"
           + " (CLICKHOUSE_SETTINGS, INSERT_*, MAX_RETRIES, ...).",
       ""
     })
@@ -128,7 +128,7 @@ public final class TableCommand implements Callable<Integer> {
     TableName deadLetters = config.deadLetterTable().orElseThrow();
     DeadLetterRows rows = DeadLetterRows.open(client, deadLetters);
     SchemaReader reader = new SchemaReader(client);
-    TargetTable target = new TargetTable(config.table(), reader);
+    TargetTable target = new TargetTable(config.table(), reader, mapping.columnSources());
     ClickHouseInserter inserter =
         new ClickHouseInserter(
             ClickHouseHttp.open(config, "pubsub-clickhouse-replay"),

@@ -148,6 +148,36 @@ class TableReplayIT {
   }
 
   @Test
+  void columnMappingIsAppliedAsTheServiceAppliesIt() {
+    Letters.createTarget(sql, "mapped");
+    sql.query(
+        "ALTER TABLE mapped ADD COLUMN user_id UInt32, ADD COLUMN raw String,"
+            + " ADD COLUMN origin String");
+    Letters.createDeadLetterTable(sql, "mapped_dead");
+    ObjectNode data = Letters.event(141);
+    data.putObject("user").put("id", 42);
+    Letter fits =
+        Letters.letter(141, OLD_REASON, T0).withData(data.toString()).withAttribute("origin", "eu");
+    Letter noUser = Letters.letter(142, OLD_REASON, T0.plusSeconds(1));
+    Letters.insert(sql, "mapped_dead", List.of(fits, noUser));
+    Map<String, String> env = env("mapped", "mapped_dead");
+    env.put("COLUMN_MAPPING", "user_id=user.id,raw=$data,origin=$attributes.origin");
+
+    Run run = Run.of(env, "table", "--maxPerSecond=0");
+
+    assertThat(run.exitCode()).as(run.toString()).isEqualTo(3);
+    assertThat(Letters.rowsFinal(sql, "mapped"))
+        .containsExactlyElementsOf(Letters.expectedRows(List.of(fits), true));
+    assertThat(sql.query("SELECT user_id, raw, origin FROM mapped FORMAT TSVRaw").trim())
+        .isEqualTo("42\t" + data + "\teu");
+    List<Map<String, String>> kept = Letters.deadLetterRows(sql, "mapped_dead");
+    assertThat(kept).extracting(row -> row.get("message_id")).containsExactly("9000142");
+    assertThat(kept.get(0).get("error_message"))
+        .startsWith(
+            "column 'user_id' (UInt32) from user.id rejects (missing): a value is required");
+  }
+
+  @Test
   void aPayloadThatIsNotUtf8ComesBackAsItsOwnBytes() throws Exception {
     Letters.createTarget(sql, "binary");
     Letters.createDeadLetterTable(sql, "binary_dead");

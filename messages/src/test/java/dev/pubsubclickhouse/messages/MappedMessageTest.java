@@ -1,0 +1,131 @@
+package dev.pubsubclickhouse.messages;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pubsubclickhouse.core.config.ConfigReader;
+import dev.pubsubclickhouse.core.schema.ColumnDefinition;
+import dev.pubsubclickhouse.core.schema.TableName;
+import dev.pubsubclickhouse.core.schema.TableSchema;
+import dev.pubsubclickhouse.core.write.EncodedRows;
+import dev.pubsubclickhouse.core.write.TargetTable;
+import dev.pubsubclickhouse.messages.payload.PayloadDecompressor;
+import dev.pubsubclickhouse.messages.payload.PayloadFormats;
+import dev.pubsubclickhouse.messages.tables.ColumnMapping;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.zip.GZIPOutputStream;
+import org.junit.jupiter.api.Test;
+
+/** A message's rows with COLUMN_MAPPING: its data and attributes as columns, its unknown fields. */
+class MappedMessageTest {
+  private static final TableName TABLE = new TableName("db", "t");
+
+  private static TargetTable.Snapshot table(String mapping, ColumnDefinition... columns) {
+    return new TargetTable(
+            TABLE,
+            name -> new TableSchema(name, List.of(columns)),
+            ColumnMapping.read(new ConfigReader(Map.of("COLUMN_MAPPING", mapping))))
+        .current();
+  }
+
+  private static MessageEncoder encoder(String unknownFieldsColumn) {
+    return new MessageEncoder(
+        new PayloadDecompressor(1 << 20),
+        new PayloadFormats(null),
+        null,
+        unknownFieldsColumn,
+        MessageEvents.NONE,
+        Clock.systemUTC());
+  }
+
+  private static EncodedRows encode(
+      MessageEncoder encoder, byte[] data, Map<String, String> attributes, TargetTable.Snapshot t)
+      throws Exception {
+    PubSubMessage message = new PubSubMessage(data, attributes, "m-1", null, null, null, null);
+    return encoder.encode(message, new PayloadFormats(null).of(Map.of()), t);
+  }
+
+  /** RowBinaryWithDefaults of one String value: not DEFAULT, length, bytes. */
+  private static byte[] string(String value) {
+    byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+    byte[] encoded = new byte[bytes.length + 2];
+    encoded[1] = (byte) bytes.length;
+    System.arraycopy(bytes, 0, encoded, 2, bytes.length);
+    return encoded;
+  }
+
+  private static byte[] bytes(EncodedRows rows) {
+    assertThat(rows.rejection()).isNull();
+    return Arrays.copyOfRange(rows.bytes(), rows.offset(), rows.offset() + rows.length());
+  }
+
+  private static byte[] concat(byte[]... parts) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    for (byte[] part : parts) {
+      out.writeBytes(part);
+    }
+    return out.toByteArray();
+  }
+
+  @Test
+  void everyRowOfAnArrayMessageTakesTheWholeDataAndTheAttribute() throws Exception {
+    String data = "[{\"a\":\"x\"},{\"a\":\"y\"}]";
+    TargetTable.Snapshot table =
+        table(
+            "raw=$data,origin=$attributes.origin",
+            ColumnDefinition.of("a", "String"),
+            ColumnDefinition.of("raw", "String"),
+            ColumnDefinition.of("origin", "String"));
+    EncodedRows rows =
+        encode(encoder(null), data.getBytes(StandardCharsets.UTF_8), Map.of("origin", "eu"), table);
+    assertThat(rows.rowCount()).isEqualTo(2);
+    assertThat(bytes(rows))
+        .isEqualTo(
+            concat(
+                string("x"), string(data), string("eu"), string("y"), string(data), string("eu")));
+  }
+
+  @Test
+  void compressedDataIsTakenDecompressed() throws Exception {
+    String data = "{\"a\":\"x\"}";
+    ByteArrayOutputStream gzipped = new ByteArrayOutputStream();
+    try (GZIPOutputStream gzip = new GZIPOutputStream(gzipped)) {
+      gzip.write(data.getBytes(StandardCharsets.UTF_8));
+    }
+    TargetTable.Snapshot table = table("raw=$data", ColumnDefinition.of("raw", "String"));
+    EncodedRows rows = encode(encoder(null), gzipped.toByteArray(), Map.of(), table);
+    assertThat(bytes(rows)).isEqualTo(string(data));
+  }
+
+  @Test
+  void aMissingAttributeIsAMissingFieldWhoseRefusalNamesTheSource() throws Exception {
+    TargetTable.Snapshot table =
+        table("origin=$attributes.origin", ColumnDefinition.of("origin", "String"));
+    EncodedRows rows =
+        encode(encoder(null), "{}".getBytes(StandardCharsets.UTF_8), Map.of("other", "x"), table);
+    assertThat(rows.rejection())
+        .isEqualTo(
+            "column 'origin' (String) from $attributes.origin rejects (missing): a value is"
+                + " required (no DEFAULT, not Nullable)");
+  }
+
+  @Test
+  void aMappedFieldIsNotAnUnknownField() throws Exception {
+    TargetTable.Snapshot table =
+        table(
+            "user_id=user.id",
+            ColumnDefinition.of("user_id", "String"),
+            ColumnDefinition.of("extra", "String"));
+    EncodedRows rows =
+        encode(
+            encoder("extra"),
+            "{\"user\":{\"id\":\"7\"},\"other\":1}".getBytes(StandardCharsets.UTF_8),
+            Map.of(),
+            table);
+    assertThat(bytes(rows)).isEqualTo(concat(string("7"), string("{\"other\":1}")));
+  }
+}
