@@ -155,6 +155,34 @@ class CheckIT {
   }
 
   @Test
+  void aCdcTargetIsCheckedWithItsChangeColumns() throws Exception {
+    db.execute("CREATE TABLE fallback (n UInt32) ENGINE = MergeTree ORDER BY n");
+    db.execute(
+        "CREATE TABLE orders (id UInt32, __version UInt64, __is_deleted UInt8)"
+            + " ENGINE = ReplacingMergeTree(__version, __is_deleted) ORDER BY id");
+
+    Checked checked =
+        check(
+            Map.of(
+                "CLICKHOUSE_TABLE", "fallback",
+                "PAYLOAD_FORMAT", "debezium",
+                "CDC_TABLES", "public.orders=orders"));
+
+    assertThat(checked.exitCode()).as(checked.out() + checked.err()).isZero();
+    assertThat(checked.out())
+        .contains(
+            String.join(
+                "\n",
+                "table " + db.name() + ".orders (CDC_TABLES)",
+                "column        clickhouse type  message field   how",
+                "id            UInt32           id              number or numeric string,"
+                    + " range-checked; absent: message refused (no DEFAULT, not Nullable)",
+                "__version     UInt64           (change event)  change metadata (docs/cdc.md)",
+                "__is_deleted  UInt8            (change event)  change metadata (docs/cdc.md)",
+                ""));
+  }
+
+  @Test
   void aConfigurationErrorExitsTwoWithOneLine() throws Exception {
     Checked checked = check(Map.of("CLICKHOUSE_TABLE", "t", "BATCH_MAX_ROWS", "many"));
 
