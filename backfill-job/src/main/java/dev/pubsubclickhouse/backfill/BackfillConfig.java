@@ -7,6 +7,7 @@ import dev.pubsubclickhouse.backfill.source.TableSpec;
 import dev.pubsubclickhouse.core.config.ClickHouseConfig;
 import dev.pubsubclickhouse.core.config.ConfigReader;
 import dev.pubsubclickhouse.core.config.ConfigurationException;
+import dev.pubsubclickhouse.core.config.MisspeltVariables;
 import dev.pubsubclickhouse.core.config.Parameter;
 import dev.pubsubclickhouse.core.config.SecretManagerAccess;
 import dev.pubsubclickhouse.core.schema.TableName;
@@ -34,6 +35,7 @@ import java.util.UUID;
  * @param tableCreation whether and how the ClickHouse table is made from the BigQuery schema
  * @param executionId identifies one execution of the job (all of its tasks and their retries)
  * @param notes things worth one warning line at start (never a secret)
+ * @param verbose log the ClickHouse client's retries and a failure's stack trace
  */
 public record BackfillConfig(
     Optional<TableId> inputTable,
@@ -56,7 +58,8 @@ public record BackfillConfig(
     int taskIndex,
     int taskCount,
     String executionId,
-    List<String> notes) {
+    List<String> notes,
+    boolean verbose) {
 
   /** Which API reads the rows. */
   public enum PageReaderKind {
@@ -80,7 +83,7 @@ public record BackfillConfig(
    */
   public static BackfillConfig read(Map<String, String> environment, String[] args) {
     Map<String, String> flags = CommandLineFlags.parse(args);
-    List<String> notes = new ArrayList<>();
+    List<String> notes = new ArrayList<>(MisspeltVariables.in(environment, BackfillParameters.ALL));
     Map<String, String> effective = clickHouseEndpoint(environment, flags, notes);
     ConfigReader config = new ConfigReader(effective, flags);
 
@@ -217,6 +220,7 @@ public record BackfillConfig(
         .taskCount(taskCount)
         .executionId(execution)
         .notes(notes)
+        .verbose(config.bool(VERBOSE))
         .build();
   }
 
@@ -251,6 +255,7 @@ public record BackfillConfig(
     private int taskCount = 1;
     private String executionId;
     private List<String> notes = List.of();
+    private boolean verbose;
 
     private Builder() {}
 
@@ -359,6 +364,11 @@ public record BackfillConfig(
       return this;
     }
 
+    public Builder verbose(boolean value) {
+      verbose = value;
+      return this;
+    }
+
     public BackfillConfig build() {
       Objects.requireNonNull(project, "project");
       Objects.requireNonNull(clickHouse, "clickHouse");
@@ -386,7 +396,8 @@ public record BackfillConfig(
           taskIndex,
           taskCount,
           executionId,
-          notes);
+          notes,
+          verbose);
     }
   }
 

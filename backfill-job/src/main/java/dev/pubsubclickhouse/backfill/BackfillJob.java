@@ -31,6 +31,7 @@ import dev.pubsubclickhouse.core.insert.ClickHouseClients;
 import dev.pubsubclickhouse.core.insert.ClickHouseFailures;
 import dev.pubsubclickhouse.core.insert.ClickHouseHttp;
 import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
+import dev.pubsubclickhouse.core.insert.ClickHouseReasons;
 import dev.pubsubclickhouse.core.insert.InsertException;
 import dev.pubsubclickhouse.core.insert.InsertFormat;
 import dev.pubsubclickhouse.core.log.JsonLog;
@@ -50,6 +51,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -83,7 +85,10 @@ public final class BackfillJob {
       SourceResolver resolver = new SourceResolver(bigQuery, config.project(), retry);
       return config.dryRun() ? dryRun(client, resolver, bigQuery) : execute(client, resolver);
     } catch (FailedStart e) {
-      JsonLog.error("backfill failed before reading: " + e.getMessage(), Map.of());
+      JsonLog.error(
+          "backfill failed before reading: " + e.getMessage(),
+          Map.of(),
+          config.verbose() ? e.getCause() : null);
       return 1;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -100,7 +105,7 @@ public final class BackfillJob {
     Optional<TableSchema> existing = start(usingClickHouse(), () -> target(client));
     Schema schema =
         start(
-            USING_BIGQUERY,
+            usingBigQuery(),
             () ->
                 config.query().isPresent()
                     ? resolver.schemaOf(querySpec())
@@ -115,7 +120,7 @@ public final class BackfillJob {
     JsonLog.text(plan.describe());
     if (config.deadLetterTable().isPresent()) {
       start(
-          USING_BIGQUERY,
+          usingBigQuery(),
           () -> {
             DeadLetterCheck.check(bigQuery, config.deadLetterTable().get(), retry);
             return null;
@@ -152,14 +157,15 @@ public final class BackfillJob {
           return null;
         });
     List<DeadLetterSink> sinks =
-        start("cannot open the dead-letter tables", () -> deadLetterSinks(client, inserter));
+        start(
+            failing("cannot open the dead-letter tables"), () -> deadLetterSinks(client, inserter));
     Optional<Checkpoints> checkpoints =
         start(usingClickHouse(), () -> checkpoints(client, inserter));
     Optional<PlanStore> plans = start(usingClickHouse(), () -> planStore(client));
     StorageReads storage =
         config.read().reader() == PageReaderKind.STORAGE
             ? start(
-                "cannot use BigQuery's Storage Read API",
+                failing("cannot use BigQuery's Storage Read API"),
                 () ->
                     StorageReads.open(
                         config.read().storageEndpoint(), config.credentialsWithEndpoint(), retry))
@@ -167,7 +173,7 @@ public final class BackfillJob {
     try {
       TaskPlan plan =
           start(
-              "cannot plan the execution",
+              failing("cannot plan the execution"),
               () ->
                   new ExecutionPlanner(
                           config,
@@ -318,7 +324,8 @@ public final class BackfillJob {
     summary.put("tasks", config.taskCount());
     if (failure != null) {
       summary.put("error", describe(failure));
-      JsonLog.error("backfill failed: " + describe(failure), summary);
+      JsonLog.error(
+          "backfill failed: " + describe(failure), summary, config.verbose() ? failure : null);
       return 1;
     }
     long notKept = progress.rejected() - progress.deadLettered();
@@ -390,7 +397,7 @@ public final class BackfillJob {
   }
 
   private ColumnPlan columnPlan(Schema schema, TableSchema target) throws InterruptedException {
-    ColumnPlan plan = start("cannot map the columns", () -> ColumnPlan.of(schema, target));
+    ColumnPlan plan = start(failing("cannot map the columns"), () -> ColumnPlan.of(schema, target));
     if (!plan.ignoredFields().isEmpty()) {
       JsonLog.warning(
           "BigQuery fields without a ClickHouse column are ignored",
@@ -487,17 +494,26 @@ public final class BackfillJob {
     T get() throws Exception;
   }
 
-  private static final String USING_BIGQUERY = "cannot use BigQuery";
+  /** A ClickHouse step's failure, in the words the push service and replay use too. */
+  private Function<Exception, String> usingClickHouse() {
+    return e -> ClickHouseReasons.cannotUse(config.clickHouse().url(), e);
+  }
 
-  private String usingClickHouse() {
-    return "cannot use ClickHouse at " + config.clickHouse().url();
+  private Function<Exception, String> usingBigQuery() {
+    return failing("cannot use BigQuery");
+  }
+
+  /** What could not be done, then the failure's own first line. */
+  private Function<Exception, String> failing(String what) {
+    return e -> what + ": " + describe(e);
   }
 
   /**
-   * Runs {@code step}; a failure the step's own checks do not describe is reported as {@code
-   * failure}: what could not be done, naming only the service the step uses.
+   * Runs {@code step}; a failure the step's own checks do not describe is reported by {@code
+   * reason}: what could not be done, naming only the service the step uses.
    */
-  private <T> T start(String failure, Step<T> step) throws InterruptedException {
+  private <T> T start(Function<Exception, String> reason, Step<T> step)
+      throws InterruptedException {
     try {
       return step.get();
     } catch (InterruptedException e) {
@@ -511,7 +527,7 @@ public final class BackfillJob {
     } catch (BigQueryException e) {
       throw new FailedStart("BigQuery: " + describe(e), e);
     } catch (Exception e) {
-      throw new FailedStart(failure + ": " + describe(e), e);
+      throw new FailedStart(reason.apply(e), e);
     }
   }
 

@@ -189,6 +189,13 @@ public final class BackfillParameters {
               "Check parameters, both schemas and the type mapping, print the column plan, write"
                   + " nothing.")
           .withFlag("dryRun");
+  public static final Parameter VERBOSE =
+      Parameter.of(
+              "VERBOSE",
+              "false",
+              "Also log the ClickHouse client's retries and the stack trace of a failure (for a"
+                  + " bug report); without it a failure is one line.")
+          .withFlag("verbose");
   public static final Parameter PROGRESS_INTERVAL_SECONDS =
       Parameter.of(
               "PROGRESS_INTERVAL_SECONDS",
@@ -247,6 +254,7 @@ public final class BackfillParameters {
             CREATE_TABLE,
             ORDER_BY,
             DRY_RUN,
+            VERBOSE,
             PROGRESS_INTERVAL_SECONDS,
             TASK_INDEX,
             TASK_COUNT,

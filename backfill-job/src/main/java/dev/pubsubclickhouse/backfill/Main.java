@@ -44,6 +44,9 @@ public final class Main {
       err.println("backfill: " + e.getMessage());
       return 2;
     }
+    if (!config.verbose()) {
+      JsonLog.quietClickHouseClient();
+    }
     return new BackfillJob(config, terminal ? err : null).run();
   }
 }

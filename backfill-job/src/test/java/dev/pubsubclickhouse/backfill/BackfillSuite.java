@@ -618,16 +618,17 @@ abstract class BackfillSuite {
   void anUnreachableClickHouseStopsTheJobAtStart() {
     bigQuery.table("ds", "unreachable", fields("id INTEGER")).rows.add(row("1"));
     Map<String, String> env = environment();
-    env.put(
-        "CLICKHOUSE_URL",
-        "http://127.0.0.1:" + dev.pubsubclickhouse.testing.LocalClickHouse.freePort());
+    String nowhere = "http://127.0.0.1:" + dev.pubsubclickhouse.testing.LocalClickHouse.freePort();
+    env.put("CLICKHOUSE_URL", nowhere);
 
     JobRun run =
         JobRun.of(env, "--inputTableSpec=" + PROJECT + ":ds.unreachable", "--clickHouseTable=t");
 
     assertThat(run.exitCode()).isEqualTo(1);
     assertThat(run.out())
-        .contains("backfill failed before reading: cannot use ClickHouse at http://127.0.0.1:");
+        .contains(
+            "backfill failed before reading: "
+                + dev.pubsubclickhouse.testing.ClickHouseMistakes.CLOSED_PORT.line(nowhere));
     assertThat(bigQuery.requests()).isEmpty();
   }
 

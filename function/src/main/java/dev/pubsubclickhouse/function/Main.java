@@ -11,7 +11,8 @@ import java.util.Map;
  * {@code java -jar function.jar}: checks the configuration, then serves {@link PushFunction}
  * through the Functions Framework ({@link PushServer}) on {@code $PORT} at once. A wrong setting
  * stops here with one line (exit 2); ClickHouse or a table that does not answer yet does not: the
- * service serves unready until they do ({@link PushService}).
+ * service serves unready until they do ({@link PushService}). With {@code --check} it only checks
+ * ClickHouse and the tables and prints their column plans ({@link ServiceCheck}).
  */
 public final class Main {
   private Main() {}
@@ -20,14 +21,35 @@ public final class Main {
   static String help() {
     return "The Pub/Sub push service: serves push requests on $PORT and writes their messages into"
         + " ClickHouse.\n"
-        + "Usage: java -jar function.jar (configured by environment variables; it takes no"
-        + " arguments)\n\n"
+        + "Usage: java -jar function.jar (configured by environment variables)\n"
+        + "       java -jar function.jar --check\n"
+        + "  --check  read the configuration, ask ClickHouse for every table the service would"
+        + " write,\n"
+        + "           print each one's column plan and exit: 0 when the service would serve, 1 when"
+        + " not\n"
+        + "           (the reasons, naming the table), 2 for a configuration error. Writes"
+        + " nothing.\n\n"
         + ParameterHelp.environmentText(PushParameters.ALL);
+  }
+
+  private static void warnOfMisspeltVariables() {
+    for (String misspelt : MisspeltVariables.in(System.getenv(), PushParameters.ALL)) {
+      JsonLog.warning(misspelt, Map.of());
+    }
   }
 
   public static void main(String[] args) throws Exception {
     if (args.length == 1 && ("--help".equals(args[0]) || "-h".equals(args[0]))) {
       System.out.print(help());
+      return;
+    }
+    if (args.length == 1 && "--check".equals(args[0])) {
+      // The plan on stdout; warnings (a misspelt variable) and library lines as text on stderr.
+      JsonLog.redirect(System.err);
+      JsonLog.format(JsonLog.Format.TEXT);
+      JsonLog.captureLibraryLogs();
+      warnOfMisspeltVariables();
+      System.exit(ServiceCheck.run(System.getenv(), System.out, System.err));
       return;
     }
     if (args.length > 0) {
@@ -36,14 +58,12 @@ public final class Main {
       System.err.println(
           "pubsub-clickhouse: the push service reads environment variables, not arguments; got "
               + shown
-              + " (see --help)");
+              + " (only --check is an argument; see --help)");
       System.exit(2);
       return;
     }
     JsonLog.captureLibraryLogs();
-    for (String misspelt : MisspeltVariables.in(System.getenv(), PushParameters.ALL)) {
-      JsonLog.warning(misspelt, Map.of());
-    }
+    warnOfMisspeltVariables();
     PushService service;
     try {
       PushConfig config = PushConfig.read(System.getenv());

@@ -2,8 +2,8 @@ package dev.pubsubclickhouse.function;
 
 import com.clickhouse.client.api.Client;
 import dev.pubsubclickhouse.core.insert.ClickHouseClients;
-import dev.pubsubclickhouse.core.insert.ClickHouseFailures;
 import dev.pubsubclickhouse.core.insert.ClickHouseHttp;
+import dev.pubsubclickhouse.core.insert.ClickHouseReasons;
 import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.function.envelope.PushRequestParser;
 import dev.pubsubclickhouse.function.ingest.AnswerDeadlines;
@@ -17,10 +17,6 @@ import dev.pubsubclickhouse.messages.payload.SchemaService;
 import dev.pubsubclickhouse.messages.sinks.DeadLetterTopic;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
-import java.io.InterruptedIOException;
-import java.net.ConnectException;
-import java.net.NoRouteToHostException;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -165,29 +161,7 @@ public final class PushService {
    * dead-letter table, a column, or what ClickHouse refused (credentials, grants).
    */
   private static String failure(PushConfig config, Exception e) {
-    String reason = ClickHouseFailures.describe(e);
-    if (reason.startsWith("table ")
-        || reason.startsWith("dead-letter table ")
-        || reason.startsWith("column ")) {
-      return reason;
-    }
-    String where = "ClickHouse at " + config.clickHouse().url();
-    return unreachable(e)
-        ? where + " does not answer: " + reason
-        : "cannot use " + where + ": " + reason;
-  }
-
-  /** Nothing answered: no route, no listener, no name, or no answer in time. */
-  private static boolean unreachable(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof ConnectException
-          || t instanceof UnknownHostException
-          || t instanceof NoRouteToHostException
-          || t instanceof InterruptedIOException) {
-        return true;
-      }
-    }
-    return false;
+    return ClickHouseReasons.cannotUse(config.clickHouse().url(), e);
   }
 
   /**

@@ -247,7 +247,7 @@ record WritePath(
    * query parameter), and the names refused at start are only those known when this was written.
    * All such names are said at once, where ClickHouse's own refusal names the first.
    */
-  private static void checkPassedNamesAreSettings(Client client, Map<String, String> passed) {
+  static void checkPassedNamesAreSettings(Client client, Map<String, String> passed) {
     if (passed.isEmpty()) {
       return;
     }
@@ -267,7 +267,7 @@ record WritePath(
   }
 
   /** A CLICKHOUSE_SETTINGS name or value ClickHouse refuses is named with the variable. */
-  private static void checkPassedSettings(ClickHouseInserter inserter) {
+  static void checkPassedSettings(ClickHouseInserter inserter) {
     try {
       inserter.checkPassedSettings();
     } catch (IllegalArgumentException e) {

@@ -1,6 +1,7 @@
 package dev.pubsubclickhouse.messages;
 
 import dev.pubsubclickhouse.core.config.Parameter;
+import java.util.List;
 
 /**
  * The parameters that decide how a message becomes rows (its payload's size and schema, its table,
@@ -124,4 +125,26 @@ public final class MessageParameters {
           "0",
           "0 to 255, put in the top 8 bits of __version: raise it when the source's log positions"
               + " start over, so that its new changes sort after the old ones.");
+
+  /** Every one of them, in the order above. */
+  public static final List<Parameter> ALL =
+      List.of(
+          PUBSUB_ENDPOINT,
+          SCHEMA_DENIED_GRACE_SECONDS,
+          SCHEMA_LOOKUPS_PER_MINUTE,
+          MAX_DECOMPRESSED_BYTES,
+          CLICKHOUSE_TABLE_ATTRIBUTE,
+          CLICKHOUSE_TABLES,
+          SCHEMA_EVOLUTION,
+          SCHEMA_EVOLUTION_FALLBACK_TYPE,
+          SCHEMA_EVOLUTION_MAX_NEW_COLUMNS,
+          SCHEMA_EVOLUTION_MAX_TABLE_COLUMNS,
+          CLICKHOUSE_CLUSTER,
+          UNKNOWN_FIELDS_COLUMN,
+          COLUMN_MAPPING,
+          COLUMN_MAPPING_FILE,
+          PAYLOAD_FORMAT,
+          CDC_TABLES,
+          CDC_TRUNCATE,
+          CDC_VERSION_EPOCH);
 }

@@ -17,6 +17,13 @@ public final class CommonOptions {
   boolean help;
 
   @Option(
+      names = "--verbose",
+      description =
+          "Also log the ClickHouse client's retries and the stack trace of a failure (for a bug"
+              + " report); without it a failure is one line.")
+  boolean verbose;
+
+  @Option(
       names = "--dryRun",
       description =
           "Say what would be replayed and what would still not fit; write, publish and acknowledge"
@@ -65,6 +72,10 @@ public final class CommonOptions {
 
   public boolean dryRun() {
     return dryRun;
+  }
+
+  public boolean verbose() {
+    return verbose;
   }
 
   /**

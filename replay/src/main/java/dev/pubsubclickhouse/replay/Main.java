@@ -1,11 +1,18 @@
 package dev.pubsubclickhouse.replay;
 
+import dev.pubsubclickhouse.core.config.ClickHouseParameters;
+import dev.pubsubclickhouse.core.config.MisspeltVariables;
+import dev.pubsubclickhouse.core.config.Parameter;
+import dev.pubsubclickhouse.core.config.SecretManagerAccess;
 import dev.pubsubclickhouse.core.log.JsonLog;
+import dev.pubsubclickhouse.messages.MessageParameters;
 import dev.pubsubclickhouse.replay.subscription.SubscriptionCommand;
 import dev.pubsubclickhouse.replay.table.TableCommand;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.logging.Level;
 import picocli.CommandLine;
@@ -16,7 +23,20 @@ import picocli.CommandLine.Command;
  * {@link ExitCode}.
  */
 public final class Main {
+  /**
+   * Every variable a replay reads: the push service's ClickHouse and message parameters (the table
+   * command writes where the service writes) and Secret Manager's endpoint.
+   */
+  private static final List<Parameter> READ_VARIABLES = readVariables();
+
   private Main() {}
+
+  private static List<Parameter> readVariables() {
+    List<Parameter> read = new ArrayList<>(ClickHouseParameters.ALL);
+    read.addAll(MessageParameters.ALL);
+    read.add(SecretManagerAccess.ENDPOINT);
+    return List.copyOf(read);
+  }
 
   public static void main(String[] args) {
     boolean terminal = System.console() != null;
@@ -38,6 +58,12 @@ public final class Main {
     JsonLog.redirect(err);
     JsonLog.format(terminal ? JsonLog.Format.MESSAGE : JsonLog.Format.JSON);
     JsonLog.captureLibraryLogs(Level.WARNING);
+    if (!List.of(args).contains("--verbose")) {
+      JsonLog.quietClickHouseClient();
+    }
+    for (String misspelt : MisspeltVariables.in(environment, READ_VARIABLES)) {
+      JsonLog.warning(misspelt, Map.of());
+    }
     CommandLine line =
         new CommandLine(new Replay())
             .addSubcommand(new TableCommand(environment, out))

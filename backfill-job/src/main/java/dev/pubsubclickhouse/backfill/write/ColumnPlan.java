@@ -4,7 +4,7 @@ import com.google.cloud.bigquery.Field;
 import com.google.cloud.bigquery.Schema;
 import dev.pubsubclickhouse.core.encode.RowEncoder;
 import dev.pubsubclickhouse.core.schema.ColumnDefinition;
-import dev.pubsubclickhouse.core.schema.DefaultKind;
+import dev.pubsubclickhouse.core.schema.ColumnPlanText;
 import dev.pubsubclickhouse.core.schema.TableSchema;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -51,7 +51,7 @@ public final class ColumnPlan {
       }
       Field field = fields.get(column.name());
       if (field == null) {
-        String fill = absent(column);
+        String fill = ColumnPlanText.whenAbsent(column).orElse(null);
         if (fill == null) {
           problems.add(
               "column '"
@@ -118,24 +118,11 @@ public final class ColumnPlan {
 
   /** The plan as an aligned text table, for --dryRun and the start log. */
   public String describe() {
-    List<String[]> rows = new ArrayList<>();
-    rows.add(new String[] {"column", "clickhouse type", "bigquery field", "how"});
+    List<ColumnPlanText.Row> rows = new ArrayList<>();
     for (Mapping m : mappings) {
-      rows.add(new String[] {m.column(), m.clickHouseType(), m.source(), m.note()});
+      rows.add(new ColumnPlanText.Row(m.column(), m.clickHouseType(), m.source(), m.note()));
     }
-    int[] widths = new int[3];
-    for (String[] row : rows) {
-      for (int i = 0; i < 3; i++) {
-        widths[i] = Math.max(widths[i], row[i].length());
-      }
-    }
-    StringBuilder text = new StringBuilder();
-    for (String[] row : rows) {
-      for (int i = 0; i < 3; i++) {
-        text.append(row[i]).append(" ".repeat(widths[i] - row[i].length() + 2));
-      }
-      text.append(row[3]).append('\n');
-    }
+    StringBuilder text = new StringBuilder(ColumnPlanText.format("bigquery field", rows));
     if (!ignoredFields.isEmpty()) {
       text.append("ignored BigQuery fields (no such column): ")
           .append(String.join(", ", ignoredFields))
@@ -147,21 +134,6 @@ public final class ColumnPlan {
   private static String describe(Field field) {
     String type = field.getType().getStandardType().name();
     return field.getMode() == Field.Mode.REPEATED ? "ARRAY<" + type + ">" : type;
-  }
-
-  /** What an absent column gets, as the encoder decides; null when the row would be rejected. */
-  private static String absent(ColumnDefinition column) {
-    if (column.defaultKind() == DefaultKind.DEFAULT
-        || column.defaultKind() == DefaultKind.EPHEMERAL) {
-      return "DEFAULT " + column.defaultExpression();
-    }
-    if (column.parsed().isNullable()) {
-      return "NULL";
-    }
-    return switch (column.parsed().getDataType()) {
-      case Array, Map -> "empty";
-      default -> null;
-    };
   }
 
   /** The schemas do not fit: one line listing every problem. */

@@ -98,6 +98,15 @@ public final class JsonLog {
    */
   public static void captureLibraryLogs() {
     captureLibraryLogs(Level.INFO);
+    quietClickHouseClient();
+  }
+
+  /**
+   * Leaves out the ClickHouse client's warnings about each failed request, with their stack traces:
+   * a program that says why it cannot use ClickHouse in one line of its own, and shows them only
+   * when asked to be verbose.
+   */
+  public static void quietClickHouseClient() {
     QUIETED.forEach(logger -> logger.setLevel(Level.SEVERE));
   }
 

@@ -7,9 +7,9 @@ import dev.pubsubclickhouse.core.config.ConfigReader;
 import dev.pubsubclickhouse.core.config.ConfigurationException;
 import dev.pubsubclickhouse.core.config.SecretManagerAccess;
 import dev.pubsubclickhouse.core.insert.ClickHouseClients;
-import dev.pubsubclickhouse.core.insert.ClickHouseFailures;
 import dev.pubsubclickhouse.core.insert.ClickHouseHttp;
 import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
+import dev.pubsubclickhouse.core.insert.ClickHouseReasons;
 import dev.pubsubclickhouse.core.insert.InsertFormat;
 import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.core.schema.SchemaReader;
@@ -111,7 +111,10 @@ public final class TableCommand implements Callable<Integer> {
       try {
         replay = open(client, config, mapping, settings, maxDecompressedBytes, schemas);
       } catch (RuntimeException e) {
-        JsonLog.error("replay: " + ClickHouseFailures.describe(e), Map.of());
+        JsonLog.error(
+            "replay: " + ClickHouseReasons.cannotUse(config.url(), e),
+            Map.of(),
+            common.verbose() ? e : null);
         return ExitCode.FAILED;
       }
       return replay.run();

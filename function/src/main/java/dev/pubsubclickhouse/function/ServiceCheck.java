@@ -1,0 +1,220 @@
+package dev.pubsubclickhouse.function;
+
+import com.clickhouse.client.api.Client;
+import dev.pubsubclickhouse.core.config.ClickHouseConfig;
+import dev.pubsubclickhouse.core.config.ConfigurationException;
+import dev.pubsubclickhouse.core.insert.ClickHouseClients;
+import dev.pubsubclickhouse.core.insert.ClickHouseHttp;
+import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
+import dev.pubsubclickhouse.core.insert.ClickHouseReasons;
+import dev.pubsubclickhouse.core.insert.InsertFormat;
+import dev.pubsubclickhouse.core.log.JsonLog;
+import dev.pubsubclickhouse.core.schema.ColumnDefinition;
+import dev.pubsubclickhouse.core.schema.ColumnPlanText;
+import dev.pubsubclickhouse.core.schema.SchemaReader;
+import dev.pubsubclickhouse.core.schema.TableName;
+import dev.pubsubclickhouse.core.schema.TableNotFoundException;
+import dev.pubsubclickhouse.core.schema.TableSchema;
+import dev.pubsubclickhouse.core.write.DeadLetterTable;
+import dev.pubsubclickhouse.core.write.TargetTable;
+import dev.pubsubclickhouse.messages.tables.MessageColumnPlan;
+import dev.pubsubclickhouse.messages.tables.TableMapping;
+import dev.pubsubclickhouse.messages.tables.UnknownFieldsColumn;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code java -jar function.jar --check}: with the configuration the service would serve with, asks
+ * ClickHouse for every table the service would write (CLICKHOUSE_TABLE, each CLICKHOUSE_TABLES or
+ * CDC_TABLES target, the dead-letter table), prints each one's column plan, and says whether the
+ * service would serve. It writes and creates nothing.
+ */
+final class ServiceCheck {
+  static final int WOULD_SERVE = 0;
+  static final int WOULD_NOT_SERVE = 1;
+  static final int CONFIGURATION_ERROR = 2;
+
+  private static final Map<String, String> DEAD_LETTER_SOURCES =
+      Map.of(
+          DeadLetterTable.RAW_MESSAGE, "(the message's data)",
+          DeadLetterTable.ERROR_MESSAGE, "(the reason)",
+          DeadLetterTable.STACK_TRACE, "(where it failed)",
+          DeadLetterTable.FAILED_AT, "(time of failure)",
+          DeadLetterTable.MESSAGE_ID, "(messageId)",
+          DeadLetterTable.PUBLISH_TIME, "(publishTime)",
+          DeadLetterTable.ATTRIBUTES, "(attributes)",
+          DeadLetterTable.ORDERING_KEY, "(orderingKey)",
+          DeadLetterTable.SUBSCRIPTION, "(subscription)",
+          DeadLetterTable.DELIVERY_ATTEMPT, "(deliveryAttempt)");
+
+  private final PushConfig config;
+  private final PrintStream out;
+  private final List<String> problems = new ArrayList<>();
+
+  private ServiceCheck(PushConfig config, PrintStream out) {
+    this.config = config;
+    this.out = out;
+  }
+
+  /**
+   * Checks the service configured by {@code environment}: the plans on {@code out}, then whether it
+   * would serve and, if not, every reason; a configuration error as one line on {@code err}.
+   *
+   * @return {@link #WOULD_SERVE}, {@link #WOULD_NOT_SERVE} or {@link #CONFIGURATION_ERROR}
+   */
+  static int run(Map<String, String> environment, PrintStream out, PrintStream err) {
+    PushConfig config;
+    try {
+      config = PushConfig.read(environment);
+    } catch (ConfigurationException | IllegalStateException e) {
+      err.println("pubsub-clickhouse: " + e.getMessage());
+      return CONFIGURATION_ERROR;
+    }
+    JsonLog.neverPrint(config.clickHouse().password().reveal());
+    ClickHouseHttp http;
+    try {
+      http = ClickHouseHttp.open(config.clickHouse(), "pubsub-clickhouse-check");
+    } catch (RuntimeException e) {
+      err.println("pubsub-clickhouse: " + e.getMessage());
+      return CONFIGURATION_ERROR;
+    }
+    try (Client client =
+        ClickHouseClients.open(config.clickHouse(), "pubsub-clickhouse-check", 2)) {
+      return new ServiceCheck(config, out).check(client, http);
+    }
+  }
+
+  private int check(Client client, ClickHouseHttp http) {
+    ClickHouseConfig clickHouse = config.clickHouse();
+    out.println("ClickHouse at " + clickHouse.url() + " as user " + clickHouse.user());
+    SchemaReader reader = new SchemaReader(client);
+    boolean answers = true;
+    for (Map.Entry<TableName, String> table : tablesWritten().entrySet()) {
+      if (!checkTable(reader, table.getKey(), table.getValue())) {
+        answers = false;
+        break;
+      }
+    }
+    if (answers) {
+      clickHouse.deadLetterTable().ifPresent(table -> checkDeadLetterTable(client, reader, table));
+      checkSettings(client, http);
+    }
+    config
+        .deadLetterTopic()
+        .ifPresent(
+            topic ->
+                out.println(
+                    "\nnot checked: the dead-letter topic "
+                        + topic
+                        + " (Pub/Sub is asked when the first message is dead-lettered)"));
+    out.println();
+    if (problems.isEmpty()) {
+      out.println("would serve: every table answers and every column can be written");
+      return WOULD_SERVE;
+    }
+    out.println("would not serve:");
+    problems.forEach(problem -> out.println("  " + problem));
+    return WOULD_NOT_SERVE;
+  }
+
+  /** Every table a message may be written to, with the setting that names it. */
+  private Map<TableName, String> tablesWritten() {
+    TableMapping mapping = config.tables();
+    Map<TableName, String> tables = new LinkedHashMap<>();
+    tables.put(mapping.defaultTable(), "CLICKHOUSE_TABLE");
+    String routed = mapping.changeCapture().isPresent() ? "CDC_TABLES" : "CLICKHOUSE_TABLES";
+    mapping.allowedTables().forEach(table -> tables.putIfAbsent(table, routed));
+    return tables;
+  }
+
+  /** Prints the table's plan or names its problem; false when ClickHouse itself cannot be used. */
+  private boolean checkTable(SchemaReader reader, TableName name, String setting) {
+    TableMapping mapping = config.tables();
+    TargetTable table;
+    try {
+      table = new TargetTable(name, reader);
+      if (mapping.evolution().isPresent()) {
+        mapping.checkEvolvable(table);
+      }
+      UnknownFieldsColumn.check(mapping, table);
+    } catch (TableNotFoundException | IllegalArgumentException e) {
+      problems.add(e.getMessage());
+      out.println("\ntable " + name + " (" + setting + "): " + e.getMessage());
+      return true;
+    } catch (RuntimeException e) {
+      problems.add(ClickHouseReasons.cannotUse(config.clickHouse().url(), e));
+      return false;
+    }
+    out.println("\ntable " + name + " (" + setting + ")");
+    out.print(
+        ColumnPlanText.format(
+            MessageColumnPlan.SOURCE_HEADING, MessageColumnPlan.of(table, mapping)));
+    if (mapping.evolution().isPresent()) {
+      out.println("a field no column takes gets a new column (SCHEMA_EVOLUTION=add_columns)");
+    } else if (mapping.unknownFieldsColumn().isEmpty()) {
+      out.println("fields no column takes are ignored");
+    }
+    return true;
+  }
+
+  private void checkDeadLetterTable(Client client, SchemaReader reader, TableName name) {
+    String heading = "\ndead-letter table " + name + " (CLICKHOUSE_DEAD_LETTER_TABLE)";
+    TableSchema schema;
+    try {
+      schema = reader.read(name);
+      // Only its columns are checked: no inserter, since nothing is written.
+      DeadLetterTable.open(client, name, false, null);
+    } catch (TableNotFoundException e) {
+      if (config.clickHouse().createDeadLetterTable()) {
+        out.println(heading + ": missing; the service creates it at start");
+      } else {
+        String problem =
+            "dead-letter table "
+                + name
+                + " does not exist (create it, or set CREATE_DEAD_LETTER_TABLE=true)";
+        problems.add(problem);
+        out.println(heading + ": " + problem);
+      }
+      return;
+    } catch (IllegalStateException e) {
+      problems.add(e.getMessage());
+      out.println(heading + ": " + e.getMessage());
+      return;
+    } catch (RuntimeException e) {
+      problems.add(ClickHouseReasons.cannotUse(config.clickHouse().url(), e));
+      return;
+    }
+    List<ColumnPlanText.Row> rows = new ArrayList<>();
+    for (ColumnDefinition column : schema.columns()) {
+      String source = DEAD_LETTER_SOURCES.get(column.name());
+      String how =
+          !column.defaultKind().insertable()
+              ? column.defaultKind() + ", computed by ClickHouse"
+              : source != null
+                  ? "written with each dead letter"
+                  : ColumnPlanText.whenAbsent(column).orElse("-");
+      rows.add(
+          new ColumnPlanText.Row(column.name(), column.type(), source == null ? "-" : source, how));
+    }
+    out.println(heading);
+    out.print(ColumnPlanText.format("dead letter", rows));
+  }
+
+  /** CLICKHOUSE_SETTINGS: names the server knows, values it takes. */
+  private void checkSettings(Client client, ClickHouseHttp http) {
+    try {
+      WritePath.checkPassedNamesAreSettings(
+          client, config.clickHouse().insertOptions().extraSettings());
+      WritePath.checkPassedSettings(
+          new ClickHouseInserter(
+              http, InsertFormat.supportedBy(client), config.clickHouse().insertOptions()));
+    } catch (ConfigurationException e) {
+      problems.add(e.getMessage());
+    } catch (RuntimeException e) {
+      problems.add(ClickHouseReasons.cannotUse(config.clickHouse().url(), e));
+    }
+  }
+}
