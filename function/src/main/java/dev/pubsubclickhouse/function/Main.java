@@ -4,14 +4,16 @@ import dev.pubsubclickhouse.core.config.ConfigurationException;
 import dev.pubsubclickhouse.core.config.MisspeltVariables;
 import dev.pubsubclickhouse.core.config.ParameterHelp;
 import dev.pubsubclickhouse.core.log.JsonLog;
+import dev.pubsubclickhouse.function.pull.PullSubscriber;
 import java.io.IOException;
 import java.util.Map;
 
 /**
  * {@code java -jar function.jar}: checks the configuration, then serves {@link PushFunction}
- * through the Functions Framework ({@link PushServer}) on {@code $PORT} at once. A wrong setting
- * stops here with one line (exit 2); ClickHouse or a table that does not answer yet does not: the
- * service serves unready until they do ({@link PushService}).
+ * through the Functions Framework ({@link PushServer}) on {@code $PORT} at once; in pull mode
+ * (PUBSUB_SUBSCRIPTION) that port serves the probes and metrics, and a {@link PullSubscriber} takes
+ * the messages. A wrong setting stops here with one line (exit 2); ClickHouse or a table that does
+ * not answer yet does not: the service serves unready until they do ({@link PushService}).
  */
 public final class Main {
   private Main() {}
@@ -19,7 +21,7 @@ public final class Main {
   /** What {@code --help} prints: the variables of the README's table, and nothing it ignores. */
   static String help() {
     return "The Pub/Sub push service: serves push requests on $PORT and writes their messages into"
-        + " ClickHouse.\n"
+        + " ClickHouse; with PUBSUB_SUBSCRIPTION set it pulls them from that subscription instead.\n"
         + "Usage: java -jar function.jar (configured by environment variables; it takes no"
         + " arguments)\n\n"
         + ParameterHelp.environmentText(PushParameters.ALL);
@@ -53,7 +55,13 @@ public final class Main {
       System.exit(2);
       return;
     }
-    service.shutDownWithTheProcess();
+    if (service.config().pull().isPresent()) {
+      PullSubscriber pull = PullSubscriber.start(service, service.config().pull().get());
+      service.alsoDiesWith(pull::failure);
+      Runtime.getRuntime().addShutdownHook(new Thread(pull::shutdown, "shutdown"));
+    } else {
+      service.shutDownWithTheProcess();
+    }
     PushServer server;
     try {
       server = PushServer.start(service.config().port(), service);
