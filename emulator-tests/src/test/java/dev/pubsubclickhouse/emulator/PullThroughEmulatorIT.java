@@ -286,7 +286,10 @@ class PullThroughEmulatorIT {
           .isLessThan(expected.size());
 
       service.start();
-      stopped.awaitSettled(expected.size(), ARRIVAL);
+      // Messages the emulator had sent on the old stream beyond the subscriber's flow control were
+      // never handed over, so neither acked nor nacked: they come again once the stream's ack
+      // deadline (60 s, the client's) has passed, and the emulator reopens quiet streams every 20 s.
+      stopped.awaitSettled(expected.size(), ARRIVAL.plusSeconds(60));
       stopped.assertHoldsExactly(expected);
       assertThat(stopped.written())
           .as("no row written twice: what the stopping service wrote, it acked before it exited")
