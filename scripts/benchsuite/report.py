@@ -83,7 +83,7 @@ def print_push(results, push):
 
 
 def print_pull(pull):
-    print("\nPull beside push, through the Pub/Sub emulator at %d msg/s offered (publish to row):"
+    print("\nPull (through the Pub/Sub emulator) beside push at %d msg/s offered, publish to row:"
           % pull["rate"])
     print("  %-5s %10s %8s %8s %14s %12s" % ("mode", "msg/s", "p50 ms", "p99 ms", "CPU us/msg",
                                               "stored"))
