@@ -51,6 +51,9 @@ def parse_args(argv):
                         help="push part: every target shares every CPU with wrk and ClickHouse;"
                              " by default each runs as the service is deployed, on one CPU of its"
                              " own (Cloud Run's default 1 vCPU), wrk and ClickHouse on the others")
+    parser.add_argument("--pull-rate", type=int, default=200,
+                        help="pull part: messages/s published to the emulator for the push and"
+                             " the pull subscription alike")
     parser.add_argument("--skip-build", action="store_true")
     parser.add_argument("--variant", action="append", default=[],
                         help="an extra push target measured beside ours: NAME:KEY=VALUE,... with"

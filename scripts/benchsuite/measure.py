@@ -15,10 +15,11 @@ from .encoder import run_encoder
 from .fleet import run_fleet
 from .insertcost import run_insert_cost
 from .machine import machine_info
+from .pull import run_pull
 from .push import parse_variant, run_push
 from .settings import CH_DIR, CH_URL, IMAGE_JAVA, SERVICE_JVM, log
 
-PARTS = ["encoder", "insertcost", "push", "fleet", "coldstart", "backfill"]
+PARTS = ["encoder", "insertcost", "push", "pull", "fleet", "coldstart", "backfill"]
 
 
 def measure(args):
@@ -41,7 +42,7 @@ def measure(args):
                  "duration": args.duration, "warmup": args.warmup, "parts": sorted(args.parts),
                  "fleet_sizes": args.fleet_sizes, "fleet_concurrency": args.fleet_concurrency,
                  "fleet_duration": args.fleet_duration, "fleet_budget": args.fleet_budget,
-                 "fleet_cpus": args.fleet_cpus},
+                 "fleet_cpus": args.fleet_cpus, "pull_rate": args.pull_rate},
         "load_avg_before": os.getloadavg(),
         "argv": sys.argv[1:],
     }
@@ -56,6 +57,7 @@ def measure(args):
         for part, key, function in [("encoder", "encoder", run_encoder),
                                     ("insertcost", "insert_cost", run_insert_cost),
                                     ("push", "push", lambda a: run_push(a, chpid)),
+                                    ("pull", "pull", run_pull),
                                     ("fleet", "fleet", lambda a: run_fleet(a, chpid)),
                                     ("coldstart", "cold_start", run_cold_start),
                                     ("backfill", "backfill", run_backfill)]:

@@ -82,6 +82,17 @@ def print_push(results, push):
                   "/".join("%.0f" % r["slowest_ms"] for r in burst["runs"])))
 
 
+def print_pull(pull):
+    print("\nPull (through the Pub/Sub emulator) beside push at %d msg/s offered, publish to row:"
+          % pull["rate"])
+    print("  %-5s %10s %8s %8s %14s %12s" % ("mode", "msg/s", "p50 ms", "p99 ms", "CPU us/msg",
+                                              "stored"))
+    for r in pull["rows"]:
+        print("  %-5s %10.0f %8.1f %8.1f %14.0f %12s" % (
+            r["target"], r["msgs_per_s"], r["p50_ms"], r["p99_ms"], r["service_cpu_us_per_msg"],
+            "%d/%d" % (r["stored"], r["published"])))
+
+
 def print_fleet(fleet):
     print("\nFleet: %d requests in flight over the fleet, %d s each, service CPU %.1f cores"
           " (%s); table budget %d INSERTs/s" % (
@@ -182,6 +193,8 @@ def render_report(results):
                   " peer here costs what a synchronous INSERT per message costs.")
         if results.get("push"):
             print_push(results, results["push"])
+        if results.get("pull"):
+            print_pull(results["pull"])
         if results.get("fleet"):
             print_fleet(results["fleet"])
         print_others(results, extra.get("cost"))
@@ -247,6 +260,16 @@ def render_markdown(results):
                     ", ".join(str(r["inserts"]) for r in burst["runs"]),
                     ", ".join("%.0f" % r["slowest_ms"] for r in burst["runs"])))
             out.append("")
+    pull = results.get("pull")
+    if pull:
+        out.append("| mode | offered msg/s | msg/s | p50 ms (publish to row) | p99 ms"
+                   " | service CPU µs/msg | stored |")
+        out.append("|---|---:|---:|---:|---:|---:|---:|")
+        for r in pull["rows"]:
+            out.append("| %s | %d | %.0f | %.1f | %.1f | %.0f | %d/%d |" % (
+                r["target"], r["offered_per_s"], r["msgs_per_s"], r["p50_ms"], r["p99_ms"],
+                r["service_cpu_us_per_msg"], r["stored"], r["published"]))
+        out.append("")
     fleet = results.get("fleet")
     if fleet:
         out.append("| mode | instances | msg/s | p50 ms | p99 ms | INSERTs/s | busiest second"

@@ -12,7 +12,9 @@ import unittest
 from benchsuite import cluster
 from benchsuite.__main__ import report
 from benchsuite.processes import parse_wrk_output
+from benchsuite.pull import schedule
 from benchsuite.push import least_disturbed
+from benchsuite.report import print_pull, render_markdown
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SUITE_RUN = os.path.join(REPO, "docs", "perf", "runs", "2026-12-02")
@@ -74,6 +76,37 @@ class ClusterReportTest(unittest.TestCase):
         table = cluster.render(self.results["rows"], self.results["ratios"])
         self.assertIn("\n\n" + table, printed)
         self.assertEqual(len(table.splitlines()), 2 + 4 + 1 + 6)
+
+
+class PullPartTest(unittest.TestCase):
+    PULL = {"rate": 200, "duration": 10, "rows": [
+        {"target": "push", "offered_per_s": 200, "published": 2000, "stored": 2000,
+         "msgs_per_s": 198.4, "p50_ms": 31.0, "p99_ms": 88.5, "service_cpu_us_per_msg": 412.3},
+        {"target": "pull", "offered_per_s": 200, "published": 2000, "stored": 1999,
+         "msgs_per_s": 197.9, "p50_ms": 54.2, "p99_ms": 120.0, "service_cpu_us_per_msg": 250.0}]}
+
+    def test_the_offered_load_is_the_rate_spread_evenly_over_the_ticks(self):
+        self.assertEqual(schedule(200, 1.0), [20] * 10)
+        uneven = schedule(15, 2.0)
+        self.assertEqual(sum(uneven), 30)
+        self.assertEqual(len(uneven), 20)
+        self.assertEqual(sorted(set(uneven)), [1, 2])
+
+    def test_the_text_report_has_a_line_per_mode(self):
+        with contextlib.redirect_stdout(io.StringIO()) as printed:
+            print_pull(self.PULL)
+        lines = printed.getvalue().splitlines()
+        self.assertIn("200 msg/s offered", lines[1])
+        self.assertEqual(lines[3].split(), ["push", "198", "31.0", "88.5", "412", "2000/2000"])
+        self.assertEqual(lines[4].split(), ["pull", "198", "54.2", "120.0", "250", "1999/2000"])
+
+    def test_the_markdown_table_has_a_row_per_mode(self):
+        results = json.loads(read(os.path.join(SUITE_RUN, SUITE_STEM + ".json")))
+        results["pull"] = self.PULL
+        rows = [line for line in render_markdown(results).splitlines()
+                if line.startswith("| pull |") or line.startswith("| push |")]
+        self.assertEqual(rows, ["| push | 200 | 198 | 31.0 | 88.5 | 412 | 2000/2000 |",
+                                "| pull | 200 | 198 | 54.2 | 120.0 | 250 | 1999/2000 |"])
 
 
 class WrkOutputTest(unittest.TestCase):

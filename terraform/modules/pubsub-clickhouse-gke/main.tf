@@ -42,7 +42,7 @@ locals {
 
   # Kubernetes sends SIGTERM, then SIGKILL this many seconds later: after the service's own grace
   # (stop pulling, finish the batches, ack or nack, exit), so the kill never cuts a batch short.
-  termination_grace_period_seconds = ceil(var.shutdown_grace_ms / 1000) + var.termination_margin_seconds
+  termination_grace_period_seconds = var.shutdown_grace_seconds + var.termination_margin_seconds
 
   port = 8080
 
@@ -50,7 +50,7 @@ locals {
   service_env_all = {
     PUBSUB_SUBSCRIPTION          = var.subscription
     PORT                         = tostring(local.port)
-    SHUTDOWN_GRACE_MS            = tostring(var.shutdown_grace_ms)
+    SHUTDOWN_GRACE_SECONDS       = tostring(var.shutdown_grace_seconds)
     CLICKHOUSE_URL               = var.clickhouse_url
     CLICKHOUSE_DATABASE          = var.clickhouse_database
     CLICKHOUSE_TABLE             = var.clickhouse_table

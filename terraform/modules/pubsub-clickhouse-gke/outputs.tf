@@ -24,7 +24,7 @@ output "node_selector" {
 }
 
 output "termination_grace_period_seconds" {
-  description = "terminationGracePeriodSeconds of the pods: the service's SHUTDOWN_GRACE_MS, rounded up to seconds, plus termination_margin_seconds."
+  description = "terminationGracePeriodSeconds of the pods: the service's SHUTDOWN_GRACE_SECONDS plus termination_margin_seconds."
   value       = local.termination_grace_period_seconds
 }
 

@@ -191,20 +191,20 @@ variable "export_metrics_otlp" {
   default     = false
 }
 
-variable "shutdown_grace_ms" {
+variable "shutdown_grace_seconds" {
   type        = number
-  description = "SHUTDOWN_GRACE_MS: on SIGTERM the service stops pulling, finishes its batches, acks or nacks, and exits within this many milliseconds."
-  default     = 25000
+  description = "SHUTDOWN_GRACE_SECONDS: on SIGTERM the service stops pulling, finishes its batches, acks or nacks, and exits within this many seconds."
+  default     = 25
 
   validation {
-    condition     = var.shutdown_grace_ms >= 1000 && var.shutdown_grace_ms <= 600000
-    error_message = "shutdown_grace_ms must be between 1000 and 600000."
+    condition     = var.shutdown_grace_seconds >= 2 && var.shutdown_grace_seconds <= 3600 && floor(var.shutdown_grace_seconds) == var.shutdown_grace_seconds
+    error_message = "shutdown_grace_seconds must be a whole number from 2 to 3600 (what the service accepts)."
   }
 }
 
 variable "termination_margin_seconds" {
   type        = number
-  description = "Seconds Kubernetes waits after the service's own grace before it kills the pod: terminationGracePeriodSeconds = ceil(shutdown_grace_ms / 1000) + this."
+  description = "Seconds Kubernetes waits after the service's own grace before it kills the pod: terminationGracePeriodSeconds = shutdown_grace_seconds + this."
   default     = 10
 
   validation {

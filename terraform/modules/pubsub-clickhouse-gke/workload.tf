@@ -150,8 +150,8 @@ resource "kubernetes_deployment_v1" "ingest" {
     ignore_changes = [spec[0].replicas]
 
     precondition {
-      condition     = local.termination_grace_period_seconds * 1000 > var.shutdown_grace_ms
-      error_message = "terminationGracePeriodSeconds must exceed SHUTDOWN_GRACE_MS, or Kubernetes kills a pod that is still finishing its batches."
+      condition     = local.termination_grace_period_seconds > var.shutdown_grace_seconds
+      error_message = "terminationGracePeriodSeconds must exceed SHUTDOWN_GRACE_SECONDS, or Kubernetes kills a pod that is still finishing its batches."
     }
   }
 

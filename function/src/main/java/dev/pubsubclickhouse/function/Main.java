@@ -4,15 +4,18 @@ import dev.pubsubclickhouse.core.config.ConfigurationException;
 import dev.pubsubclickhouse.core.config.MisspeltVariables;
 import dev.pubsubclickhouse.core.config.ParameterHelp;
 import dev.pubsubclickhouse.core.log.JsonLog;
+import dev.pubsubclickhouse.function.pull.PullSubscriber;
 import java.io.IOException;
 import java.util.Map;
 
 /**
  * {@code java -jar function.jar}: checks the configuration, then serves {@link PushFunction}
- * through the Functions Framework ({@link PushServer}) on {@code $PORT} at once. A wrong setting
- * stops here with one line (exit 2); ClickHouse or a table that does not answer yet does not: the
- * service serves unready until they do ({@link PushService}). With {@code --check} it only checks
- * ClickHouse and the tables and prints their column plans ({@link ServiceCheck}).
+ * through the Functions Framework ({@link PushServer}) on {@code $PORT} at once; in pull mode
+ * (PUBSUB_SUBSCRIPTION) that port serves the probes and metrics, and a {@link PullSubscriber} takes
+ * the messages. A wrong setting stops here with one line (exit 2); ClickHouse or a table that does
+ * not answer yet does not: the service serves unready until they do ({@link PushService}). With
+ * {@code --check} it only checks ClickHouse and the tables and prints their column plans ({@link
+ * ServiceCheck}).
  */
 public final class Main {
   private Main() {}
@@ -20,7 +23,7 @@ public final class Main {
   /** What {@code --help} prints: the variables of the README's table, and nothing it ignores. */
   static String help() {
     return "The Pub/Sub push service: serves push requests on $PORT and writes their messages into"
-        + " ClickHouse.\n"
+        + " ClickHouse; with PUBSUB_SUBSCRIPTION set it pulls them from that subscription instead.\n"
         + "Usage: java -jar function.jar (configured by environment variables)\n"
         + "       java -jar function.jar --check\n"
         + "  --check  read the configuration, ask ClickHouse for every table the service would"
@@ -73,7 +76,13 @@ public final class Main {
       System.exit(2);
       return;
     }
-    service.shutDownWithTheProcess();
+    if (service.config().pull().isPresent()) {
+      PullSubscriber pull = PullSubscriber.start(service, service.config().pull().get());
+      service.alsoDiesWith(pull::failure);
+      Runtime.getRuntime().addShutdownHook(new Thread(pull::shutdown, "shutdown"));
+    } else {
+      service.shutDownWithTheProcess();
+    }
     PushServer server;
     try {
       server = PushServer.start(service.config().port(), service);

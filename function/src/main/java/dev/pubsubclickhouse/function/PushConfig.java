@@ -7,12 +7,14 @@ import dev.pubsubclickhouse.core.config.ClickHouseConfig;
 import dev.pubsubclickhouse.core.config.ClickHouseParameters;
 import dev.pubsubclickhouse.core.config.ConfigReader;
 import dev.pubsubclickhouse.core.config.ConfigurationException;
+import dev.pubsubclickhouse.core.config.Parameter;
 import dev.pubsubclickhouse.core.config.SecretManagerAccess;
 import dev.pubsubclickhouse.core.insert.InsertOptions;
 import dev.pubsubclickhouse.function.auth.PushAuthenticator;
 import dev.pubsubclickhouse.function.flow.FlowPolicy;
 import dev.pubsubclickhouse.function.ingest.BatchPolicy;
 import dev.pubsubclickhouse.function.observability.MetricsExport;
+import dev.pubsubclickhouse.function.pull.PullSettings;
 import dev.pubsubclickhouse.messages.payload.SchemaLookups;
 import dev.pubsubclickhouse.messages.tables.TableMapping;
 import java.time.Duration;
@@ -29,6 +31,7 @@ import java.util.regex.Pattern;
  * @param authenticator the push token check, or empty for none
  * @param unauthenticatedByIntent no token check, and PUSH_AUTH=none says that is intended
  * @param metricsPort where a listener of its own serves {@code GET /metrics}, if anywhere
+ * @param pull the subscription to pull from (pull mode), or empty to serve push requests
  */
 public record PushConfig(
     ClickHouseConfig clickHouse,
@@ -47,7 +50,8 @@ public record PushConfig(
     Optional<Integer> metricsPort,
     TableMapping tables,
     Optional<String> googleProject,
-    Optional<MetricsExport> metricsExport) {
+    Optional<MetricsExport> metricsExport,
+    Optional<PullSettings> pull) {
 
   public static PushConfig read(Map<String, String> given) {
     Map<String, String> environment = withChangeTablesDefault(given);
@@ -136,6 +140,7 @@ public record PushConfig(
         .tables(TableMapping.read(config, clickHouse.table(), clickHouse.deadLetterTable()))
         .googleProject(config.optional(GOOGLE_CLOUD_PROJECT))
         .metricsExport(metricsExport(config))
+        .pull(pull(config))
         .build();
   }
 
@@ -167,7 +172,11 @@ public record PushConfig(
    * ClickHouse or only when the first message with a schema came.
    */
   private static Optional<String> pubsubEndpoint(ConfigReader config) {
-    Optional<String> endpoint = config.optional(PUBSUB_ENDPOINT);
+    Parameter named =
+        config.optional(PushParameters.PUBSUB_ENDPOINT).isPresent()
+            ? PushParameters.PUBSUB_ENDPOINT
+            : PUBSUB_EMULATOR_HOST;
+    Optional<String> endpoint = config.optional(named);
     endpoint.ifPresent(
         value -> {
           Matcher hostPort =
@@ -176,11 +185,27 @@ public record PushConfig(
               || Integer.parseInt(hostPort.group(2)) < 1
               || Integer.parseInt(hostPort.group(2)) > 65_535) {
             throw new ConfigurationException(
-                PUBSUB_ENDPOINT,
-                "expected host:port (plaintext, e.g. 127.0.0.1:8085), got '" + value + "'");
+                named, "expected host:port (plaintext, e.g. 127.0.0.1:8085), got '" + value + "'");
           }
         });
     return endpoint;
+  }
+
+  /** PUBSUB_SUBSCRIPTION, if set, and how long a pulling service may take to stop. */
+  private static Optional<PullSettings> pull(ConfigReader config) {
+    Optional<String> subscription = config.optional(PUBSUB_SUBSCRIPTION);
+    if (subscription.isEmpty()) {
+      return Optional.empty();
+    }
+    if (!subscription.get().matches("projects/[^/]+/subscriptions/[^/]+")) {
+      throw new ConfigurationException(
+          PUBSUB_SUBSCRIPTION,
+          "expected projects/PROJECT/subscriptions/SUBSCRIPTION, got '" + subscription.get() + "'");
+    }
+    return Optional.of(
+        new PullSettings(
+            subscription.get(),
+            Duration.ofSeconds(config.longValue(SHUTDOWN_GRACE_SECONDS, 2, 3_600))));
   }
 
   private static Optional<MetricsExport> metricsExport(ConfigReader config) {
@@ -303,6 +328,7 @@ public record PushConfig(
     private TableMapping tables;
     private Optional<String> googleProject;
     private Optional<MetricsExport> metricsExport;
+    private Optional<PullSettings> pull;
 
     Builder clickHouse(ClickHouseConfig clickHouse) {
       this.clickHouse = clickHouse;
@@ -389,6 +415,11 @@ public record PushConfig(
       return this;
     }
 
+    Builder pull(Optional<PullSettings> pull) {
+      this.pull = pull;
+      return this;
+    }
+
     PushConfig build() {
       return new PushConfig(
           clickHouse,
@@ -407,7 +438,8 @@ public record PushConfig(
           metricsPort,
           tables,
           googleProject,
-          metricsExport);
+          metricsExport,
+          pull);
     }
   }
 }

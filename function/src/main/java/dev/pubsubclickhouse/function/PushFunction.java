@@ -97,7 +97,8 @@ public final class PushFunction implements HttpFunction {
         response.setStatusCode(200);
         response.setContentType("text/plain; version=0.0.4; charset=utf-8");
         response.getWriter().write(service.metrics().prometheusText());
-      } else if (!"/".equals(path)) {
+      } else if (!"/".equals(path) || service.config().pull().isPresent()) {
+        // A pulling service takes no push requests: its port serves the probes and metrics only.
         respond(response, body, 404, "not found");
       } else if (!"POST".equals(method)) {
         response.appendHeader("Allow", "POST");
@@ -234,7 +235,7 @@ public final class PushFunction implements HttpFunction {
    *
    * @param authorization the request's Authorization header, or null
    */
-  static String reasonText(String reason, String authorization) {
+  public static String reasonText(String reason, String authorization) {
     String text = reason;
     if (authorization != null) {
       String credentials = authorization.strip();

@@ -18,6 +18,31 @@ public final class PushParameters {
           "Pub/Sub topic (projects/P/topics/T) for messages that cannot be written; original data"
               + " and attributes plus errorMessage, failedAt, orderingKey (when it had one) and"
               + " deadLetterAdded (naming them).");
+  public static final Parameter PUBSUB_SUBSCRIPTION =
+      Parameter.of(
+          "PUBSUB_SUBSCRIPTION",
+          null,
+          "Pull mode: a subscription (projects/P/subscriptions/S) the service pulls from (streaming"
+              + " pull) instead of serving push requests; PORT then serves /livez, /healthz and"
+              + " /metrics only, and POST / answers 404. See docs/pull.md.");
+  public static final Parameter SHUTDOWN_GRACE_SECONDS =
+      Parameter.of(
+          "SHUTDOWN_GRACE_SECONDS",
+          "25",
+          "Pull mode: on SIGTERM the service stops pulling, writes the batches in flight, acks or"
+              + " nacks every message it holds and exits within this many seconds; keep it below"
+              + " the pod's termination grace period. (A push service drains within 9 s: Cloud"
+              + " Run's 10.)");
+  public static final Parameter PUBSUB_ENDPOINT =
+      MessageParameters.PUBSUB_ENDPOINT.withDescription(
+          "Pub/Sub host:port override (emulator), plaintext, without credentials: the pulled"
+              + " subscription, the dead-letter topic and the schema service.");
+  public static final Parameter PUBSUB_EMULATOR_HOST =
+      Parameter.of(
+          "PUBSUB_EMULATOR_HOST",
+          null,
+          "Read as the client libraries read it: the emulator's host:port, used as PUBSUB_ENDPOINT"
+              + " when that is unset.");
   public static final Parameter BATCH_MAX_ROWS =
       Parameter.of("BATCH_MAX_ROWS", "10000", "A batch closes at this many rows.");
   public static final Parameter BATCH_MAX_BYTES =
@@ -192,7 +217,10 @@ public final class PushParameters {
     all.addAll(
         List.of(
             DEAD_LETTER_TOPIC,
-            MessageParameters.PUBSUB_ENDPOINT,
+            PUBSUB_ENDPOINT,
+            PUBSUB_EMULATOR_HOST,
+            PUBSUB_SUBSCRIPTION,
+            SHUTDOWN_GRACE_SECONDS,
             MessageParameters.SCHEMA_DENIED_GRACE_SECONDS,
             MessageParameters.SCHEMA_LOOKUPS_PER_MINUTE,
             BATCH_MAX_ROWS,

@@ -22,9 +22,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
  * The running push service: one ClickHouse client, the batcher, the dead-letter sinks and the
@@ -57,6 +59,7 @@ public final class PushService {
   private final Readiness<WritePath> readiness;
   private volatile WritePath writePath;
   private volatile boolean accepting = true;
+  private volatile Supplier<Optional<String>> edgeDeath = Optional::empty;
 
   private PushService(
       PushConfig config,
@@ -226,10 +229,18 @@ public final class PushService {
    * #requestMemory()}.
    */
   public PushAnswer push(PubSubMessage message, MemoryCharge memory) {
+    return submit(message, memory).join();
+  }
+
+  /**
+   * As {@link #push}, without waiting for the batch: the answer completes when the message is
+   * written, dead-lettered or given up on (never exceptionally).
+   */
+  public CompletableFuture<PushAnswer> submit(PubSubMessage message, MemoryCharge memory) {
     WritePath path = writePath;
     return accepting && path != null
-        ? path.ingestor().ingest(message, memory)
-        : PushAnswer.of(PushOutcome.UNAVAILABLE);
+        ? path.ingestor().submit(message, memory)
+        : CompletableFuture.completedFuture(PushAnswer.of(PushOutcome.UNAVAILABLE));
   }
 
   /**
@@ -253,8 +264,20 @@ public final class PushService {
    * Empty while the service can write; else why it cannot (a stopped batch flusher or table watch).
    */
   public Optional<String> deathCause() {
+    Optional<String> edge = edgeDeath.get();
+    if (edge.isPresent()) {
+      return edge;
+    }
     WritePath path = writePath;
     return path == null ? Optional.empty() : path.deathCause();
+  }
+
+  /**
+   * Makes {@link #deathCause()} say what {@code cause} says too: an edge that stopped taking
+   * messages (a failed subscriber) which only a new instance cures.
+   */
+  public void alsoDiesWith(Supplier<Optional<String>> cause) {
+    edgeDeath = cause;
   }
 
   /**

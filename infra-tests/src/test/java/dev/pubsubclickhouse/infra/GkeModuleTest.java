@@ -168,21 +168,22 @@ class GkeModuleTest {
   void kubernetesKillsAPodOnlyAfterTheServicesShutdownGrace() {
     assertThat(POD.expr("termination_grace_period_seconds").references())
         .containsExactly("local.termination_grace_period_seconds");
-    assertThat(eval("local.probe_env[\"SHUTDOWN_GRACE_MS\"]", Map.of())).isEqualTo("\"25000\"");
+    assertThat(eval("local.probe_env[\"SHUTDOWN_GRACE_SECONDS\"]", Map.of())).isEqualTo("\"25\"");
     assertThat(eval("local.probe_grace", Map.of())).isEqualTo("35");
-    for (int graceMs : new int[] {1000, 1001, 25000, 29999, 600000}) {
+    for (int grace : new int[] {2, 3, 25, 29, 3600}) {
       int seconds =
           Integer.parseInt(
               eval(
                   "local.probe_grace",
                   Map.of(
-                      "shutdown_grace_ms",
-                      Integer.toString(graceMs),
+                      "shutdown_grace_seconds",
+                      Integer.toString(grace),
                       "termination_margin_seconds",
                       "5")));
-      assertThat(seconds * 1000L).as("grace %d ms", graceMs).isGreaterThan(graceMs);
-      assertThat(seconds * 1000L).as("grace %d ms", graceMs).isGreaterThanOrEqualTo(graceMs + 5000);
+      assertThat(seconds).as("grace %d s", grace).isGreaterThanOrEqualTo(grace + 5);
     }
+    assertThatThrownBy(() -> eval("local.probe_grace", Map.of("shutdown_grace_seconds", "25000")))
+        .hasMessageContaining("shutdown_grace_seconds must be a whole number from 2 to 3600");
     assertThatThrownBy(() -> eval("local.probe_grace", Map.of("termination_margin_seconds", "4")))
         .hasMessageContaining("termination_margin_seconds must be between 5 and 120");
   }

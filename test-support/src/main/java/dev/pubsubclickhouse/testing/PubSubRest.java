@@ -263,6 +263,12 @@ public final class PubSubRest {
       return this;
     }
 
+    /** Exactly-once delivery: an ack counts only when Pub/Sub confirms it. */
+    public Subscription exactlyOnce() {
+      body.put("enableExactlyOnceDelivery", true);
+      return this;
+    }
+
     /** Keeps acknowledged messages, so that {@link #seek} can deliver them again. */
     public Subscription retainAcked() {
       body.put("retainAckedMessages", true);

@@ -10,6 +10,7 @@ import dev.pubsubclickhouse.messages.UnavailableException;
 import dev.pubsubclickhouse.messages.tables.Destinations;
 import dev.pubsubclickhouse.messages.tables.Route;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
@@ -52,9 +53,24 @@ public final class Ingestor {
   }
 
   /**
+   * Ingests one message and waits for how it ended.
+   *
    * @param memory where the request counts what reading the message takes
    */
   public PushAnswer ingest(PubSubMessage message, MemoryCharge memory) {
+    return submit(message, memory).join();
+  }
+
+  /**
+   * Routes and encodes the message on the caller's thread and hands it to the batcher, without
+   * waiting for its batch: for an edge whose caller must not park a thread per message (a streaming
+   * pull acknowledges each message when its answer comes).
+   *
+   * @param memory where the caller counts what reading the message takes; it may give it back once
+   *     the answer is complete
+   * @return the answer, completed with an outcome and never exceptionally
+   */
+  public CompletableFuture<PushAnswer> submit(PubSubMessage message, MemoryCharge memory) {
     long arrived = System.nanoTime();
     metrics.messagesReceived.increment();
     PendingMessage pending;
@@ -63,7 +79,7 @@ public final class Ingestor {
       if (!admits.test(route.tableName())) {
         metrics.overloaded.increment();
         metrics.throttled.increment();
-        return PushAnswer.of(PushOutcome.OVERLOADED);
+        return answered(PushOutcome.OVERLOADED);
       }
       MessageEncoder.Encoding encoding = encoder.encode(message, route, memory);
       pending =
@@ -71,18 +87,18 @@ public final class Ingestor {
               message, encoder, route, encoding.format(), encoding.schema(), encoding.rows());
     } catch (RequestMemoryBudget.NoRoomException e) {
       metrics.overloaded.increment();
-      return PushAnswer.of(PushOutcome.OVERLOADED);
+      return answered(PushOutcome.OVERLOADED);
     } catch (UnavailableException e) {
       logUnavailable(message, e);
-      return PushAnswer.of(PushOutcome.UNAVAILABLE);
+      return answered(PushOutcome.UNAVAILABLE);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return PushAnswer.of(PushOutcome.UNAVAILABLE);
+      return answered(PushOutcome.UNAVAILABLE);
     }
     // Routing, a schema fetch or a new column may have taken the answer's whole time: a message
     // batched now could be written after Pub/Sub has given up on this delivery, and then again.
     if (deadlines.expired(arrived)) {
-      return PushAnswer.of(PushOutcome.UNAVAILABLE);
+      return answered(PushOutcome.UNAVAILABLE);
     }
     // Watched before it is offered: a caller that writes its own batch (see offer) is in it, and
     // the batch's INSERT attempt ends by the last deadline of its messages (no later answer
@@ -92,21 +108,23 @@ public final class Ingestor {
       case FULL -> {
         metrics.overloaded.increment();
         pending.answer().complete(PushOutcome.OVERLOADED); // the sweep forgets it
-        return PushAnswer.of(PushOutcome.OVERLOADED);
       }
-      case CLOSING -> {
-        pending.answer().complete(PushOutcome.UNAVAILABLE);
-        return PushAnswer.of(PushOutcome.UNAVAILABLE);
-      }
+      case CLOSING -> pending.answer().complete(PushOutcome.UNAVAILABLE);
       case NONE -> {}
     }
-    PushOutcome outcome = pending.answer().join(); // only ever completed, never exceptionally
-    String reason = pending.reason();
-    if (reason == null
-        || (outcome != PushOutcome.DEAD_LETTERED && outcome != PushOutcome.UNPROCESSABLE)) {
-      return PushAnswer.of(outcome);
-    }
-    return new PushAnswer(outcome, reason);
+    return pending
+        .answer() // only ever completed with an outcome, never exceptionally
+        .thenApply(
+            outcome ->
+                pending.reason() == null
+                        || (outcome != PushOutcome.DEAD_LETTERED
+                            && outcome != PushOutcome.UNPROCESSABLE)
+                    ? PushAnswer.of(outcome)
+                    : new PushAnswer(outcome, pending.reason()));
+  }
+
+  private static CompletableFuture<PushAnswer> answered(PushOutcome outcome) {
+    return CompletableFuture.completedFuture(PushAnswer.of(outcome));
   }
 
   private Route route(PubSubMessage message) throws UnavailableException {

@@ -90,6 +90,15 @@ public final class Metrics extends MetricRegistries {
   public final Counter unavailable = counter("unavailable", "Requests answered 503.");
   public final Counter badRequests =
       counter("bad-requests", "Requests that were not push requests.");
+  public final Counter pullAcked =
+      counter("pull-acked", "Pulled messages acked, each ack confirmed by Pub/Sub.");
+  public final Counter pullNacked =
+      counter("pull-nacked", "Pulled messages nacked: Pub/Sub delivers them again.");
+  public final Counter pullAckFailures =
+      counter(
+          "pull-ack-failures",
+          "Acks Pub/Sub refused (an exactly-once subscription whose ack id had expired): the"
+              + " message comes again, and its rows' deduplication token keeps them once.");
 
   /** The meters, kept in Prometheus's registry only. */
   public Metrics() {

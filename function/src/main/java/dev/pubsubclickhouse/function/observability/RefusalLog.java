@@ -18,22 +18,34 @@ public final class RefusalLog {
   private static final long SECOND_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   private final LongSupplier nanoTime;
+  private final String notStoredOutcome;
   private long windowStart;
   private int linesInWindow;
   private long notLogged;
 
   /**
+   * For the push edge, which answers a message no sink took 422.
+   *
    * @param nanoTime the clock ({@link System#nanoTime} but in tests)
    */
   public RefusalLog(LongSupplier nanoTime) {
+    this(nanoTime, "answered 422");
+  }
+
+  /**
+   * @param nanoTime the clock ({@link System#nanoTime} but in tests)
+   * @param notStoredOutcome what the edge did with a message no sink took ("nacked" when pulled)
+   */
+  public RefusalLog(LongSupplier nanoTime, String notStoredOutcome) {
     this.nanoTime = nanoTime;
+    this.notStoredOutcome = notStoredOutcome;
     this.windowStart = nanoTime.getAsLong() - SECOND_NANOS;
   }
 
   /**
    * Logs that {@code message} could not be written, unless this second's lines are spent.
    *
-   * @param deadLettered true when the dead-letter sinks hold it, false when it was answered 422
+   * @param deadLettered true when the dead-letter sinks hold it, false when the edge refused it
    */
   public void refused(PubSubMessage message, boolean deadLettered, String reason) {
     long leftOut = admit();
@@ -42,7 +54,7 @@ public final class RefusalLog {
     }
     Map<String, Object> fields = new LinkedHashMap<>();
     fields.put("messageId", message.messageId() == null ? "" : message.messageId());
-    fields.put("outcome", deadLettered ? "dead-lettered" : "answered 422");
+    fields.put("outcome", deadLettered ? "dead-lettered" : notStoredOutcome);
     fields.put("reason", reason);
     if (leftOut > 0) {
       fields.put("notLogged", leftOut);
