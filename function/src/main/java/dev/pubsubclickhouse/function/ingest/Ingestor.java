@@ -88,6 +88,7 @@ public final class Ingestor {
     // the batch's INSERT attempt ends by the last deadline of its messages (no later answer
     // counts).
     pending.answerBy(deadlines.watch(pending.answer(), arrived));
+    pending.waitsInBatcher();
     switch (batcher.offer(pending)) {
       case FULL -> {
         metrics.overloaded.increment();
@@ -100,7 +101,7 @@ public final class Ingestor {
       }
       case NONE -> {}
     }
-    return pending.answer().join(); // only ever completed with an outcome, never exceptionally
+    return batcher.answerOf(pending);
   }
 
   private Route route(PubSubMessage message) throws UnavailableException {

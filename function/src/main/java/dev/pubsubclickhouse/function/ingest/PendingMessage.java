@@ -11,7 +11,10 @@ import dev.pubsubclickhouse.messages.PubSubMessage;
 import dev.pubsubclickhouse.messages.payload.PayloadFormat;
 import dev.pubsubclickhouse.messages.tables.Destination;
 import dev.pubsubclickhouse.messages.tables.Route;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A message waiting in the batcher. It holds the table it goes to, its rows already encoded on the
@@ -24,11 +27,53 @@ public final class PendingMessage implements WriteRecord {
   private final Route route;
   private final PayloadFormat format;
   private final long enqueuedNanos;
-  private final CompletableFuture<PushOutcome> answer = new CompletableFuture<>();
+  private final Answer answer = new Answer();
   private final long footprintBytes;
   private long answerDeadlineNanos = WaitedFor.NO_END;
   private TargetTable.Snapshot encodedWith;
   private EncodedRows encoded;
+
+  /**
+   * A batch handed to the waiting thread to write, or {@link #RESIGNED} once that thread has
+   * stopped waiting (no batch may be handed to it after that).
+   */
+  private volatile List<PendingMessage> toLead;
+
+  private static final List<PendingMessage> RESIGNED = List.of();
+
+  @SuppressWarnings("rawtypes")
+  private static final AtomicReferenceFieldUpdater<PendingMessage, List> TO_LEAD =
+      AtomicReferenceFieldUpdater.newUpdater(PendingMessage.class, List.class, "toLead");
+
+  /**
+   * The answer. Its completion also wakes the thread that waits for it in {@link
+   * GroupCommitBatcher#answerOf}, which parks rather than joins so that a batch handed to it wakes
+   * it too.
+   */
+  private static final class Answer extends CompletableFuture<PushOutcome> {
+    private volatile Thread waiter;
+
+    @Override
+    public boolean complete(PushOutcome outcome) {
+      boolean completed = super.complete(outcome);
+      wake();
+      return completed;
+    }
+
+    @Override
+    public boolean completeExceptionally(Throwable failure) {
+      boolean completed = super.completeExceptionally(failure);
+      wake();
+      return completed;
+    }
+
+    private void wake() {
+      Thread thread = waiter;
+      if (thread != null) {
+        LockSupport.unpark(thread);
+      }
+    }
+  }
 
   /**
    * @param format how its data is read; null when the message goes to no table (its rows are then
@@ -98,6 +143,53 @@ public final class PendingMessage implements WriteRecord {
 
   public CompletableFuture<PushOutcome> answer() {
     return answer;
+  }
+
+  /**
+   * The calling thread will wait for the answer in {@link GroupCommitBatcher#answerOf}, and so may
+   * be handed a batch to write meanwhile. Called before the message is offered.
+   */
+  void waitsInBatcher() {
+    answer.waiter = Thread.currentThread();
+  }
+
+  /** True when a thread waits for the answer in the batcher and may write a batch meanwhile. */
+  boolean mayLead() {
+    return answer.waiter != null;
+  }
+
+  /**
+   * Hands {@code batch}, which this message is the first of, to the thread that waits for it.
+   *
+   * @return false when that thread has stopped waiting (its answer came first, at its deadline):
+   *     the caller writes the batch itself
+   */
+  boolean lead(List<PendingMessage> batch) {
+    if (!TO_LEAD.compareAndSet(this, null, batch)) {
+      return false;
+    }
+    LockSupport.unpark(answer.waiter);
+    return true;
+  }
+
+  /** By the waiting thread: the batch handed to it to write, once; else null. */
+  @SuppressWarnings("unchecked")
+  List<PendingMessage> takeLead() {
+    List<PendingMessage> batch = toLead;
+    if (batch == null || batch == RESIGNED) {
+      return null;
+    }
+    toLead = null; // it is no longer queued, so nothing else is handed to it
+    return batch;
+  }
+
+  /**
+   * By the waiting thread, before it stops waiting: no batch may be handed to it from now on.
+   *
+   * @return false when a batch was handed to it first, which it must write
+   */
+  boolean resign() {
+    return TO_LEAD.compareAndSet(this, null, RESIGNED);
   }
 
   /** What the message holds in memory while it waits. */
