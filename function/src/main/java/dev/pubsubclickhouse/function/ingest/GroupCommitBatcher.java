@@ -501,6 +501,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
         break;
       }
       batch.add(from.poll());
+      next.takenAt(now);
       rows += nextRows;
       bytes += next.encodedRows().length;
     }

@@ -101,7 +101,14 @@ public final class Ingestor {
       }
       case NONE -> {}
     }
-    return batcher.answerOf(pending);
+    PushOutcome outcome = batcher.answerOf(pending);
+    long taken = pending.takenNanos();
+    // Timed when its batch answered it: not when its deadline did first.
+    if (taken != 0 && pending.answeredNanos() - taken >= 0) {
+      metrics.requestPhases.record(
+          arrived, pending.enqueuedNanos(), taken, pending.answeredNanos(), System.nanoTime());
+    }
+    return outcome;
   }
 
   private Route route(PubSubMessage message) throws UnavailableException {

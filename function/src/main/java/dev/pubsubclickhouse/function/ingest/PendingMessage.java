@@ -33,6 +33,9 @@ public final class PendingMessage implements WriteRecord {
   private TargetTable.Snapshot encodedWith;
   private EncodedRows encoded;
 
+  /** When its batch was taken for an INSERT (System.nanoTime()); 0 until then. */
+  private volatile long takenNanos;
+
   /**
    * A batch handed to the waiting thread to write, or {@link #RESIGNED} once that thread has
    * stopped waiting (no batch may be handed to it after that).
@@ -53,8 +56,14 @@ public final class PendingMessage implements WriteRecord {
   private static final class Answer extends CompletableFuture<PushOutcome> {
     private volatile Thread waiter;
 
+    /** When it was completed (System.nanoTime()), for the request's phases. */
+    private volatile long completedNanos;
+
     @Override
     public boolean complete(PushOutcome outcome) {
+      if (!isDone()) {
+        completedNanos = System.nanoTime(); // before the answer, so that its waiter sees it
+      }
       boolean completed = super.complete(outcome);
       wake();
       return completed;
@@ -190,6 +199,21 @@ public final class PendingMessage implements WriteRecord {
    */
   boolean resign() {
     return TO_LEAD.compareAndSet(this, null, RESIGNED);
+  }
+
+  /** Under the batcher's lock, as its batch is taken for an INSERT. */
+  void takenAt(long nanos) {
+    takenNanos = nanos;
+  }
+
+  /** When its batch was taken for an INSERT; 0 when it never was. */
+  long takenNanos() {
+    return takenNanos;
+  }
+
+  /** When its answer was completed; meaningful once the answer is done. */
+  long answeredNanos() {
+    return answer.completedNanos;
   }
 
   /** What the message holds in memory while it waits. */

@@ -212,6 +212,29 @@ class GroupCommitLeaderTest {
     }
   }
 
+  @Test
+  void aWrittenMessageKnowsWhenItsBatchWasTakenAndWhenItWasAnswered() throws Exception {
+    long before = System.nanoTime();
+    try (GroupCommitBatcher batcher =
+        new GroupCommitBatcher(
+            policy().build(),
+            table -> 0,
+            false,
+            now::get,
+            batch -> {
+              now.addAndGet(3_000_000);
+              record(batch);
+            })) {
+      PendingMessage message = PendingMessages.of("m", now.get());
+      long taken = now.get();
+      message.waitsInBatcher();
+      batcher.offer(message);
+      assertThat(batcher.answerOf(message)).isEqualTo(PushOutcome.STORED);
+      assertThat(message.takenNanos()).isEqualTo(taken); // on the batcher's clock
+      assertThat(message.answeredNanos()).isBetween(before, System.nanoTime());
+    }
+  }
+
   private static void awaitWaiting(GroupCommitBatcher batcher, int count) {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(PATIENT);
     while (batcher.waiting() != count) {
