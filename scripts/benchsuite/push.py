@@ -7,6 +7,7 @@ import subprocess
 import threading
 import time
 
+from .breakdown import breakdown, phase_sums
 from .clickhouse import active_parts, ch, ch_now, insert_stats, truncate
 from .processes import (CPU_LAYOUT, Server, children_cpu_seconds, context_switches,
                         cpu_seconds, jar, machine_busy_seconds, memory_kib,
@@ -38,6 +39,7 @@ def measure_push(name, server, chpid, connections, args):
     if table:
         truncate(table)
     time.sleep(0.5)
+    phases0 = phase_sums(server.port) if pid else None
     t0 = ch_now()
     cpu0, chcpu0, cs0 = cpu_seconds(pid) if pid else 0, cpu_seconds(chpid), context_switches(
         pid) if pid else 0
@@ -48,6 +50,7 @@ def measure_push(name, server, chpid, connections, args):
     cpu1, chcpu1, cs1 = cpu_seconds(pid) if pid else 0, cpu_seconds(chpid), context_switches(
         pid) if pid else 0
     t1 = ch_now()
+    phases1 = phase_sums(server.port) if phases0 else None
     rss, hwm = memory_kib(pid) if pid else (0, 0)
     seconds = result["duration_us"] / 1e6
     ok = result["requests"] - result["non_2xx"]
@@ -60,6 +63,7 @@ def measure_push(name, server, chpid, connections, args):
         + result["errors_timeout"],
         "seconds": seconds,
         "msgs_per_s": ok / seconds,
+        "mean_ms": result.get("mean_us", 0) / 1000,
         "p50_ms": result["p50_us"] / 1000,
         "p90_ms": result["p90_us"] / 1000,
         "p99_ms": result["p99_us"] / 1000,
@@ -85,6 +89,9 @@ def measure_push(name, server, chpid, connections, args):
         row["active_parts"] = active_parts(table)
         row["rows_per_insert"] = stats["inserted_rows"] / max(stats["inserts"], 1)
         row["rows_in_table"] = int(ch("SELECT count() FROM bench.%s" % table).strip())
+        split = breakdown(phases0, phases1, stats["insert_ms_mean"], row["mean_ms"])
+        if split:
+            row["breakdown_ms"] = split
         truncate(table)  # no merges of this run under the next one
     log(
         "  %-7s c=%-3d %8.0f msg/s  p50 %7.2f ms  p99 %7.2f ms  non2xx %d  rss %.0f MiB"
@@ -173,7 +180,7 @@ def parse_variant(text, index):
 
 # The figures of a point that are the median of its rounds; the rest come from the round whose
 # throughput is the median.
-MEDIAN_FIELDS = ["msgs_per_s", "p50_ms", "p90_ms", "p99_ms", "service_cpu_us_per_msg",
+MEDIAN_FIELDS = ["msgs_per_s", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "service_cpu_us_per_msg",
                  "clickhouse_cpu_us_per_msg", "wrk_cpu_us_per_msg", "context_switches_per_msg",
                  "others_cpu_cores", "rows_per_insert", "insert_ms_mean"]
 SPREAD_FIELDS = ["msgs_per_s", "p50_ms", "service_cpu_us_per_msg"]

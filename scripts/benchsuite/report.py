@@ -4,6 +4,7 @@ computes the rest (cost model, floors) itself, so that an earlier run can be rep
 import contextlib
 import io
 
+from . import breakdown
 from .costmodel import PRICES, cost_model
 from .floors import floors, variant_floors
 
@@ -183,6 +184,17 @@ def print_others(results, cost):
             print("  %8s %12.1f %16.2f %16.2f %14.2f" % (
                 rate, v["messages_per_month_millions"], v["cloud_run_request_based_usd_month"],
                 v["cloud_run_instance_based_usd_month"], v["dataflow_usd_month"]))
+        if cost.get("by_concurrency"):
+            print("  Per million messages at the rate ours sustained, from the CPU per message"
+                  " measured there (Cloud Run request-based; Dataflow at the same rate):")
+            print("  %5s %9s %12s %10s %14s %9s %14s" % (
+                "conc", "msg/s", "CPU us/msg", "instances", "Cloud Run $/M", "workers",
+                "Dataflow $/M"))
+            for c, v in cost["by_concurrency"].items():
+                print("  %5s %9.0f %12.1f %10.2f %14.4f %9d %14.4f" % (
+                    c, v["msgs_per_s"], v["service_cpu_us_per_msg"], v["cloud_run_instances"],
+                    v["cloud_run_usd_per_million"], v["dataflow_workers"],
+                    v["dataflow_usd_per_million"]))
 
 
 def render_report(results):
@@ -199,6 +211,7 @@ def render_report(results):
                   " it has no floor.")
         if results.get("push"):
             print_push(results, results["push"])
+            breakdown.print_breakdown(results["push"])
         if results.get("fleet"):
             print_fleet(results["fleet"])
         print_others(results, extra.get("cost"))
@@ -256,6 +269,7 @@ def render_markdown(results):
                 c, " | ".join(cells), " | ".join(peers),
                 ("%.2f%%" % (100 * _ratio(o, k))) if k else "–", o["p99_ms"] - b["p99_ms"]))
         out.append("")
+        out += breakdown.markdown(push)
         if push.get("bursts"):
             out.append("| burst | target | INSERTs per burst | slowest answer ms |")
             out.append("|---:|---|---|---|")
@@ -296,6 +310,19 @@ def render_markdown(results):
                            ", ".join("{:,.0f}".format(r) for r in run["per_task_rows_per_s"])]
                           if run else ["–", "–"])
             out.append("| %s | %s |" % (tasks, " | ".join(cells)))
+        out.append("")
+    cost = extra.get("cost") or {}
+    if cost.get("by_concurrency"):
+        out.append("| conc. | msg/s | service CPU µs/msg | Cloud Run instances | Cloud Run $ per"
+                   " million | Dataflow workers | Dataflow $ per million |")
+        out.append("|---:|---:|---:|---:|---:|---:|---:|")
+        for c, v in cost["by_concurrency"].items():
+            out.append("| %s | %s | %.1f | %.2f | $%.4f | %d | $%.4f |" % (
+                c, "{:,.0f}".format(v["msgs_per_s"]), v["service_cpu_us_per_msg"],
+                v["cloud_run_instances"], v["cloud_run_usd_per_million"], v["dataflow_workers"],
+                v["dataflow_usd_per_million"]))
+        out.append("")
+        out.append("Prices as of %s." % PRICES["as_of"])
         out.append("")
     out.append("| floor | target | result | measured |")
     out.append("|---|---|---|---|")

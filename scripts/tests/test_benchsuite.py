@@ -12,6 +12,7 @@ import unittest
 from benchsuite import cluster
 from benchsuite.__main__ import report
 from benchsuite.processes import parse_wrk_output
+from benchsuite.breakdown import breakdown
 from benchsuite.floors import push_floors
 from benchsuite.push import median_rows
 
@@ -161,6 +162,22 @@ class PushFloorsTest(unittest.TestCase):
     def test_the_async_insert_peer_has_no_floor(self):
         push = self.push({"msgs_per_s": 1}, {"async": {"msgs_per_s": 100}}, 1)
         self.assertEqual(push_floors(push, "ours"), [])
+
+
+class BreakdownTest(unittest.TestCase):
+    def test_the_phases_per_request_from_two_readings_of_the_sums(self):
+        before = {"timed": 10, "parse": 1e6, "batch_wait": 0, "write": 5e6, "answer": 0}
+        # 4 requests more: 0.1 ms parse, 0.5 ms in the batch, 3 ms writing, 0.05 ms answering
+        after = {"timed": 14, "parse": 1.4e6, "batch_wait": 2e6, "write": 17e6, "answer": 0.2e6}
+        split = breakdown(before, after, clickhouse_ms=2.0, mean_ms=4.0)
+        self.assertEqual({k: round(v, 6) for k, v in split.items()},
+                         {"parse": 0.1, "batch_wait": 0.5, "wire": 1.0, "clickhouse": 2.0,
+                          "answer": 0.05, "outside": 0.35, "requests_timed": 4})
+
+    def test_no_breakdown_without_a_timed_request(self):
+        same = {"timed": 3, "parse": 1, "batch_wait": 1, "write": 1, "answer": 1}
+        self.assertIsNone(breakdown(same, same, 1.0, 2.0))
+        self.assertIsNone(breakdown(None, same, 1.0, 2.0))
 
 
 class ClusterReportTest(unittest.TestCase):
