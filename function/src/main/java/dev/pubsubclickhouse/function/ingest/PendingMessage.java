@@ -162,9 +162,12 @@ public final class PendingMessage implements WriteRecord {
     answer.waiter = Thread.currentThread();
   }
 
-  /** True when a thread waits for the answer in the batcher and may write a batch meanwhile. */
+  /**
+   * True when a thread waits for the answer in the batcher and may write a batch meanwhile: it has
+   * not stopped waiting (it may still stop before {@link #lead}, which then says so).
+   */
   boolean mayLead() {
-    return answer.waiter != null;
+    return answer.waiter != null && toLead != RESIGNED;
   }
 
   /**

@@ -153,8 +153,10 @@ class GroupCommitLeaderTest {
   void aBatchHandedToAThreadThatStoppedWaitingIsWrittenByTheThreadThatHandsIt() {
     PendingMessage message = PendingMessages.of("m", now.get());
     message.waitsInBatcher();
+    assertThat(message.mayLead()).isTrue();
     message.answer().complete(PushOutcome.UNAVAILABLE); // its deadline answered it
     assertThat(message.resign()).isTrue();
+    assertThat(message.mayLead()).isFalse(); // a batch it heads goes elsewhere at once
     assertThat(message.lead(List.of(message))).isFalse();
     assertThat(message.takeLead()).isNull();
   }
