@@ -23,9 +23,9 @@ def cost_model(push):
     cheapest always-on Dataflow streaming job. Every price and every assumption is in the output."""
     ours = {r["concurrency"]: r for r in push["rows"] if r["target"] == "ours"}
     r = ours.get(256) or ours[max(ours)]
-    messages = max(r["msgs_per_s"] * r["seconds"], 1)
-    cpu_per_million = r["service_cpu_s"] / messages * 1e6
-    ch_cpu_per_million = r["clickhouse_cpu_s"] / messages * 1e6
+    # microseconds per message are seconds per million (each the median of its rounds)
+    cpu_per_million = r["service_cpu_us_per_msg"]
+    ch_cpu_per_million = r["clickhouse_cpu_us_per_msg"]
     p = PRICES
     # Cloud Run defaults (terraform/variables.tf): 1 vCPU, 512 MiB, concurrency 250.
     # Assumption: instances run at 60% CPU (Cloud Run's scaling target), so an instance is
