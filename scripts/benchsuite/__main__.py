@@ -31,12 +31,13 @@ def parse_args(argv):
                              " fewer repeats)")
     parser.add_argument("--only", default=",".join(PARTS),
                         help="comma-separated parts to run: %s (default: all)" % ", ".join(PARTS))
-    parser.add_argument("--concurrency", default="1,16,64,256,512")
+    parser.add_argument("--concurrency", default="1,4,16,64,256,512")
     parser.add_argument("--duration", type=int, default=None, help="measured seconds per point")
     parser.add_argument("--warmup", type=int, default=None, help="warm-up seconds per point")
     parser.add_argument("--rounds", type=int, default=None,
-                        help="measure every push point this many times (rotating the order);"
-                             " peers are compared on the median round (default 3, quick 1)")
+                        help="measure every push point this many times, interleaved (rotating"
+                             " the order); the table shows each figure's median over the rounds"
+                             " and its spread (default 5, quick 3)")
     parser.add_argument("--fleet-sizes", default="1,4,16",
                         help="service processes in each fleet simulation")
     parser.add_argument("--fleet-concurrency", type=int, default=256,
@@ -77,7 +78,7 @@ def parse_args(argv):
         args.variant = list(DEFAULT_VARIANTS)
     args.duration = args.duration or (5 if args.quick else 10)
     args.warmup = args.warmup or (3 if args.quick else 5)
-    args.rounds = args.rounds or (1 if args.quick else 3)
+    args.rounds = args.rounds or (3 if args.quick else 5)
     args.fleet_duration = args.fleet_duration or (8 if args.quick else 20)
     args.parts = set(args.only.split(","))
     unknown = args.parts - set(PARTS)

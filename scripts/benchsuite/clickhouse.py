@@ -33,7 +33,7 @@ def start_clickhouse():
     subprocess.run([script, "start"], env=env, check=True, stdout=subprocess.DEVNULL)
     pid = int(open(os.path.join(CH_DIR, "server.pid")).read().strip())
     ch("CREATE DATABASE IF NOT EXISTS bench")
-    for table in ["push_ours", "push_naive", "push_async", "ceiling", "backfill", "beam",
+    for table in ["push_ours", "push_naive", "push_async", "push_direct", "ceiling", "backfill", "beam",
                   "coldstart"]:
         ch(
             "CREATE TABLE IF NOT EXISTS bench.%s %s ENGINE = MergeTree ORDER BY event_time"

@@ -28,7 +28,6 @@ import time
 from .clickhouse import ch
 from .processes import (Server, cpu_seconds, machine_busy_seconds, server_command, service_env,
                         wait_for_204, wrk)
-from .push import least_disturbed
 from .settings import IMAGE_JAVA, REPO, SERVICE_JVM, log
 
 BASE = "/dev/shm/cluster-push-bench" if os.path.isdir("/dev/shm") else "/tmp/cluster-push-bench"
@@ -187,6 +186,18 @@ def measure(target, port, connections, args):
            [s["rows"] for s in shards]))
     target.truncate()
     return row
+
+
+def least_disturbed(samples):
+    """Of the rounds of one target and concurrency, the one the rest of the machine disturbed
+    least (least CPU used by other processes meanwhile), in the order the samples first name
+    them."""
+    best = {}
+    for row in samples:
+        key = (row["target"], row["concurrency"])
+        if key not in best or row["others_cpu_cores"] < best[key]["others_cpu_cores"]:
+            best[key] = row
+    return list(best.values())
 
 
 def kept_rows(samples):

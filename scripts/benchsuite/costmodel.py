@@ -61,9 +61,9 @@ def cost_model(push):
     cheapest always-on Dataflow streaming job. Every price and every assumption is in the output."""
     ours = {r["concurrency"]: r for r in push["rows"] if r["target"] == "ours"}
     r = ours.get(256) or ours[max(ours)]
-    messages = max(r["msgs_per_s"] * r["seconds"], 1)
-    cpu_per_million = r["service_cpu_s"] / messages * 1e6
-    ch_cpu_per_million = r["clickhouse_cpu_s"] / messages * 1e6
+    # microseconds per message are seconds per million (each the median of its rounds)
+    cpu_per_million = r["service_cpu_us_per_msg"]
+    ch_cpu_per_million = r["clickhouse_cpu_us_per_msg"]
     p = PRICES
     # Cloud Run defaults (terraform/variables.tf): 1 vCPU, 512 MiB, concurrency 250.
     # Assumption: instances run at 60% CPU (Cloud Run's scaling target), so an instance is
@@ -113,7 +113,13 @@ def cost_model(push):
             "dataflow_usd_month": round(dataflow, 2),
             "dataflow_workers": workers,
         }
+    by_concurrency = {}
+    for c in (1, 16, 256):
+        if c in ours:
+            by_concurrency[str(c)] = at_measured_rate(ours[c], second_request,
+                                                      dataflow_worker_hour, message_gb)
     return {
+        "by_concurrency": by_concurrency,
         "measured_at_concurrency": r["concurrency"],
         "service_cpu_s_per_million": cpu_per_million,
         "clickhouse_cpu_s_per_million": ch_cpu_per_million,
@@ -130,6 +136,25 @@ def cost_model(push):
         "by_volume_msgs_per_s": volumes,
         "prices": p,
     }
+
+
+def at_measured_rate(row, second_request, dataflow_worker_hour, message_gb):
+    """Cost per million messages at the rate ours sustained at one concurrency, from the CPU per
+    message measured there. Cloud Run, request-based billing (the default), 1 vCPU and 512 MiB,
+    concurrency 250: with requests always in flight one instance is billable all the time, and
+    more once CPU at the 60% scaling target needs them. Dataflow at the same rate: whole workers of
+    the cheapest streaming job (5,000 messages/s each, assumed), plus Streaming Engine data."""
+    p = PRICES
+    rate = max(row["msgs_per_s"], 1e-9)
+    cpu_s_per_msg = row["service_cpu_us_per_msg"] / 1e6
+    instances = max(1.0, rate * cpu_s_per_msg / 0.6)
+    run = instances * second_request * 1e6 / rate + p["run_requests_per_million"]
+    workers = max(1, -(-rate // 5000))
+    dataflow = workers * dataflow_worker_hour / 3600 * 1e6 / rate + 1e6 * message_gb * 0.018
+    return {"msgs_per_s": rate, "service_cpu_us_per_msg": row["service_cpu_us_per_msg"],
+            "cloud_run_instances": round(instances, 3),
+            "cloud_run_usd_per_million": run, "dataflow_workers": int(workers),
+            "dataflow_usd_per_million": dataflow}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -4,12 +4,15 @@ active parts over time. Standard library only."""
 import math
 import os
 
+from .breakdown import breakdown_svg
+
 SERIES = [("ours", "#1a73e8", "ours (adaptive group commit)", ""),
           ("bare", "#5f6368", "bare handler (204, no work)", ""),
-          ("async", "#f29900", "async-insert peer: one INSERT per message, async_insert=1", ""),
+          ("direct", "#12b5cb", "direct: one INSERT per message, no handler", ""),
+          ("async", "#f29900", "async-insert peer (synchronous on this engine)", ""),
           ("naive", "#d93025", "naive: one INSERT per message", ""),
           ("ceiling", "#188038", "ClickHouse ceiling: one RowBinary INSERT", "")]
-PALETTE = ["#9334e6", "#12b5cb", "#f538a0", "#7cb342", "#795548", "#e8710a"]
+PALETTE = ["#9334e6", "#0b4ea2", "#f538a0", "#7cb342", "#795548", "#e8710a"]
 FONT = 'font-family="DejaVu Sans, Arial, sans-serif"'
 
 
@@ -204,6 +207,8 @@ def write_plots(results, directory):
     written = []
     for name, make, needs in [("push-throughput.svg", throughput_svg, "push"),
                               ("push-latency.svg", latency_svg, "push"),
+                              ("push-breakdown.svg",
+                               lambda r: breakdown_svg(r, _footer(r)), "push"),
                               ("fleet-parts.svg", fleet_svg, "fleet")]:
         if results.get(needs):
             svg = make(results)

@@ -185,11 +185,11 @@ def target_env(name, extra=None):
     return env
 
 
-def wrk(port, connections, seconds):
+def wrk(port, connections, seconds, script="bench-push.lua"):
     threads = 1 if connections < 2 else 2
     out = subprocess.run(
         pinned(["wrk", "-t%d" % threads, "-c%d" % connections, "-d%ds" % seconds, "--timeout",
-                "10s", "-s", os.path.join(REPO, "scripts", "bench-push.lua"),
+                "10s", "-s", os.path.join(REPO, "scripts", script),
                 "http://127.0.0.1:%d/" % port], "load"),
         capture_output=True, text=True, check=True,
     ).stdout

@@ -7,34 +7,51 @@ import subprocess
 import threading
 import time
 
+from .breakdown import breakdown, phase_sums
 from .clickhouse import active_parts, ch, ch_now, insert_stats, truncate
 from .processes import (CPU_LAYOUT, Server, children_cpu_seconds, context_switches,
                         cpu_seconds, jar, machine_busy_seconds, memory_kib,
                         one_cpu_service_layout, pin_process, pinned, post_once, server_command,
                         service_env, target_env, wait_for_204, wrk)
 from .settings import PORTS
-from .settings import (CH_URL, IMAGE_JAVA, JDK25, REPO, SEED_TABLE_COLUMNS, SERVICE_JVM, TABLES,
-                       VARIANT_PORT, WORK, log)
+from .settings import (CH_PORT, CH_URL, IMAGE_JAVA, JDK25, REPO, SEED_TABLE_COLUMNS, SERVICE_JVM,
+                       TABLES, VARIANT_PORT, WORK, log)
+
+
+class DirectInserts:
+    """The direct peer: no process of its own. wrk posts the same rows straight to ClickHouse, one
+    INSERT per message (scripts/bench-direct.lua); its service CPU is none."""
+    port = CH_PORT
+    process = None
+    script = "bench-direct.lua"
+
+    def stop(self):
+        pass
 
 
 def measure_push(name, server, chpid, connections, args):
     """One warm-up and one measured wrk run of `name` at `connections`."""
     table = TABLES[name]
-    wrk(server.port, connections, args.warmup)
+    script = getattr(server, "script", "bench-push.lua")
+    # CPU of the whole service process, every thread (/proc/PID/stat); none for the direct peer
+    pid = server.process.pid if server.process else None
+    wrk(server.port, connections, args.warmup, script)
     if table:
         truncate(table)
     time.sleep(0.5)
+    phases0 = phase_sums(server.port) if pid else None
     t0 = ch_now()
-    cpu0, chcpu0, cs0 = cpu_seconds(server.process.pid), cpu_seconds(chpid), context_switches(
-        server.process.pid)
+    cpu0, chcpu0, cs0 = cpu_seconds(pid) if pid else 0, cpu_seconds(chpid), context_switches(
+        pid) if pid else 0
     load0 = os.getloadavg()[0]
     busy0, wrk0 = machine_busy_seconds(), children_cpu_seconds()
-    result = wrk(server.port, connections, args.duration)
+    result = wrk(server.port, connections, args.duration, script)
     busy1, wrk1 = machine_busy_seconds(), children_cpu_seconds()
-    cpu1, chcpu1, cs1 = cpu_seconds(server.process.pid), cpu_seconds(chpid), context_switches(
-        server.process.pid)
+    cpu1, chcpu1, cs1 = cpu_seconds(pid) if pid else 0, cpu_seconds(chpid), context_switches(
+        pid) if pid else 0
     t1 = ch_now()
-    rss, hwm = memory_kib(server.process.pid)
+    phases1 = phase_sums(server.port) if phases0 else None
+    rss, hwm = memory_kib(pid) if pid else (0, 0)
     seconds = result["duration_us"] / 1e6
     ok = result["requests"] - result["non_2xx"]
     row = {
@@ -46,6 +63,7 @@ def measure_push(name, server, chpid, connections, args):
         + result["errors_timeout"],
         "seconds": seconds,
         "msgs_per_s": ok / seconds,
+        "mean_ms": result.get("mean_us", 0) / 1000,
         "p50_ms": result["p50_us"] / 1000,
         "p90_ms": result["p90_us"] / 1000,
         "p99_ms": result["p99_us"] / 1000,
@@ -71,6 +89,9 @@ def measure_push(name, server, chpid, connections, args):
         row["active_parts"] = active_parts(table)
         row["rows_per_insert"] = stats["inserted_rows"] / max(stats["inserts"], 1)
         row["rows_in_table"] = int(ch("SELECT count() FROM bench.%s" % table).strip())
+        split = breakdown(phases0, phases1, stats["insert_ms_mean"], row["mean_ms"])
+        if split:
+            row["breakdown_ms"] = split
         truncate(table)  # no merges of this run under the next one
     log(
         "  %-7s c=%-3d %8.0f msg/s  p50 %7.2f ms  p99 %7.2f ms  non2xx %d  rss %.0f MiB"
@@ -136,7 +157,7 @@ def parse_variant(text, index):
     separated by spaces), java (a java executable; jdk25 for Temurin 25), jar (a function.jar;
     patched for the --patch build) or engine (the table engine, e.g. Null)."""
     name, _, spec = text.partition(":")
-    if name in PORTS or name == "ceiling" or not name:
+    if name in PORTS or name in ("ceiling", "direct") or not name:
         raise SystemExit("--variant %s: %r names a target the suite measures already; name the"
                          " variant otherwise" % (text, name))
     variant = {"name": name, "env": {}, "jvm": list(SERVICE_JVM), "java": IMAGE_JAVA,
@@ -157,16 +178,36 @@ def parse_variant(text, index):
     return variant
 
 
-def least_disturbed(samples):
-    """Of the rounds of one target and concurrency, the one the rest of the machine disturbed
-    least (least CPU used by other processes meanwhile), in the order the samples first name
-    them."""
-    best = {}
+# The figures of a point that are the median of its rounds; the rest come from the round whose
+# throughput is the median.
+MEDIAN_FIELDS = ["msgs_per_s", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "service_cpu_us_per_msg",
+                 "clickhouse_cpu_us_per_msg", "wrk_cpu_us_per_msg", "context_switches_per_msg",
+                 "others_cpu_cores", "rows_per_insert", "insert_ms_mean"]
+SPREAD_FIELDS = ["msgs_per_s", "p50_ms", "service_cpu_us_per_msg"]
+
+
+def median_rows(samples):
+    """One row per target and concurrency, in the order the samples first name them: each of
+    MEDIAN_FIELDS the median of the rounds (the lower middle with an even number), the spread
+    (lowest, highest) of SPREAD_FIELDS, and the most non-2xx answers of any round, so that a
+    round that failed still shows."""
+    groups = {}
     for row in samples:
-        key = (row["target"], row["concurrency"])
-        if key not in best or row["others_cpu_cores"] < best[key]["others_cpu_cores"]:
-            best[key] = row
-    return list(best.values())
+        groups.setdefault((row["target"], row["concurrency"]), []).append(row)
+    rows = []
+    for group in groups.values():
+        row = dict(sorted(group, key=lambda r: r["msgs_per_s"])[(len(group) - 1) // 2])
+        for field in MEDIAN_FIELDS:
+            values = [r[field] for r in group if r.get(field) is not None]
+            if len(values) == len(group):
+                row[field] = statistics.median_low(values)
+        row["rounds"] = len(group)
+        row["spread"] = {field: [min(r[field] for r in group), max(r[field] for r in group)]
+                         for field in SPREAD_FIELDS if all(field in r for r in group)}
+        row["non_2xx"] = max(r["non_2xx"] for r in group)
+        row.pop("round", None)
+        rows.append(row)
+    return rows
 
 
 def run_push(args, chpid):
@@ -205,10 +246,12 @@ def measure_every_target(args, chpid):
             service_env(table=v["table"], port=v["port"], extra=v["env"]), v["port"],
             os.path.join(WORK, "%s.log" % v["name"]),
         ).start()
-    order = ["bare", "ours", "async"] + [v["name"] for v in args.variants] + ["naive"]
+    servers["direct"] = DirectInserts()
+    order = ["bare", "ours", "direct", "async"] + [v["name"] for v in args.variants] + ["naive"]
     try:
         for name, server in servers.items():
-            wait_for_204(server.port, server.process)
+            if server.process:
+                wait_for_204(server.port, server.process)
         # Every JVM's JIT warms up before the first point, so that the first level measured (c=1)
         # is not measured on cold code in round 1 and warm code in round 2.
         # At 64 connections a batch holds dozens of messages, so the code that runs once per
@@ -218,8 +261,9 @@ def measure_every_target(args, chpid):
         log("warming every target up: %d s each at 64 connections, then %d s at 4"
             % (2 * args.warmup, 6 * args.warmup))
         for name in order:
-            wrk(servers[name].port, 64, 2 * args.warmup)
-            wrk(servers[name].port, 4, 6 * args.warmup)
+            script = getattr(servers[name], "script", "bench-push.lua")
+            wrk(servers[name].port, 64, 2 * args.warmup, script)
+            wrk(servers[name].port, 4, 6 * args.warmup, script)
         rows = []
         middle = order[1:-1]
         samples = []
@@ -232,9 +276,9 @@ def measure_every_target(args, chpid):
                     row = measure_push(name, servers[name], chpid, connections, args)
                     row["round"] = round_ + 1
                     samples.append(row)
-        rows = least_disturbed(samples)
+        rows = median_rows(samples)
         bursts = [measure_burst(name, servers[name], 200, 3 if args.quick else 5)
-                  for name in order if name not in ("bare", "naive")]
+                  for name in order if name not in ("bare", "naive", "direct")]
         ours_rows = [r for r in rows if r["target"] == "ours"]
         log("ClickHouse ceiling: the same rows as one RowBinary INSERT")
         counts = sorted({max(r["inserted_rows"], 1000) for r in ours_rows} | {1_000_000})

@@ -4,10 +4,11 @@ computes the rest (cost model, floors) itself, so that an earlier run can be rep
 import contextlib
 import io
 
+from . import breakdown
 from .costmodel import PRICES, cost_model
 from .floors import floors, variant_floors
 
-PEERS = ["naive", "async"]
+PEERS = ["direct", "naive", "async"]
 
 
 def derived(results):
@@ -28,6 +29,10 @@ def _per_task(run):
     """A backfill run's rows/s per task: the mean of each task's own (its summary line)."""
     rates = [r for r in run.get("per_task_rows_per_s") or [] if r]
     return sum(rates) / len(rates) if rates else float("nan")
+
+
+def _short(value):
+    return "%.0f" % value if abs(value) >= 100 else "%.2f" % value
 
 
 def print_push(results, push):
@@ -51,25 +56,37 @@ def print_push(results, push):
             ("%.1f" % r["rows_per_insert"]) if "rows_per_insert" in r else "-",
             r.get("active_parts", "-"), r["rss_mib"], r["service_cpu_us_per_msg"],
             r["clickhouse_cpu_us_per_msg"], r["others_cpu_cores"]))
-    print("(svc us / CH us: CPU microseconds per message of the service and of ClickHouse;"
-          " others: cores other processes used meanwhile; RSS: at the end of the point)")
+    print("(svc us / CH us: CPU microseconds per message of the service process, all its"
+          " threads, and of ClickHouse; others: cores other processes used meanwhile; RSS: at the"
+          " end of the point; direct: one INSERT per message straight to ClickHouse, no handler)")
+    spread = [r for r in push["rows"] if r.get("spread")]
+    if spread:
+        print("\nEach figure is the median of %d interleaved rounds; the spread (lowest-highest):"
+              % max(r["rounds"] for r in spread))
+        for r in spread:
+            print("  %-8s c=%-4d %s" % (r["target"], r["concurrency"], "  ".join(
+                "%s %s-%s" % (field, _short(low), _short(high))
+                for field, (low, high) in r["spread"].items())))
     for v in push.get("variants", []):
         print("variant %s: %s%s%s" % (v["name"], " ".join("%s=%s" % kv for kv in v["env"].items()),
                                       " jvm=" + " ".join(v["jvm"]), " java=" + v["java"]))
     print("\nRatios (same run):")
     by = {(r["target"], r["concurrency"]): r for r in push["rows"]}
-    print("%5s %10s %11s %11s %13s %14s" % ("conc", "ours/bare", "ours/naive", "ours/async",
-                                            "ours/ceiling", "p99 ours-bare"))
+    print("%5s %10s %12s %11s %11s %13s %14s" % ("conc", "ours/bare", "ours/direct",
+                                                 "ours/naive", "ours/async", "ours/ceiling",
+                                                 "p99 ours-bare"))
     for c in results["args"]["concurrency"]:
-        o, b, n, a, k = (by.get((t, c)) for t in ["ours", "bare", "naive", "async", "ceiling"])
+        o, b, d, n, a, k = (by.get((t, c))
+                            for t in ["ours", "bare", "direct", "naive", "async", "ceiling"])
         if not o:
             continue
         extra = "".join("  %s %.1f%%/%.1fms" % (v["name"], 100 * _ratio(by[(v["name"], c)], b),
                                                 by[(v["name"], c)]["p99_ms"])
                         for v in push.get("variants", []) if (v["name"], c) in by and b)
         nan = float("nan")
-        print("%5d %9.1f%% %10.1fx %10.1fx %12.2f%% %11.1f ms%s" % (
-            c, 100 * (_ratio(o, b) or nan), _ratio(o, n) or nan, _ratio(o, a) or nan,
+        print("%5d %9.1f%% %11.2fx %10.2fx %10.2fx %12.2f%% %11.1f ms%s" % (
+            c, 100 * (_ratio(o, b) or nan), _ratio(o, d) or nan, _ratio(o, n) or nan,
+            _ratio(o, a) or nan,
             100 * (_ratio(o, k) or nan), o["p99_ms"] - b["p99_ms"] if b else nan, extra))
     for c in push["ceiling_inserts"]:
         print("ClickHouse ceiling: %9d rows as one %-21s INSERT: %.3f s = %.0f rows/s"
@@ -178,6 +195,17 @@ def print_others(results, cost):
             print("  %8s %12.1f %16.2f %16.2f %14.2f" % (
                 rate, v["messages_per_month_millions"], v["cloud_run_request_based_usd_month"],
                 v["cloud_run_instance_based_usd_month"], v["dataflow_usd_month"]))
+        if cost.get("by_concurrency"):
+            print("  Per million messages at the rate ours sustained, from the CPU per message"
+                  " measured there (Cloud Run request-based; Dataflow at the same rate):")
+            print("  %5s %9s %12s %10s %14s %9s %14s" % (
+                "conc", "msg/s", "CPU us/msg", "instances", "Cloud Run $/M", "workers",
+                "Dataflow $/M"))
+            for c, v in cost["by_concurrency"].items():
+                print("  %5s %9.0f %12.1f %10.2f %14.4f %9d %14.4f" % (
+                    c, v["msgs_per_s"], v["service_cpu_us_per_msg"], v["cloud_run_instances"],
+                    v["cloud_run_usd_per_million"], v["dataflow_workers"],
+                    v["dataflow_usd_per_million"]))
 
 
 def render_report(results):
@@ -190,9 +218,11 @@ def render_report(results):
         if results["machine"].get("async_insert_queue") is False:
             print("\nThis ClickHouse has no async insert queue (chDB's clickhouse-local engine): it"
                   " runs async_insert=1 INSERTs synchronously, one part each, so the async-insert"
-                  " peer here costs what a synchronous INSERT per message costs.")
+                  " peer (async) here is the naive handler with a synchronous INSERT per message;"
+                  " it has no floor.")
         if results.get("push"):
             print_push(results, results["push"])
+            breakdown.print_breakdown(results["push"])
         if results.get("pull"):
             print_pull(results["pull"])
         if results.get("fleet"):
@@ -202,10 +232,10 @@ def render_report(results):
             results.get("push", {}).get("jvm", []))
         print("\nFloors (ours as shipped: %s):" % shipped)
         for f in extra["floors"]:
-            print("  %-4s %-52s %s" % ("PASS" if f["pass"] else "MISS", f["floor"], f["text"]))
+            print("  %-4s %-52s %s" % ("PASS" if f["pass"] else "FAIL", f["floor"], f["text"]))
         for name, checks in extra["variant_floors"].items():
             print("  variant %s: %s" % (name, "; ".join(
-                "%s %s" % ("PASS" if f["pass"] else "MISS", f["floor"].replace("push ", ""))
+                "%s %s" % ("PASS" if f["pass"] else "FAIL", f["floor"].replace("push ", ""))
                 for f in checks)))
         print("\nLoad average before %.2f, after %.2f (2 cores: above ~1 means others were busy)"
               % (results["load_avg_before"][0], results["load_avg_after"][0]))
@@ -237,20 +267,22 @@ def render_markdown(results):
         by = {(r["target"], r["concurrency"]): r for r in push["rows"]}
         names = ["ours"] + [v["name"] for v in push.get("variants", [])]
         out.append("| conc. | " + " | ".join("%s / bare" % n for n in names)
-                   + " | ours / naive | ours / async | ours / ceiling | p99 ours − bare |")
-        out.append("|---:|" + "---:|" * (len(names) + 4))
+                   + " | ours / direct | ours / naive | ours / async | ours / ceiling"
+                   + " | p99 ours − bare |")
+        out.append("|---:|" + "---:|" * (len(names) + 5))
         for c in results["args"]["concurrency"]:
             b, o = by.get(("bare", c)), by.get(("ours", c))
             if not (b and o):
                 continue
             cells = ["%.1f%%" % (100 * _ratio(by[(x, c)], b)) if (x, c) in by else "–"
                      for x in names]
-            peers = ["%.1f×" % _ratio(o, by[(p, c)]) if (p, c) in by else "–" for p in PEERS]
+            peers = ["%.2f×" % _ratio(o, by[(p, c)]) if (p, c) in by else "–" for p in PEERS]
             k = by.get(("ceiling", c))
             out.append("| %d | %s | %s | %s | %+.1f ms |" % (
                 c, " | ".join(cells), " | ".join(peers),
                 ("%.2f%%" % (100 * _ratio(o, k))) if k else "–", o["p99_ms"] - b["p99_ms"]))
         out.append("")
+        out += breakdown.markdown(push)
         if push.get("bursts"):
             out.append("| burst | target | INSERTs per burst | slowest answer ms |")
             out.append("|---:|---|---|---|")
@@ -302,11 +334,24 @@ def render_markdown(results):
                           if run else ["–", "–"])
             out.append("| %s | %s |" % (tasks, " | ".join(cells)))
         out.append("")
+    cost = extra.get("cost") or {}
+    if cost.get("by_concurrency"):
+        out.append("| conc. | msg/s | service CPU µs/msg | Cloud Run instances | Cloud Run $ per"
+                   " million | Dataflow workers | Dataflow $ per million |")
+        out.append("|---:|---:|---:|---:|---:|---:|---:|")
+        for c, v in cost["by_concurrency"].items():
+            out.append("| %s | %s | %.1f | %.2f | $%.4f | %d | $%.4f |" % (
+                c, "{:,.0f}".format(v["msgs_per_s"]), v["service_cpu_us_per_msg"],
+                v["cloud_run_instances"], v["cloud_run_usd_per_million"], v["dataflow_workers"],
+                v["dataflow_usd_per_million"]))
+        out.append("")
+        out.append("Prices as of %s." % PRICES["as_of"])
+        out.append("")
     out.append("| floor | target | result | measured |")
     out.append("|---|---|---|---|")
     for f in extra["floors"]:
         out.append("| %s | %s | **%s** | %s |" % (f["floor"], f["target"],
-                                                  "PASS" if f["pass"] else "MISS", f["text"]))
+                                                  "PASS" if f["pass"] else "FAIL", f["text"]))
     variants = extra["variant_floors"]
     if variants:
         floors_ = [f["floor"] for f in next(iter(variants.values()))]
@@ -315,7 +360,7 @@ def render_markdown(results):
         out.append("|---|" + "---|" * len(floors_))
         for name, checks in variants.items():
             out.append("| %s | %s |" % (name, " | ".join(
-                "%s (%s)" % ("PASS" if f["pass"] else "MISS", f["text"]) for f in checks)))
+                "%s (%s)" % ("PASS" if f["pass"] else "FAIL", f["text"]) for f in checks)))
     return "\n".join(out) + "\n"
 
 

@@ -28,8 +28,11 @@ STORAGE_SERVER_PORT = PORT_BASE + 91  # LocalBigQuery: REST here, the Storage Re
 # The push targets: ours, the stock Functions Framework handler that only answers (bare), the
 # seed tutorial's one synchronous INSERT per message (naive), and the same with ClickHouse's own
 # asynchronous inserts (async: async_insert=1, wait_for_async_insert=1), what a ClickHouse-savvy
-# user would reach for instead of this service.
-TABLES = {"ours": "push_ours", "naive": "push_naive", "async": "push_async", "bare": None}
+# user would reach for instead of this service. The direct peer is no server: wrk posts the same
+# rows straight to ClickHouse, one INSERT each (scripts/bench-direct.lua), the floor under any
+# handler.
+TABLES = {"ours": "push_ours", "naive": "push_naive", "async": "push_async", "bare": None,
+          "direct": "push_direct"}
 JDK25 = "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java"
 # The function image runs eclipse-temurin:25-jre; where Temurin 25 is missing, JDK 17 (whose
 # requests then run on platform threads, see function/PushServer.java).

@@ -13,8 +13,10 @@ from benchsuite import cluster
 from benchsuite.__main__ import report
 from benchsuite.processes import parse_wrk_output
 from benchsuite.pull import schedule
-from benchsuite.push import least_disturbed
 from benchsuite.report import print_pull, render_markdown
+from benchsuite.breakdown import breakdown
+from benchsuite.floors import push_floors
+from benchsuite.push import median_rows
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SUITE_RUN = os.path.join(REPO, "docs", "perf", "runs", "2026-12-02")
@@ -47,15 +49,137 @@ class SuiteReportTest(unittest.TestCase):
                                      read(os.path.join(SUITE_RUN, name)))
 
 
-    def test_the_push_table_keeps_the_least_disturbed_rounds(self):
-        push = json.loads(read(os.path.join(SUITE_RUN, SUITE_STEM + ".json")))["push"]
-        measured = [r for r in push["rows"] if r["target"] != "ceiling"]
+def sample(target, concurrency, round_, msgs_per_s, p50_ms=2.0, cpu_us=10.0, non_2xx=0):
+    return {"target": target, "concurrency": concurrency, "round": round_,
+            "msgs_per_s": msgs_per_s, "p50_ms": p50_ms, "p90_ms": p50_ms, "p99_ms": 2 * p50_ms,
+            "service_cpu_us_per_msg": cpu_us, "non_2xx": non_2xx, "others_cpu_cores": 0.1}
 
-        def point(row):
-            return row["concurrency"], row["target"]
 
-        self.assertEqual(sorted(least_disturbed(push["samples"]), key=point),
-                         sorted(measured, key=point))
+class MedianOfRoundsTest(unittest.TestCase):
+    def test_each_figure_is_the_median_of_its_rounds_with_its_spread(self):
+        samples = [sample("ours", 1, i + 1, m, p) for i, (m, p) in
+                   enumerate([(100, 5.0), (300, 1.0), (200, 3.0), (500, 2.0), (400, 4.0)])]
+        [row] = median_rows(samples)
+        self.assertEqual((row["msgs_per_s"], row["p50_ms"], row["rounds"]), (300, 3.0, 5))
+        self.assertEqual(row["spread"]["msgs_per_s"], [100, 500])
+        self.assertEqual(row["spread"]["p50_ms"], [1.0, 5.0])
+        self.assertNotIn("round", row)
+
+    def test_an_even_number_of_rounds_takes_the_lower_middle(self):
+        samples = [sample("ours", 16, i + 1, m) for i, m in enumerate([400, 100, 300, 200])]
+        self.assertEqual(median_rows(samples)[0]["msgs_per_s"], 200)
+
+    def test_a_round_that_answered_non_2xx_shows_in_its_point(self):
+        samples = [sample("direct", 256, i + 1, 100, non_2xx=n) for i, n in enumerate([0, 7, 0])]
+        self.assertEqual(median_rows(samples)[0]["non_2xx"], 7)
+
+    def test_points_keep_the_order_the_samples_first_name_them(self):
+        samples = [sample(t, c, r, 1) for r in (1, 2) for c in (1, 16) for t in ("bare", "ours")]
+        self.assertEqual([(r["target"], r["concurrency"]) for r in median_rows(samples)],
+                         [("bare", 1), ("ours", 1), ("bare", 16), ("ours", 16)])
+
+
+class PushFloorsTest(unittest.TestCase):
+    """The floors of the issue, each at its limit (PASS) and just past it (FAIL), judged on the
+    median of five interleaved rounds."""
+
+    def push(self, ours, peers, concurrency):
+        """`ours` and `peers` ({name: sample kwargs}) the same in all five rounds."""
+        samples = []
+        for round_ in range(1, 6):
+            for name, kwargs in [("ours", ours)] + list(peers.items()):
+                samples.append(sample(name, concurrency, round_, **kwargs))
+        return {"samples": samples, "rows": median_rows(samples)}
+
+    def verdict(self, push, floor):
+        [check] = [c for c in push_floors(push, "ours") if c["floor"] == floor]
+        return "PASS" if check["pass"] else "FAIL"
+
+    def test_c1_at_least_0_8x_the_direct_insert(self):
+        floor = "push c=1 >= 0.8x direct INSERT"
+        self.assertEqual(self.verdict(self.push({"msgs_per_s": 80}, {"direct": {"msgs_per_s": 100}},
+                                                1), floor), "PASS")
+        self.assertEqual(self.verdict(self.push({"msgs_per_s": 79}, {"direct": {"msgs_per_s": 100}},
+                                                1), floor), "FAIL")
+
+    def test_c1_p50_at_most_half_a_millisecond_over_the_direct_insert(self):
+        floor = "push c=1 p50 <= direct p50 + 0.5 ms"
+        direct = {"direct": {"msgs_per_s": 100, "p50_ms": 2.0}}
+        self.assertEqual(self.verdict(self.push({"msgs_per_s": 90, "p50_ms": 2.5}, direct, 1),
+                                      floor), "PASS")
+        self.assertEqual(self.verdict(self.push({"msgs_per_s": 90, "p50_ms": 2.51}, direct, 1),
+                                      floor), "FAIL")
+
+    def test_c1_at_least_the_naive_handler(self):
+        floor = "push c=1 >= 1.0x naive handler"
+        naive = {"naive": {"msgs_per_s": 100}}
+        self.assertEqual(self.verdict(self.push({"msgs_per_s": 100}, naive, 1), floor), "PASS")
+        self.assertEqual(self.verdict(self.push({"msgs_per_s": 99}, naive, 1), floor), "FAIL")
+
+    def test_c4_and_c16_against_the_direct_insert(self):
+        for c, limit in ((4, 1.5), (16, 4)):
+            floor = "push c=%d >= %gx direct INSERT" % (c, limit)
+            direct = {"direct": {"msgs_per_s": 100}}
+            self.assertEqual(self.verdict(self.push({"msgs_per_s": 100 * limit}, direct, c),
+                                          floor), "PASS")
+            self.assertEqual(self.verdict(self.push({"msgs_per_s": 100 * limit - 1}, direct, c),
+                                          floor), "FAIL")
+
+    def test_c256_cpu_per_message_at_most_1_5x_the_bare_handler(self):
+        floor = "push c=256 CPU/msg <= 1.5x bare handler's"
+        bare = {"bare": {"msgs_per_s": 100, "cpu_us": 10.0}}
+        self.assertEqual(self.verdict(self.push({"msgs_per_s": 60, "cpu_us": 15.0}, bare, 256),
+                                      floor), "PASS")
+        self.assertEqual(self.verdict(self.push({"msgs_per_s": 60, "cpu_us": 15.1}, bare, 256),
+                                      floor), "FAIL")
+
+    def test_c256_throughput_against_the_direct_insert_and_the_bare_handler(self):
+        peers = {"bare": {"msgs_per_s": 1000}, "direct": {"msgs_per_s": 20}}
+        at_limits = self.push({"msgs_per_s": 600}, peers, 256)
+        self.assertEqual(self.verdict(at_limits, "push c=256 >= 0.6x bare handler"), "PASS")
+        self.assertEqual(self.verdict(at_limits, "push c=256 >= 30x direct INSERT"), "PASS")
+        below = self.push({"msgs_per_s": 599}, {"bare": {"msgs_per_s": 1000},
+                                                "direct": {"msgs_per_s": 20}}, 256)
+        self.assertEqual(self.verdict(below, "push c=256 >= 0.6x bare handler"), "FAIL")
+        self.assertEqual(self.verdict(below, "push c=256 >= 30x direct INSERT"), "FAIL")
+
+    def test_two_bad_rounds_of_five_do_not_decide_three_do(self):
+        floor = "push c=1 >= 0.8x direct INSERT"
+
+        def push(bad_rounds):
+            samples = []
+            for round_ in range(1, 6):
+                samples.append(sample("ours", 1, round_, 50 if round_ <= bad_rounds else 90))
+                samples.append(sample("direct", 1, round_, 100))
+            return {"samples": samples, "rows": median_rows(samples)}
+
+        self.assertEqual(self.verdict(push(2), floor), "PASS")
+        self.assertEqual(self.verdict(push(3), floor), "FAIL")
+
+    def test_a_peer_that_answered_non_2xx_fails_the_floor(self):
+        floor = "push c=1 >= 0.8x direct INSERT"
+        failed = self.push({"msgs_per_s": 100}, {"direct": {"msgs_per_s": 100, "non_2xx": 3}}, 1)
+        self.assertEqual(self.verdict(failed, floor), "FAIL")
+
+    def test_the_async_insert_peer_has_no_floor(self):
+        push = self.push({"msgs_per_s": 1}, {"async": {"msgs_per_s": 100}}, 1)
+        self.assertEqual(push_floors(push, "ours"), [])
+
+
+class BreakdownTest(unittest.TestCase):
+    def test_the_phases_per_request_from_two_readings_of_the_sums(self):
+        before = {"timed": 10, "parse": 1e6, "batch_wait": 0, "write": 5e6, "answer": 0}
+        # 4 requests more: 0.1 ms parse, 0.5 ms in the batch, 3 ms writing, 0.05 ms answering
+        after = {"timed": 14, "parse": 1.4e6, "batch_wait": 2e6, "write": 17e6, "answer": 0.2e6}
+        split = breakdown(before, after, clickhouse_ms=2.0, mean_ms=4.0)
+        self.assertEqual({k: round(v, 6) for k, v in split.items()},
+                         {"parse": 0.1, "batch_wait": 0.5, "wire": 1.0, "clickhouse": 2.0,
+                          "answer": 0.05, "outside": 0.35, "requests_timed": 4})
+
+    def test_no_breakdown_without_a_timed_request(self):
+        same = {"timed": 3, "parse": 1, "batch_wait": 1, "write": 1, "answer": 1}
+        self.assertIsNone(breakdown(same, same, 1.0, 2.0))
+        self.assertIsNone(breakdown(None, same, 1.0, 2.0))
 
 
 class ClusterReportTest(unittest.TestCase):

@@ -10,9 +10,12 @@ from benchsuite.costmodel import (ARM_PRICES, arm_comparison, arm_comparison_mar
 
 def push_run(service_cpu_s, msgs_per_s=10000, seconds=100):
     """A push measurement of one point at c=256: msgs_per_s for seconds, service_cpu_s in all."""
+    messages = msgs_per_s * seconds
     return {"rows": [{"target": "ours", "concurrency": 256, "msgs_per_s": msgs_per_s,
                       "seconds": seconds, "service_cpu_s": service_cpu_s,
-                      "clickhouse_cpu_s": 1.0}]}
+                      "clickhouse_cpu_s": 1.0,
+                      "service_cpu_us_per_msg": service_cpu_s * 1e6 / messages,
+                      "clickhouse_cpu_us_per_msg": 1.0 * 1e6 / messages}]}
 
 
 PRICED = dict(ARM_PRICES, gke_autopilot_arm_vcpu_hour=0.03, gke_autopilot_arm_gib_hour=0.004,

@@ -2,7 +2,6 @@ package dev.pubsubclickhouse.function.ingest;
 
 import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.core.schema.TableName;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -10,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -22,9 +22,15 @@ import java.util.function.ToLongFunction;
  *
  * <p>{@link #offer} refuses a message at once when the messages waiting would hold more than {@code
  * maxPendingBytes} or number more than {@code maxPendingMessages}. When messages go to several
- * tables, a table held back by its pace may hold at most half of that. The caller answers 429. When
- * the message's batch may go at once, the caller's own thread writes it. Otherwise one of the
- * {@code maxConcurrentInserts} flusher threads writes it when the rule says so.
+ * tables, a table held back by its pace may hold at most half of that. The caller answers 429.
+ *
+ * <p>The requests' own threads write the batches (leader and followers). When the message's batch
+ * may go at once, the caller's thread writes it. A request that waits in {@link #answerOf} is
+ * handed its batch when that batch becomes due as an INSERT ends or a message for another table
+ * arrives: the thread of the batch's first message writes it, and those that arrived behind it are
+ * its followers. No thread is woken for the batch besides the ones that wait for their answers.
+ * Only a batch due by the clock (its patience or {@code maxWait} ran out, or its pace) is written
+ * by one of the {@code maxConcurrentInserts} flusher threads.
  *
  * <p>INSERTs from the instance start at least {@code 1 / maxInsertsPerSecond} apart. Each table has
  * its own queue, its own INSERTs in flight and its own pace. Flow control stretches a table's pace
@@ -137,6 +143,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
   public Refusal offer(PendingMessage message) {
     long footprint = message.footprintBytes();
     List<PendingMessage> lead = null;
+    boolean ownTable = false;
     lock.lock();
     try {
       if (closing || flusherDeath != null) {
@@ -167,8 +174,9 @@ public final class GroupCommitBatcher implements AutoCloseable {
       }
       if (insertsInFlight < policy.maxConcurrentInserts() && tableQueue.insertsInFlight == 0) {
         long now = clock.getAsLong();
-        if (decide(now).send() && nextDue == tableQueue) {
-          lead = take(tableQueue, now);
+        if (decide(now).send() && (nextDue == tableQueue || firstMayLead(nextDue))) {
+          ownTable = nextDue == tableQueue;
+          lead = take(nextDue, now);
         }
       }
       // Only its table's first message, the last one expected back or the message that fills its
@@ -185,9 +193,48 @@ public final class GroupCommitBatcher implements AutoCloseable {
       lock.unlock();
     }
     if (lead != null) {
-      write(lead);
+      // This thread runs already: it writes its own table's batch. Another table's batch goes to
+      // the thread that waits for that batch's first message.
+      if (ownTable || !lead.get(0).lead(lead)) {
+        write(lead);
+      }
     }
     return Refusal.NONE;
+  }
+
+  /**
+   * Waits for the answer to {@code message}, offered by this thread after {@link
+   * PendingMessage#waitsInBatcher}. Meanwhile this thread writes the batch its message is the first
+   * of, when that batch becomes due as an INSERT ends or another message arrives (leader and
+   * followers): the messages that arrived behind it are answered by it, and no flusher is woken.
+   */
+  public PushOutcome answerOf(PendingMessage message) {
+    boolean interrupted = false;
+    try {
+      while (true) {
+        List<PendingMessage> batch = message.takeLead();
+        if (batch != null) {
+          write(batch);
+        } else if (message.answer().isDone()) {
+          if (message.resign()) {
+            return message.answer().join(); // only ever completed with an outcome
+          }
+        } else {
+          LockSupport.park(this);
+          // The answer comes whatever happens (its deadline): an interrupt does not end the wait.
+          interrupted |= Thread.interrupted();
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** Under the lock: true when a thread waits for the table's first message and may write. */
+  private static boolean firstMayLead(TableQueue table) {
+    return table.messages.peekFirst().mayLead();
   }
 
   /**
@@ -454,6 +501,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
         break;
       }
       batch.add(from.poll());
+      next.takenAt(now);
       rows += nextRows;
       bytes += next.encodedRows().length;
     }
@@ -478,7 +526,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
   }
 
   /** The rows a message counts for toward a full batch: at least one, whatever it carries. */
-  private static long rowsOf(PendingMessage message) {
+  static long rowsOf(PendingMessage message) {
     return Math.max(1, message.rowCount());
   }
 
@@ -493,6 +541,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
   }
 
   private void finished(List<PendingMessage> batch, long start) {
+    List<PendingMessage> next = null;
     lock.lock();
     try {
       TableQueue table = tables.get(batch.get(0).table());
@@ -506,75 +555,24 @@ public final class GroupCommitBatcher implements AutoCloseable {
         heldBytes -= message.footprintBytes();
         heldMessages--;
       }
-      // Who waits for an INSERT to end: a flusher holding a queued batch, and drain(). A flusher
-      // with nothing queued would wake for nothing (at one request in flight, every INSERT).
-      if (queuedMessages > 0 || closing) {
+      // A batch that may go now goes to the thread that waits for its first message. Else who
+      // waits for an INSERT to end: a flusher holding a queued batch, and drain(). A flusher with
+      // nothing queued would wake for nothing (at one request in flight, every INSERT).
+      if (queuedMessages > 0 && !closing) {
+        long now = clock.getAsLong();
+        if (decide(now).send() && firstMayLead(nextDue)) {
+          next = take(nextDue, now);
+          afterTaking();
+        }
+      }
+      if (next == null && (queuedMessages > 0 || closing)) {
         changed.signalAll();
       }
     } finally {
       lock.unlock();
     }
-  }
-
-  /**
-   * One table's queued messages, its INSERTs in flight, and when its last batch was taken. While
-   * its pace holds it back, and messages may go to several tables, it may hold at most half of what
-   * may wait ({@code maxPendingMessages}, {@code maxPendingBytes}), so that a paced table cannot
-   * take the others' room.
-   */
-  private static final class TableQueue {
-    final TableName table;
-    final ArrayDeque<PendingMessage> messages = new ArrayDeque<>();
-    private final int shareOfMessages;
-    private final long shareOfBytes;
-    long rows;
-    long bytes;
-    long footprints;
-    long lastInsertStartNanos = Long.MIN_VALUE;
-
-    /** Its batches taken and not yet written. */
-    int insertsInFlight;
-
-    /** Set by {@link #decide} while it has messages: when its pace allows an INSERT. */
-    long paceAllowsAt;
-
-    TableQueue(TableName table, BatchPolicy policy) {
-      this.table = table;
-      this.shareOfMessages = Math.max(1, policy.maxPendingMessages() / 2);
-      this.shareOfBytes = policy.maxPendingBytes() / 2;
-    }
-
-    void add(PendingMessage message) {
-      messages.addLast(message);
-      rows += rowsOf(message);
-      bytes += message.encodedRows().length;
-      footprints += message.footprintBytes();
-    }
-
-    PendingMessage poll() {
-      PendingMessage message = messages.pollFirst();
-      rows -= rowsOf(message);
-      bytes -= message.encodedRows().length;
-      footprints -= message.footprintBytes();
-      return message;
-    }
-
-    /** True when it already holds its share, or would with a message of {@code footprint}. */
-    boolean holdsItsShare(long footprint) {
-      return messages.size() >= shareOfMessages
-          || (!messages.isEmpty() && footprints + footprint > shareOfBytes);
-    }
-
-    boolean heldBack(ToLongFunction<TableName> pace, long now) {
-      return dueAt(pace, now) - now > 0;
-    }
-
-    /** When the next INSERT with messages for this table may start by its pace: now or later. */
-    long dueAt(ToLongFunction<TableName> pace, long now) {
-      if (lastInsertStartNanos == Long.MIN_VALUE) {
-        return now;
-      }
-      return lastInsertStartNanos + pace.applyAsLong(table);
+    if (next != null && !next.get(0).lead(next)) {
+      write(next);
     }
   }
 }

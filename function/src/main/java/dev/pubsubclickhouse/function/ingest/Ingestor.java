@@ -53,25 +53,53 @@ public final class Ingestor {
   }
 
   /**
-   * Ingests one message and waits for how it ended.
+   * Ingests one message and waits for how it ended. The calling thread waits inside the batcher,
+   * where it may be handed its own batch to write (see {@link GroupCommitBatcher#answerOf}).
    *
    * @param memory where the request counts what reading the message takes
    */
   public PushAnswer ingest(PubSubMessage message, MemoryCharge memory) {
-    return submit(message, memory).join();
+    long arrived = System.nanoTime();
+    Offered offered = offer(message, memory, arrived, true);
+    if (offered.early() != null) {
+      return offered.early();
+    }
+    PendingMessage pending = offered.pending();
+    PushOutcome outcome = batcher.answerOf(pending);
+    long taken = pending.takenNanos();
+    // Timed when its batch answered it: not when its deadline did first.
+    if (taken != 0 && pending.answeredNanos() - taken >= 0) {
+      metrics.requestPhases.record(
+          arrived, pending.enqueuedNanos(), taken, pending.answeredNanos(), System.nanoTime());
+    }
+    return answerOf(outcome, pending);
   }
 
   /**
    * Routes and encodes the message on the caller's thread and hands it to the batcher, without
    * waiting for its batch: for an edge whose caller must not park a thread per message (a streaming
-   * pull acknowledges each message when its answer comes).
+   * pull acknowledges each message when its answer comes). Its batch is written by another thread.
    *
    * @param memory where the caller counts what reading the message takes; it may give it back once
    *     the answer is complete
    * @return the answer, completed with an outcome and never exceptionally
    */
   public CompletableFuture<PushAnswer> submit(PubSubMessage message, MemoryCharge memory) {
-    long arrived = System.nanoTime();
+    Offered offered = offer(message, memory, System.nanoTime(), false);
+    if (offered.early() != null) {
+      return CompletableFuture.completedFuture(offered.early());
+    }
+    PendingMessage pending = offered.pending();
+    return pending
+        .answer() // only ever completed with an outcome, never exceptionally
+        .thenApply(outcome -> answerOf(outcome, pending));
+  }
+
+  /** A message handed to the batcher, or the answer it got before it could be. */
+  private record Offered(PendingMessage pending, PushAnswer early) {}
+
+  private Offered offer(
+      PubSubMessage message, MemoryCharge memory, long arrived, boolean callerWaits) {
     metrics.messagesReceived.increment();
     PendingMessage pending;
     try {
@@ -104,27 +132,35 @@ public final class Ingestor {
     // the batch's INSERT attempt ends by the last deadline of its messages (no later answer
     // counts).
     pending.answerBy(deadlines.watch(pending.answer(), arrived));
+    if (callerWaits) {
+      pending.waitsInBatcher();
+    }
     switch (batcher.offer(pending)) {
       case FULL -> {
         metrics.overloaded.increment();
         pending.answer().complete(PushOutcome.OVERLOADED); // the sweep forgets it
+        return answered(PushOutcome.OVERLOADED);
       }
-      case CLOSING -> pending.answer().complete(PushOutcome.UNAVAILABLE);
+      case CLOSING -> {
+        pending.answer().complete(PushOutcome.UNAVAILABLE);
+        return answered(PushOutcome.UNAVAILABLE);
+      }
       case NONE -> {}
     }
-    return pending
-        .answer() // only ever completed with an outcome, never exceptionally
-        .thenApply(
-            outcome ->
-                pending.reason() == null
-                        || (outcome != PushOutcome.DEAD_LETTERED
-                            && outcome != PushOutcome.UNPROCESSABLE)
-                    ? PushAnswer.of(outcome)
-                    : new PushAnswer(outcome, pending.reason()));
+    return new Offered(pending, null);
   }
 
-  private static CompletableFuture<PushAnswer> answered(PushOutcome outcome) {
-    return CompletableFuture.completedFuture(PushAnswer.of(outcome));
+  private static Offered answered(PushOutcome outcome) {
+    return new Offered(null, PushAnswer.of(outcome));
+  }
+
+  /** The outcome with the reason a refused message's dead letter holds. */
+  private static PushAnswer answerOf(PushOutcome outcome, PendingMessage pending) {
+    String reason = pending.reason();
+    return reason == null
+            || (outcome != PushOutcome.DEAD_LETTERED && outcome != PushOutcome.UNPROCESSABLE)
+        ? PushAnswer.of(outcome)
+        : new PushAnswer(outcome, reason);
   }
 
   private Route route(PubSubMessage message) throws UnavailableException {

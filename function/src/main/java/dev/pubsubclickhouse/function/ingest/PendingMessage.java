@@ -11,7 +11,10 @@ import dev.pubsubclickhouse.messages.PubSubMessage;
 import dev.pubsubclickhouse.messages.payload.PayloadFormat;
 import dev.pubsubclickhouse.messages.tables.Destination;
 import dev.pubsubclickhouse.messages.tables.Route;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A message waiting in the batcher. It holds the table it goes to, its rows already encoded on the
@@ -24,12 +27,63 @@ public final class PendingMessage implements WriteRecord {
   private final Route route;
   private final PayloadFormat format;
   private final long enqueuedNanos;
-  private final CompletableFuture<PushOutcome> answer = new CompletableFuture<>();
+  private final Answer answer = new Answer();
   private final long footprintBytes;
   private long answerDeadlineNanos = WaitedFor.NO_END;
   private volatile String reason;
   private TargetTable.Snapshot encodedWith;
   private EncodedRows encoded;
+
+  /** When its batch was taken for an INSERT (System.nanoTime()); 0 until then. */
+  private volatile long takenNanos;
+
+  /**
+   * A batch handed to the waiting thread to write, or {@link #RESIGNED} once that thread has
+   * stopped waiting (no batch may be handed to it after that).
+   */
+  private volatile List<PendingMessage> toLead;
+
+  private static final List<PendingMessage> RESIGNED = List.of();
+
+  @SuppressWarnings("rawtypes")
+  private static final AtomicReferenceFieldUpdater<PendingMessage, List> TO_LEAD =
+      AtomicReferenceFieldUpdater.newUpdater(PendingMessage.class, List.class, "toLead");
+
+  /**
+   * The answer. Its completion also wakes the thread that waits for it in {@link
+   * GroupCommitBatcher#answerOf}, which parks rather than joins so that a batch handed to it wakes
+   * it too.
+   */
+  private static final class Answer extends CompletableFuture<PushOutcome> {
+    private volatile Thread waiter;
+
+    /** When it was completed (System.nanoTime()), for the request's phases. */
+    private volatile long completedNanos;
+
+    @Override
+    public boolean complete(PushOutcome outcome) {
+      if (!isDone()) {
+        completedNanos = System.nanoTime(); // before the answer, so that its waiter sees it
+      }
+      boolean completed = super.complete(outcome);
+      wake();
+      return completed;
+    }
+
+    @Override
+    public boolean completeExceptionally(Throwable failure) {
+      boolean completed = super.completeExceptionally(failure);
+      wake();
+      return completed;
+    }
+
+    private void wake() {
+      Thread thread = waiter;
+      if (thread != null) {
+        LockSupport.unpark(thread);
+      }
+    }
+  }
 
   /**
    * @param format how its data is read; null when the message goes to no table (its rows are then
@@ -111,6 +165,71 @@ public final class PendingMessage implements WriteRecord {
 
   void reason(String why) {
     reason = why;
+  }
+
+  /**
+   * The calling thread will wait for the answer in {@link GroupCommitBatcher#answerOf}, and so may
+   * be handed a batch to write meanwhile. Called before the message is offered.
+   */
+  void waitsInBatcher() {
+    answer.waiter = Thread.currentThread();
+  }
+
+  /**
+   * True when a thread waits for the answer in the batcher and may write a batch meanwhile: it has
+   * not stopped waiting (it may still stop before {@link #lead}, which then says so).
+   */
+  boolean mayLead() {
+    return answer.waiter != null && toLead != RESIGNED;
+  }
+
+  /**
+   * Hands {@code batch}, which this message is the first of, to the thread that waits for it.
+   *
+   * @return false when that thread has stopped waiting (its answer came first, at its deadline):
+   *     the caller writes the batch itself
+   */
+  boolean lead(List<PendingMessage> batch) {
+    if (!TO_LEAD.compareAndSet(this, null, batch)) {
+      return false;
+    }
+    LockSupport.unpark(answer.waiter);
+    return true;
+  }
+
+  /** By the waiting thread: the batch handed to it to write, once; else null. */
+  @SuppressWarnings("unchecked")
+  List<PendingMessage> takeLead() {
+    List<PendingMessage> batch = toLead;
+    if (batch == null || batch == RESIGNED) {
+      return null;
+    }
+    toLead = null; // it is no longer queued, so nothing else is handed to it
+    return batch;
+  }
+
+  /**
+   * By the waiting thread, before it stops waiting: no batch may be handed to it from now on.
+   *
+   * @return false when a batch was handed to it first, which it must write
+   */
+  boolean resign() {
+    return TO_LEAD.compareAndSet(this, null, RESIGNED);
+  }
+
+  /** Under the batcher's lock, as its batch is taken for an INSERT. */
+  void takenAt(long nanos) {
+    takenNanos = nanos;
+  }
+
+  /** When its batch was taken for an INSERT; 0 when it never was. */
+  long takenNanos() {
+    return takenNanos;
+  }
+
+  /** When its answer was completed; meaningful once the answer is done. */
+  long answeredNanos() {
+    return answer.completedNanos;
   }
 
   /** What the message holds in memory while it waits. */

@@ -40,4 +40,18 @@ class MetricsTest {
         .containsEntry("batch-rows-count", 2L)
         .containsEntry("waiting-requests", 4L);
   }
+
+  @Test
+  void aRequestsPhasesAddUpAsSumsOfNanoseconds() {
+    Metrics metrics = new Metrics();
+    metrics.requestPhases.record(1_000, 1_400, 2_400, 7_400, 7_500);
+    metrics.requestPhases.record(10_000, 10_100, 10_100, 13_100, 13_300);
+
+    assertThat(metrics.prometheusText())
+        .contains("pubsub_clickhouse_request_phases_timed_total 2.0\n")
+        .contains("pubsub_clickhouse_request_parse_ns_total 500.0\n")
+        .contains("pubsub_clickhouse_request_batch_wait_ns_total 1000.0\n")
+        .contains("pubsub_clickhouse_request_write_ns_total 8000.0\n")
+        .contains("pubsub_clickhouse_request_answer_ns_total 300.0\n");
+  }
 }

@@ -1,0 +1,255 @@
+package dev.pubsubclickhouse.function.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pubsubclickhouse.core.schema.TableName;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The threads that wait for their answers in the batcher ({@link GroupCommitBatcher#answerOf})
+ * write the batches themselves: who writes is asserted by thread, and what is written by value.
+ */
+class GroupCommitLeaderTest {
+  private static final long PATIENT = 60;
+  private final AtomicLong now = new AtomicLong(1_000_000_000L);
+  private final List<List<String>> batches = new CopyOnWriteArrayList<>();
+  private final List<Thread> writers = new CopyOnWriteArrayList<>();
+
+  private static BatchPolicy.Builder policy() {
+    return BatchPolicy.builder()
+        .maxRows(1000)
+        .maxBytes(1 << 20)
+        .maxWait(Duration.ofMinutes(10))
+        .linger(Duration.ZERO)
+        .maxConcurrentInserts(1)
+        .maxInsertsPerSecond(10_000)
+        .maxPendingBytes(1 << 30)
+        .maxPendingMessages(10_000)
+        .answerTimeout(Duration.ofSeconds(5));
+  }
+
+  private void record(List<PendingMessage> batch) {
+    writers.add(Thread.currentThread());
+    batches.add(batch.stream().map(m -> m.message().messageId()).toList());
+    batch.forEach(m -> m.answer().complete(PushOutcome.STORED));
+  }
+
+  /** A request's thread: offers its message and waits for the answer in the batcher. */
+  private static final class Request extends Thread {
+    final PendingMessage message;
+    final CompletableFuture<PushOutcome> outcome = new CompletableFuture<>();
+    private final GroupCommitBatcher batcher;
+
+    Request(GroupCommitBatcher batcher, PendingMessage message) {
+      super("request-" + message.message().messageId());
+      this.batcher = batcher;
+      this.message = message;
+      setDaemon(true);
+    }
+
+    @Override
+    public void run() {
+      message.waitsInBatcher();
+      GroupCommitBatcher.Refusal refusal = batcher.offer(message);
+      if (refusal != GroupCommitBatcher.Refusal.NONE) {
+        outcome.complete(PushOutcome.OVERLOADED);
+        return;
+      }
+      outcome.complete(batcher.answerOf(message));
+    }
+  }
+
+  private Request lead;
+  private final List<Request> followers = new ArrayList<>();
+
+  @Test
+  void aBatchDueWhenAnInsertEndsIsWrittenByTheThreadOfItsFirstMessage() throws Exception {
+    CountDownLatch firstWriting = new CountDownLatch(1);
+    CountDownLatch releaseFirst = new CountDownLatch(1);
+    try (GroupCommitBatcher batcher =
+        new GroupCommitBatcher(
+            policy().maxRows(3).build(),
+            table -> 0,
+            false,
+            now::get,
+            batch -> {
+              if (batches.isEmpty()) {
+                now.addAndGet(3_000_000); // the first INSERT takes 3 ms, past the pace
+                firstWriting.countDown();
+                await(releaseFirst);
+              }
+              record(batch);
+            })) {
+      lead = new Request(batcher, PendingMessages.of("lead", now.get()));
+      lead.start();
+      await(firstWriting);
+      // Three followers fill the next batch while the only slot is taken, one after the other so
+      // that f1 is its first message.
+      for (String id : List.of("f1", "f2", "f3")) {
+        Request follower = new Request(batcher, PendingMessages.of(id, now.get()));
+        followers.add(follower);
+        follower.start();
+        awaitWaiting(batcher, followers.size() + 1);
+      }
+      releaseFirst.countDown();
+      for (Request request : followers) {
+        assertThat(request.outcome.get(PATIENT, TimeUnit.SECONDS)).isEqualTo(PushOutcome.STORED);
+      }
+      assertThat(lead.outcome.get(PATIENT, TimeUnit.SECONDS)).isEqualTo(PushOutcome.STORED);
+    }
+    assertThat(batches).containsExactly(List.of("lead"), List.of("f1", "f2", "f3"));
+    assertThat(writers).containsExactly(lead, followers.get(0));
+  }
+
+  @Test
+  void anotherTablesDueBatchGoesToTheThreadOfItsFirstMessageNotToAFlusher() throws Exception {
+    // The first request of "clicks" arrives while its table's batch cannot go: the only slot is
+    // taken by "events". When that INSERT ends, the clicks batch (full at one row) is due and goes
+    // to that request.
+    CountDownLatch eventsWriting = new CountDownLatch(1);
+    CountDownLatch releaseEvents = new CountDownLatch(1);
+    TableName events = new TableName("db", "events");
+    TableName clicks = new TableName("db", "clicks");
+    try (GroupCommitBatcher batcher =
+        new GroupCommitBatcher(
+            policy().maxRows(1).build(),
+            table -> 0,
+            true,
+            now::get,
+            batch -> {
+              if (batches.isEmpty()) {
+                now.addAndGet(3_000_000); // the first INSERT takes 3 ms, past the pace
+                eventsWriting.countDown();
+                await(releaseEvents);
+              }
+              record(batch);
+            })) {
+      Request first = new Request(batcher, PendingMessages.to(events, "e1"));
+      first.start();
+      await(eventsWriting);
+      Request click = new Request(batcher, PendingMessages.to(clicks, "c1"));
+      click.start();
+      awaitWaiting(batcher, 2);
+      releaseEvents.countDown();
+      assertThat(click.outcome.get(PATIENT, TimeUnit.SECONDS)).isEqualTo(PushOutcome.STORED);
+      assertThat(first.outcome.get(PATIENT, TimeUnit.SECONDS)).isEqualTo(PushOutcome.STORED);
+    }
+    assertThat(batches).containsExactly(List.of("e1"), List.of("c1"));
+    assertThat(writers).extracting(Thread::getName).containsExactly("request-e1", "request-c1");
+  }
+
+  @Test
+  void aBatchHandedToAThreadThatStoppedWaitingIsWrittenByTheThreadThatHandsIt() {
+    PendingMessage message = PendingMessages.of("m", now.get());
+    message.waitsInBatcher();
+    assertThat(message.mayLead()).isTrue();
+    message.answer().complete(PushOutcome.UNAVAILABLE); // its deadline answered it
+    assertThat(message.resign()).isTrue();
+    assertThat(message.mayLead()).isFalse(); // a batch it heads goes elsewhere at once
+    assertThat(message.lead(List.of(message))).isFalse();
+    assertThat(message.takeLead()).isNull();
+  }
+
+  @Test
+  void underConcurrentRequestsEveryMessageIsWrittenOnceAndFollowersShareBatches() throws Exception {
+    int threads = 12;
+    int perThread = 150;
+    Map<String, Integer> written = new ConcurrentHashMap<>();
+    try (GroupCommitBatcher batcher =
+        new GroupCommitBatcher(
+            policy().maxRows(7).maxConcurrentInserts(2).maxWait(Duration.ofMillis(20)).build(),
+            table -> 0,
+            false,
+            batch -> {
+              batch.forEach(m -> written.merge(m.message().messageId(), 1, Integer::sum));
+              Thread.onSpinWait();
+              record(batch);
+            })) {
+      List<Thread> clients = new ArrayList<>();
+      Map<String, PushOutcome> outcomes = new ConcurrentHashMap<>();
+      for (int t = 0; t < threads; t++) {
+        int client = t;
+        Thread thread =
+            new Thread(
+                () -> {
+                  for (int i = 0; i < perThread; i++) {
+                    Request request =
+                        new Request(
+                            batcher, PendingMessages.of(client + "-" + i, System.nanoTime()));
+                    request.run(); // on this client's thread, one request after another
+                    outcomes.put(request.message.message().messageId(), request.outcome.join());
+                  }
+                });
+        thread.setDaemon(true);
+        clients.add(thread);
+        thread.start();
+      }
+      for (Thread client : clients) {
+        client.join(TimeUnit.SECONDS.toMillis(PATIENT));
+      }
+      Map<String, Integer> once = new HashMap<>();
+      Map<String, PushOutcome> stored = new HashMap<>();
+      for (int t = 0; t < threads; t++) {
+        for (int i = 0; i < perThread; i++) {
+          once.put(t + "-" + i, 1);
+          stored.put(t + "-" + i, PushOutcome.STORED);
+        }
+      }
+      assertThat(written).isEqualTo(once);
+      assertThat(outcomes).isEqualTo(stored);
+      assertThat(batches.stream().mapToInt(List::size).sum()).isEqualTo(threads * perThread);
+      assertThat(batches.size()).isLessThan(threads * perThread); // followers joined batches
+      assertThat(batcher.waiting()).isZero();
+    }
+  }
+
+  @Test
+  void aWrittenMessageKnowsWhenItsBatchWasTakenAndWhenItWasAnswered() throws Exception {
+    long before = System.nanoTime();
+    try (GroupCommitBatcher batcher =
+        new GroupCommitBatcher(
+            policy().build(),
+            table -> 0,
+            false,
+            now::get,
+            batch -> {
+              now.addAndGet(3_000_000);
+              record(batch);
+            })) {
+      PendingMessage message = PendingMessages.of("m", now.get());
+      long taken = now.get();
+      message.waitsInBatcher();
+      batcher.offer(message);
+      assertThat(batcher.answerOf(message)).isEqualTo(PushOutcome.STORED);
+      assertThat(message.takenNanos()).isEqualTo(taken); // on the batcher's clock
+      assertThat(message.answeredNanos()).isBetween(before, System.nanoTime());
+    }
+  }
+
+  private static void awaitWaiting(GroupCommitBatcher batcher, int count) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(PATIENT);
+    while (batcher.waiting() != count) {
+      assertThat(System.nanoTime()).as("messages waiting").isLessThan(deadline);
+      Thread.yield();
+    }
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      latch.await(PATIENT, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
