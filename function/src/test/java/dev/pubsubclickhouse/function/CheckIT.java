@@ -116,6 +116,30 @@ class CheckIT {
   }
 
   @Test
+  void aMappedColumnShowsThePathItIsFedFrom() throws Exception {
+    db.execute(
+        "CREATE TABLE mapped (user_id UInt64, raw String, origin String DEFAULT '', n UInt32)"
+            + " ENGINE = MergeTree ORDER BY user_id");
+
+    Checked checked =
+        check(
+            Map.of(
+                "CLICKHOUSE_TABLE",
+                "mapped",
+                "COLUMN_MAPPING",
+                "user_id=user.id,raw=$data,origin=$attributes.origin"));
+
+    assertThat(checked.exitCode()).as(checked.err()).isZero();
+    assertThat(checked.out().replaceAll(" +", " "))
+        .contains(
+            "\nuser_id UInt64 user.id number or numeric string, range-checked; absent: message"
+                + " refused (no DEFAULT, not Nullable)\n")
+        .contains("\nraw String $data text as is")
+        .contains("\norigin String $attributes.origin text as is")
+        .contains("\nn UInt32 n number or numeric string");
+  }
+
+  @Test
   void aTableItCannotWriteAndAMissingOneExitOneNamingEach() throws Exception {
     db.execute("CREATE TABLE main (n UInt32) ENGINE = MergeTree ORDER BY n");
     db.execute("CREATE TABLE shapes (n UInt32, shape Polygon) ENGINE = MergeTree ORDER BY n");

@@ -1,6 +1,7 @@
 package dev.pubsubclickhouse.messages.tables;
 
 import com.clickhouse.data.ClickHouseColumn;
+import dev.pubsubclickhouse.core.encode.FieldPath;
 import dev.pubsubclickhouse.core.schema.ColumnDefinition;
 import dev.pubsubclickhouse.core.schema.ColumnPlanText;
 import dev.pubsubclickhouse.core.write.TargetTable;
@@ -13,9 +14,10 @@ import java.util.Set;
 
 /**
  * Which part of a message fills each column of a table, and by what rule: the plan the push
- * service's {@code --check} prints. A column takes the row's field of its own name; the {@code
- * _pubsub_*} columns (and with change events the {@code __*} columns) take the message's metadata;
- * UNKNOWN_FIELDS_COLUMN takes the fields no other column takes.
+ * service's {@code --check} prints. A column takes the row's field of its own name, or the path
+ * COLUMN_MAPPING gives it; the {@code _pubsub_*} columns (and with change events the {@code __*}
+ * columns) take the message's metadata; UNKNOWN_FIELDS_COLUMN takes the fields no other column
+ * takes.
  */
 public final class MessageColumnPlan {
   /** The heading of the column that names each column's source. */
@@ -60,7 +62,12 @@ public final class MessageColumnPlan {
         rows.add(row(column, "(the other fields)", "one object of the fields no column takes"));
       } else {
         String absent = ColumnPlanText.whenAbsent(column).orElse(REFUSED);
-        rows.add(row(column, name, rule(column.parsed()) + "; absent: " + absent));
+        FieldPath path = mapping.columnSources().of(name);
+        rows.add(
+            row(
+                column,
+                path == null ? name : path.toString(),
+                rule(column.parsed()) + "; absent: " + absent));
       }
     }
     return rows;
