@@ -114,6 +114,20 @@ class DemoServiceStartTest(unittest.TestCase):
         self.assertIn("demo: the service did not answer on port %d" % self.port, run.stderr)
         self.assertEqual(run.returncode, 1)
 
+    def test_without_lsof_and_ss_a_taken_port_is_refused_without_guessing_its_owner(self):
+        self.servers.append(serve(self.port))
+        bare = os.path.join(self.tmp, "bare")
+        os.makedirs(bare)
+        for tool in ("bash", "dirname", "ps", "cut", "sort", "tr"):
+            os.symlink(shutil.which(tool), os.path.join(bare, tool))
+        env = dict(os.environ, PATH=bare, PORT=str(self.port), TMPDIR=self.tmp)
+        run = subprocess.run([shutil.which("bash"), self.demo], env=env, capture_output=True,
+                             text=True, timeout=60)
+        self.assertEqual(run.returncode, 1)
+        self.assertIn("demo: port %d already answers" % self.port, run.stderr)
+        self.assertIn("(neither lsof nor ss is installed to name its process)", run.stderr)
+        self.assertNotIn("another user", run.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()
