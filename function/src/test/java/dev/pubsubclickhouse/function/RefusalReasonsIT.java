@@ -199,4 +199,21 @@ class RefusalReasonsIT {
         .contains("\"messageId\":\"q-1\"")
         .doesNotContain("refusal-it");
   }
+
+  @Test
+  void everyMessageAnswered422IsCountedThoughItsLineMayBeLeftOut() throws Exception {
+    createTables(
+        "counted",
+        "(n UInt32, _pubsub_message_id String, CONSTRAINT small CHECK n < 100)"
+            + " ENGINE = MergeTree ORDER BY n");
+    try (RunningService service = RunningService.start(database, "counted", Map.of())) {
+      assertThat(service.answer("c-1", "{\"n\":500}", Map.of()).statusCode()).isEqualTo(422);
+      assertThat(service.answer("c-2", "{\"n\":\"many\"}", Map.of()).statusCode()).isEqualTo(422);
+      assertThat(service.answer("c-3", "{\"n\":5}", Map.of()).statusCode()).isEqualTo(204);
+      assertThat(service.service.metrics().snapshot())
+          .containsEntry("unprocessable", 2L)
+          .containsEntry("dead-lettered", 0L);
+    }
+    assertThat(database.query("SELECT n FROM counted")).isEqualTo("5");
+  }
 }
