@@ -128,6 +128,36 @@ class DemoServiceStartTest(unittest.TestCase):
         self.assertIn("(neither lsof nor ss is installed to name its process)", run.stderr)
         self.assertNotIn("another user", run.stderr)
 
+    def stand_in(self, script, locate):
+        """scripts/<script>: a server of it runs but does not answer; stop says it was called."""
+        stopped = os.path.join(self.tmp, script + ".stopped")
+        self.write(os.path.join(os.path.dirname(self.demo), script), f"""#!/usr/bin/env bash
+case "$1" in
+  locate) exit {0 if locate else 3} ;;
+  status) exit 1 ;;
+  start) echo "{script}: a server is running but does not answer" >&2; exit 1 ;;
+  stop) touch {stopped} ;;
+esac
+""")
+        return stopped
+
+    def test_a_clickhouse_the_demo_did_not_start_is_not_stopped(self):
+        stopped = self.stand_in("clickhouse-local", locate=False)
+        env = dict(os.environ, PATH=self.path, PORT=str(self.port), TMPDIR=self.tmp)
+        env.pop("CLICKHOUSE_URL", None)
+        run = subprocess.run(["bash", self.demo], env=env, capture_output=True, text=True,
+                             timeout=60)
+        self.assertIn("running but does not answer", run.stderr)
+        self.assertEqual(run.returncode, 1)
+        self.assertFalse(os.path.exists(stopped), "the demo stopped a server it did not start")
+
+    def test_an_emulator_the_demo_did_not_start_is_not_stopped(self):
+        stopped = self.stand_in("pubsub-emulator", locate=True)
+        run = self.run_demo("silent")
+        self.assertIn("running but does not answer", run.stderr)
+        self.assertEqual(run.returncode, 1)
+        self.assertFalse(os.path.exists(stopped), "the demo stopped an emulator it did not start")
+
 
 if __name__ == "__main__":
     unittest.main()
