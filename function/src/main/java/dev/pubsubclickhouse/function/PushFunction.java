@@ -107,6 +107,8 @@ public final class PushFunction implements HttpFunction {
         PushAnswer answer = push(request, body);
         if (answer.outcome() == PushOutcome.UNAVAILABLE) {
           service.metrics().unavailable.increment();
+        } else if (answer.outcome() == PushOutcome.UNPROCESSABLE) {
+          service.metrics().unprocessable.increment();
         }
         respond(response, body, answer);
       }

@@ -172,4 +172,48 @@ class RefusalReasonsIT {
         .doesNotContain(password)
         .doesNotContain(token);
   }
+
+  @Test
+  void aSecretWithAQuoteIsMaskedInClickHousesQuotingOfIt() throws Exception {
+    // Registered as the service registers its ClickHouse password; a generated password often
+    // holds a quote or a backslash, which ClickHouse escapes where it quotes a value.
+    String secret = "refusal-it's-a\\secret";
+    JsonLog.neverPrint(secret);
+    createTables(
+        "quoted",
+        "(s String, _pubsub_message_id String, CONSTRAINT short CHECK length(s) < 5)"
+            + " ENGINE = MergeTree ORDER BY s");
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    JsonLog.redirect(new PrintStream(log, true, StandardCharsets.UTF_8));
+    String answer;
+    try (RunningService service = RunningService.start(database, "quoted", Map.of())) {
+      answer = text(service.answer("q-1", "{\"s\":\"refusal-it's-a\\\\secret\"}", Map.of()));
+    } finally {
+      JsonLog.redirect(System.out);
+    }
+    assertThat(answer)
+        .startsWith("ClickHouse refused it: Code: 469.")
+        .contains("Column values: s = '[redacted]'.")
+        .doesNotContain("refusal-it");
+    assertThat(log.toString(StandardCharsets.UTF_8))
+        .contains("\"messageId\":\"q-1\"")
+        .doesNotContain("refusal-it");
+  }
+
+  @Test
+  void everyMessageAnswered422IsCountedThoughItsLineMayBeLeftOut() throws Exception {
+    createTables(
+        "counted",
+        "(n UInt32, _pubsub_message_id String, CONSTRAINT small CHECK n < 100)"
+            + " ENGINE = MergeTree ORDER BY n");
+    try (RunningService service = RunningService.start(database, "counted", Map.of())) {
+      assertThat(service.answer("c-1", "{\"n\":500}", Map.of()).statusCode()).isEqualTo(422);
+      assertThat(service.answer("c-2", "{\"n\":\"many\"}", Map.of()).statusCode()).isEqualTo(422);
+      assertThat(service.answer("c-3", "{\"n\":5}", Map.of()).statusCode()).isEqualTo(204);
+      assertThat(service.service.metrics().snapshot())
+          .containsEntry("unprocessable", 2L)
+          .containsEntry("dead-lettered", 0L);
+    }
+    assertThat(database.query("SELECT n FROM counted")).isEqualTo("5");
+  }
 }

@@ -88,6 +88,10 @@ public final class Metrics extends MetricRegistries {
           "Of those, refused because the target table has nearly as many parts as ClickHouse"
               + " allows.");
   public final Counter unavailable = counter("unavailable", "Requests answered 503.");
+  public final Counter unprocessable =
+      counter(
+          "unprocessable",
+          "Requests answered 422: a message that cannot be written, with no dead-letter sink.");
   public final Counter badRequests =
       counter("bad-requests", "Requests that were not push requests.");
   public final Counter pullAcked =

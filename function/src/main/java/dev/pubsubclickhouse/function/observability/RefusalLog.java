@@ -11,7 +11,8 @@ import java.util.function.LongSupplier;
  * One WARNING line per message that cannot be written, naming its id and the reason its dead letter
  * holds, at most {@link #LINES_PER_SECOND} lines in each second. A bad publisher can send thousands
  * of such messages a second: the lines left out are counted, and the next line written says how
- * many ({@code notLogged}); the dead-letter metrics count them all.
+ * many ({@code notLogged}); the {@code dead-lettered} and {@code unprocessable} counters count them
+ * all.
  */
 public final class RefusalLog {
   static final int LINES_PER_SECOND = 5;
