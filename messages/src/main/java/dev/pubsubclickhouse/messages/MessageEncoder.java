@@ -134,6 +134,8 @@ public final class MessageEncoder {
     try {
       rows = read(message, format, reading);
       reading.charge(metadataCost(message, rows.size(), schema.columns()));
+    } catch (UnavailableException e) {
+      throw e;
     } catch (MemoryCharge.Refusal e) {
       if (e.mayPass()) {
         throw e;
@@ -163,7 +165,7 @@ public final class MessageEncoder {
     List<JsonNode> rows;
     try {
       rows = read(message, format, new Reading(MemoryCharge.NONE));
-    } catch (IOException | PayloadRejectedException | RuntimeException e) {
+    } catch (IOException | PayloadRejectedException | UnavailableException | RuntimeException e) {
       return unreadable(e);
     }
     return encode(message, rows, schema);
@@ -183,7 +185,7 @@ public final class MessageEncoder {
    * a bomb is refused after a few MiB of its data; the format's own charges then take that first.
    */
   private List<JsonNode> read(PubSubMessage message, PayloadFormat format, Reading reading)
-      throws IOException, PayloadRejectedException {
+      throws IOException, PayloadRejectedException, UnavailableException {
     int advancePerByte = format.leastHeapPerByte();
     byte[] payload = decompressor.decompress(message.data(), reading, advancePerByte);
     if (payload != message.data()) {
