@@ -8,8 +8,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.TestDatabase;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -263,6 +266,50 @@ class CdcSequencesIT {
     assertThat(rows("SELECT __version, name FROM latest FINAL WHERE __is_deleted = 0"))
         .isEqualTo("30\tsecond body\n");
     assertThat(database.count("cdc_dead")).isZero();
+  }
+
+  @Test
+  void aKeylessTableKeepsEachChangeOnceThoughPubSubDeliversItTwice() throws Exception {
+    // The layout of sql/cdc/keyless_append_only.sql, as shipped.
+    database.execute("DROP TABLE IF EXISTS audit_log SYNC");
+    for (String statement :
+        Files.readString(Path.of("../sql/cdc/keyless_append_only.sql")).split(";")) {
+      String sql =
+          statement.lines().filter(l -> !l.startsWith("--")).collect(Collectors.joining("\n"));
+      if (!sql.isBlank()) {
+        database.execute(sql);
+      }
+    }
+    try (RunningService service =
+        RunningService.start(
+            database,
+            "audit_log",
+            Map.of(
+                "PAYLOAD_FORMAT", "debezium",
+                "CDC_TABLES", "public.audit_log=audit_log",
+                "BATCH_MAX_WAIT_MS", "50"))) {
+      // A snapshot reads every row at one position: two rows, one version.
+      for (String actor : List.of("ann", "bob")) {
+        ObjectNode read =
+            payload(
+                "r",
+                null,
+                row("at", "2026-01-01T00:00:00Z", "actor", actor, "action", "login"),
+                postgresSource("public", "audit_log", 500, 1, 1));
+        assertThat(push(service, "snap-" + actor, read)).isEqualTo(204);
+      }
+      ObjectNode insert =
+          payload(
+              "c",
+              null,
+              row("at", "2026-01-02T00:00:00Z", "actor", "cy", "action", "logout"),
+              postgresSource("public", "audit_log", 600, 2, 2));
+      // Pub/Sub delivers a message again when an answer is lost.
+      assertThat(push(service, "ins-cy", insert)).isEqualTo(204);
+      assertThat(push(service, "ins-cy", insert)).isEqualTo(204);
+    }
+    assertThat(rows("SELECT actor, action, __op, __version FROM audit_log FINAL ORDER BY actor"))
+        .isEqualTo("ann\tlogin\tr\t500\nbob\tlogin\tr\t500\ncy\tlogout\tc\t600\n");
   }
 
   @Test
