@@ -272,12 +272,14 @@ class CdcSequencesIT {
   void aKeylessTableKeepsEachChangeOnceThoughPubSubDeliversItTwice() throws Exception {
     // The layout of sql/cdc/keyless_append_only.sql, as shipped.
     database.execute("DROP TABLE IF EXISTS audit_log SYNC");
-    for (String statement :
-        Files.readString(Path.of("../sql/cdc/keyless_append_only.sql")).split(";")) {
-      String sql =
-          statement.lines().filter(l -> !l.startsWith("--")).collect(Collectors.joining("\n"));
-      if (!sql.isBlank()) {
-        database.execute(sql);
+    String ddl =
+        Files.readString(Path.of("../sql/cdc/keyless_append_only.sql"))
+            .lines()
+            .filter(line -> !line.startsWith("--"))
+            .collect(Collectors.joining("\n"));
+    for (String statement : ddl.split(";")) {
+      if (!statement.isBlank()) {
+        database.execute(statement);
       }
     }
     try (RunningService service =
