@@ -236,7 +236,7 @@ class CdcSequencesIT {
         .isEqualTo(
             "column \\'body\\' of public.items holds Debezium\\'s TOAST placeholder"
                 + " (__debezium_unavailable_value), the event has no before value for it, and no"
-                + " row of its key below its version is stored in "
+                + " row of its key at or below its version is stored in "
                 + database.name()
                 + ".items (its earlier change not written yet, or deleted): set REPLICA IDENTITY"
                 + " FULL on the source table so that updates carry the unchanged value\n");

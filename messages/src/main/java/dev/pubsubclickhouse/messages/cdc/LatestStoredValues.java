@@ -94,7 +94,8 @@ public final class LatestStoredValues implements StoredValues {
       parameters.put(name, value.asText());
     }
     if (layout.versioned()) {
-      conditions.add(TableName.quoteIdentifier(ChangeRow.VERSION) + " < {v:UInt64}");
+      // At its own version: a change delivered again finds the row its first delivery wrote.
+      conditions.add(TableName.quoteIdentifier(ChangeRow.VERSION) + " <= {v:UInt64}");
       parameters.put("v", Long.toUnsignedString(event.version()));
     }
     if (layout.deletable()) {
@@ -121,7 +122,7 @@ public final class LatestStoredValues implements StoredValues {
       throw refusal(
           event,
           columns,
-          "no row of its key below its version is stored in "
+          "no row of its key at or below its version is stored in "
               + table
               + " (its earlier change not written yet, or deleted)");
     }
