@@ -88,6 +88,11 @@ final class Readiness<T> {
     } catch (Exception e) {
       notYet(reasonOf.apply(e));
       return;
+    } catch (Error e) {
+      // The executor would keep an Error in a future nobody reads: the service would say
+      // "starting" forever and log nothing. A class from another build shows up here.
+      notYet(reasonOf.apply(new IllegalStateException(e.toString(), e)));
+      return;
     }
     // Handed over even when stopped while opening: what was opened may hold threads, and whenOpen
     // is where they are ended.

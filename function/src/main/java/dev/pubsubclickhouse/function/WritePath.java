@@ -29,6 +29,7 @@ import dev.pubsubclickhouse.function.observability.PushWriteEvents;
 import dev.pubsubclickhouse.messages.MessageEncoder;
 import dev.pubsubclickhouse.messages.cdc.ChangeReading;
 import dev.pubsubclickhouse.messages.cdc.ChangeRow;
+import dev.pubsubclickhouse.messages.cdc.LatestStoredValues;
 import dev.pubsubclickhouse.messages.cdc.VersionedDeletes;
 import dev.pubsubclickhouse.messages.payload.PayloadDecompressor;
 import dev.pubsubclickhouse.messages.payload.PayloadFormats;
@@ -115,7 +116,11 @@ record WritePath(
             .map(
                 capture ->
                     ChangeReading.open(
-                        capture, decompressor, new VersionedDeletes(client), messageEvents));
+                        capture,
+                        decompressor,
+                        new VersionedDeletes(client),
+                        new LatestStoredValues(client, capture),
+                        messageEvents));
     Destinations destinations =
         Destinations.open(
             config.tables(),

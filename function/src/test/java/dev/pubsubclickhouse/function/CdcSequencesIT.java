@@ -8,8 +8,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.TestDatabase;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -207,24 +210,113 @@ class CdcSequencesIT {
   }
 
   @Test
-  void toastPlaceholdersAreFilledFromBeforeOrDeadLettered() throws Exception {
+  void toastPlaceholdersAreFilledFromBeforeOrTheStoredRowOrDeadLettered() throws Exception {
     String placeholder = "__debezium_unavailable_value";
+    ObjectNode without =
+        row("id", 20, "name", "n3", "body", placeholder, "tags", List.of(placeholder));
     try (RunningService service = start()) {
       assertThat(push(service, "c20", item("c", null, item(20, "n1"), 5_000))).isEqualTo(204);
       ObjectNode toasted =
           row("id", 20, "name", "n2", "body", placeholder, "tags", List.of(placeholder));
       assertThat(push(service, "u20", item("u", item(20, "n1"), toasted, 5_100))).isEqualTo(204);
-      ObjectNode without = row("id", 20, "name", "n3", "body", placeholder, "tags", List.of("z"));
+      // REPLICA IDENTITY DEFAULT: no before; the stored row of key 20 below 5200 has the values.
       assertThat(push(service, "u20b", item("u", null, without, 5_200))).isEqualTo(204);
+      // Nothing of key 21 is stored: nothing can say what its body was.
+      ObjectNode unknown = row("id", 21, "name", "n", "body", placeholder, "tags", List.of("z"));
+      assertThat(push(service, "u21", item("u", null, unknown, 5_300))).isEqualTo(204);
     }
-    assertThat(items()).isEqualTo("20\tn2\tbody of 20\t['t20']\n");
+    // Delivered again to another instance after a merge left only its own row of key 20.
+    database.execute("OPTIMIZE TABLE items FINAL");
+    try (RunningService again = start()) {
+      assertThat(push(again, "u20b", item("u", null, without, 5_200))).isEqualTo(204);
+    }
+    assertThat(items()).isEqualTo("20\tn3\tbody of 20\t['t20']\n");
     assertThat(rows("SELECT count() FROM items WHERE body LIKE '%unavailable%'")).isEqualTo("0\n");
     assertThat(rows("SELECT error_message FROM cdc_dead"))
         .isEqualTo(
             "column \\'body\\' of public.items holds Debezium\\'s TOAST placeholder"
-                + " (__debezium_unavailable_value) and the event has no before value for it: set"
-                + " REPLICA IDENTITY FULL on the source table so that updates carry the unchanged"
-                + " value\n");
+                + " (__debezium_unavailable_value), the event has no before value for it, and no"
+                + " row of its key at or below its version is stored in "
+                + database.name()
+                + ".items (its earlier change not written yet, or deleted): set REPLICA IDENTITY"
+                + " FULL on the source table so that updates carry the unchanged value\n");
+  }
+
+  @Test
+  void aToastPlaceholderTakesTheValueOfTheChangeBeforeItEvenDeliveredLate() throws Exception {
+    String placeholder = "__debezium_unavailable_value";
+    try (RunningService service = start()) {
+      for (long[] change : new long[][] {{10, 0}, {20, 1}}) {
+        ObjectNode event =
+            payload(
+                change[0] == 10 ? "c" : "u",
+                null,
+                row("id", 1, "name", change[1] == 0 ? "first body" : "second body"),
+                postgresSource("public", "hist", change[0], 1, 1));
+        assertThat(push(service, "h" + change[0], event)).isEqualTo(204);
+      }
+      // Changes at 30 and 15 that left the body alone; 15 arrives after 20 is stored.
+      for (long version : new long[] {30, 15}) {
+        ObjectNode event =
+            payload(
+                "u",
+                null,
+                row("id", 1, "name", placeholder),
+                postgresSource("public", "hist", version, 1, 1));
+        assertThat(push(service, "h" + version, event)).isEqualTo(204);
+      }
+    }
+    assertThat(rows("SELECT __version, name FROM hist FINAL ORDER BY __version"))
+        .isEqualTo("10\tfirst body\n15\tfirst body\n20\tsecond body\n30\tsecond body\n");
+    assertThat(rows("SELECT __version, name FROM latest FINAL WHERE __is_deleted = 0"))
+        .isEqualTo("30\tsecond body\n");
+    assertThat(database.count("cdc_dead")).isZero();
+  }
+
+  @Test
+  void aKeylessTableKeepsEachChangeOnceThoughPubSubDeliversItTwice() throws Exception {
+    // The layout of sql/cdc/keyless_append_only.sql, as shipped.
+    database.execute("DROP TABLE IF EXISTS audit_log SYNC");
+    String ddl =
+        Files.readString(Path.of("../sql/cdc/keyless_append_only.sql"))
+            .lines()
+            .filter(line -> !line.startsWith("--"))
+            .collect(Collectors.joining("\n"));
+    for (String statement : ddl.split(";")) {
+      if (!statement.isBlank()) {
+        database.execute(statement);
+      }
+    }
+    try (RunningService service =
+        RunningService.start(
+            database,
+            "audit_log",
+            Map.of(
+                "PAYLOAD_FORMAT", "debezium",
+                "CDC_TABLES", "public.audit_log=audit_log",
+                "BATCH_MAX_WAIT_MS", "50"))) {
+      // A snapshot reads every row at one position: two rows, one version.
+      for (String actor : List.of("ann", "bob")) {
+        ObjectNode read =
+            payload(
+                "r",
+                null,
+                row("at", "2026-01-01T00:00:00Z", "actor", actor, "action", "login"),
+                postgresSource("public", "audit_log", 500, 1, 1));
+        assertThat(push(service, "snap-" + actor, read)).isEqualTo(204);
+      }
+      ObjectNode insert =
+          payload(
+              "c",
+              null,
+              row("at", "2026-01-02T00:00:00Z", "actor", "cy", "action", "logout"),
+              postgresSource("public", "audit_log", 600, 2, 2));
+      // Pub/Sub delivers a message again when an answer is lost.
+      assertThat(push(service, "ins-cy", insert)).isEqualTo(204);
+      assertThat(push(service, "ins-cy", insert)).isEqualTo(204);
+    }
+    assertThat(rows("SELECT actor, action, __op, __version FROM audit_log FINAL ORDER BY actor"))
+        .isEqualTo("ann\tlogin\tr\t500\nbob\tlogin\tr\t500\ncy\tlogout\tc\t600\n");
   }
 
   @Test

@@ -141,6 +141,8 @@ public final class MessageEncoder {
       read = read(message, format, reading);
       rows = read.rows();
       reading.charge(metadataCost(message, rows.size(), schema.columns()));
+    } catch (UnavailableException e) {
+      throw e;
     } catch (MemoryCharge.Refusal e) {
       if (e.mayPass()) {
         throw e;
@@ -180,7 +182,7 @@ public final class MessageEncoder {
     Read read;
     try {
       read = read(message, format, new Reading(MemoryCharge.NONE));
-    } catch (IOException | PayloadRejectedException | RuntimeException e) {
+    } catch (IOException | PayloadRejectedException | UnavailableException | RuntimeException e) {
       return unreadable(e);
     }
     return encode(message, read, schema);
@@ -203,7 +205,7 @@ public final class MessageEncoder {
    * a bomb is refused after a few MiB of its data; the format's own charges then take that first.
    */
   private Read read(PubSubMessage message, PayloadFormat format, Reading reading)
-      throws IOException, PayloadRejectedException {
+      throws IOException, PayloadRejectedException, UnavailableException {
     int advancePerByte = format.leastHeapPerByte();
     byte[] payload = decompressor.decompress(message.data(), reading, advancePerByte);
     if (payload != message.data()) {

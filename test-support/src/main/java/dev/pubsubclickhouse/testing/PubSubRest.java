@@ -37,7 +37,8 @@ public final class PubSubRest {
   private final String base;
   private final String project;
 
-  PubSubRest(String endpoint, String project) {
+  /** The REST API at {@code endpoint} (e.g. {@code http://127.0.0.1:8085}) for one project. */
+  public PubSubRest(String endpoint, String project) {
     this.base = endpoint + "/v1/projects/" + project;
     this.project = project;
   }

@@ -13,11 +13,12 @@ public record ChangeReading(ChangeRouter router, ChangeFormat format) {
       ChangeCapture capture,
       PayloadDecompressor decompressor,
       RowDeleter deleter,
+      StoredValues stored,
       MessageEvents events) {
     ChangeEventReader reader = new ChangeEventReader(new ChangeVersion(capture.versionEpoch()));
     TruncateMarks marks = new TruncateMarks();
     return new ChangeReading(
         new ChangeRouter(capture, reader, decompressor, deleter, marks, events),
-        new ChangeFormat(reader, marks));
+        new ChangeFormat(reader, marks, stored));
   }
 }

@@ -4,9 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pubsubclickhouse.core.encode.PayloadRejectedException;
+import dev.pubsubclickhouse.messages.UnavailableException;
 import java.util.Iterator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The rows a change event writes: the {@code after} row for a create, update or snapshot read; for
@@ -15,23 +18,35 @@ import java.util.Map;
  * none for a truncate or a message that carries no change.
  *
  * <p>A TOAST placeholder in {@code after} is replaced by the column's value in {@code before} when
- * the event has one (REPLICA IDENTITY FULL); without it the event is refused with the reason, so
- * that the placeholder is never stored.
+ * the event has one (REPLICA IDENTITY FULL), else by the stored value ({@link StoredValues}); when
+ * neither has it the event is refused with the reason, so that the placeholder is never stored.
  */
 public final class ChangeRows {
   private ChangeRows() {}
 
+  /** The rows, with no stored value to fill a placeholder from. */
   public static List<JsonNode> of(ChangeEvent event) throws PayloadRejectedException {
+    try {
+      return of(event, StoredValues.NONE);
+    } catch (UnavailableException e) {
+      throw new IllegalStateException("StoredValues.NONE reads nothing", e);
+    }
+  }
+
+  public static List<JsonNode> of(ChangeEvent event, StoredValues stored)
+      throws PayloadRejectedException, UnavailableException {
     return switch (event.kind()) {
-      case UPSERT -> List.of(new ChangeRow(filled(event), event, false));
+      case UPSERT -> List.of(new ChangeRow(filled(event, stored), event, false));
       case DELETE -> List.of(new ChangeRow(deleted(event), event, true));
       case TRUNCATE, SKIPPED -> List.of();
     };
   }
 
-  private static ObjectNode filled(ChangeEvent event) throws PayloadRejectedException {
+  private static ObjectNode filled(ChangeEvent event, StoredValues stored)
+      throws PayloadRejectedException, UnavailableException {
     ObjectNode after = event.after();
     ObjectNode row = null;
+    Set<String> unknown = new LinkedHashSet<>();
     Iterator<Map.Entry<String, JsonNode>> fields = after.fields();
     while (fields.hasNext()) {
       Map.Entry<String, JsonNode> field = fields.next();
@@ -40,20 +55,27 @@ public final class ChangeRows {
       }
       JsonNode known = event.before() == null ? null : event.before().get(field.getKey());
       if (known == null || ToastPlaceholder.within(known)) {
-        throw new PayloadRejectedException(
-            "column '"
-                + field.getKey()
-                + "' of "
-                + event.table()
-                + " holds Debezium's TOAST placeholder ("
-                + ToastPlaceholder.TEXT
-                + ") and the event has no before value for it: set REPLICA IDENTITY FULL on the"
-                + " source table so that updates carry the unchanged value");
+        unknown.add(field.getKey());
+        continue;
       }
       if (row == null) {
         row = after.deepCopy();
       }
       row.set(field.getKey(), known);
+    }
+    if (!unknown.isEmpty()) {
+      ObjectNode values = stored.of(event, unknown);
+      if (row == null) {
+        row = after.deepCopy();
+      }
+      for (String column : unknown) {
+        JsonNode value = values.get(column);
+        if (value == null || ToastPlaceholder.within(value)) {
+          throw new PayloadRejectedException(
+              "column '" + column + "' of " + event.table() + ": the stored row has no value");
+        }
+        row.set(column, value);
+      }
     }
     return row == null ? after : row;
   }

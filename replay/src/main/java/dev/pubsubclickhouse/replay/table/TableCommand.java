@@ -21,6 +21,7 @@ import dev.pubsubclickhouse.messages.MessageEncoder;
 import dev.pubsubclickhouse.messages.MessageEvents;
 import dev.pubsubclickhouse.messages.MessageParameters;
 import dev.pubsubclickhouse.messages.cdc.ChangeReading;
+import dev.pubsubclickhouse.messages.cdc.LatestStoredValues;
 import dev.pubsubclickhouse.messages.cdc.VersionedDeletes;
 import dev.pubsubclickhouse.messages.payload.PayloadDecompressor;
 import dev.pubsubclickhouse.messages.payload.PayloadFormats;
@@ -151,7 +152,11 @@ public final class TableCommand implements Callable<Integer> {
             .map(
                 capture ->
                     ChangeReading.open(
-                        capture, decompressor, new VersionedDeletes(client), MessageEvents.NONE));
+                        capture,
+                        decompressor,
+                        new VersionedDeletes(client),
+                        new LatestStoredValues(client, capture),
+                        MessageEvents.NONE));
     // Routed as the service routes: a dead letter goes back to the table its attribute names, and
     // its INSERT carries the token a push of the same messages carried.
     Destinations destinations =
