@@ -62,6 +62,9 @@ public final class MessageEncoder {
           ROW_INDEX,
           INGESTED_AT);
 
+  /** The most a message read outside a request may take: three quarters of the heap. */
+  private static final long UNCHARGED_CEILING = Runtime.getRuntime().maxMemory() / 4 * 3;
+
   /** Row reasons named in one rejection; the rest are counted. */
   private static final int MAX_REASONS = 5;
 
@@ -182,6 +185,22 @@ public final class MessageEncoder {
       read = read(message, format, new Reading(MemoryCharge.NONE));
     } catch (IOException | PayloadRejectedException | RuntimeException e) {
       return unreadable(e);
+    }
+    // Outside a request nothing is charged, but $data in every row of a large array message can
+    // still take more than the heap: refused as a request's reading is (RequestMemoryBudget).
+    if (schema.encoder().readsMessage()) {
+      long cost = messageObjectCost(read.payload(), read.rows().size());
+      if (cost > UNCHARGED_CEILING) {
+        events.rowsRejected(1);
+        return EncodedRows.rejected(
+            "the message data ($data) copied into each of its "
+                + read.rows().size()
+                + " rows would take about "
+                + (cost >> 20)
+                + " MiB of memory, more than the "
+                + (UNCHARGED_CEILING >> 20)
+                + " MiB one message may take");
+      }
     }
     return encode(message, read, schema);
   }

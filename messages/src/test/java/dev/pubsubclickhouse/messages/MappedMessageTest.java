@@ -128,4 +128,23 @@ class MappedMessageTest {
             table);
     assertThat(bytes(rows)).isEqualTo(concat(string("7"), string("{\"other\":1}")));
   }
+
+  @Test
+  void dataCopiedIntoMoreRowsThanTheHeapHoldsRefusesTheMessageBeforeEncodingIt() throws Exception {
+    // 10,000 rows in 2 MiB: $data in every row would be 20 GiB of rows, beyond any heap here.
+    StringBuilder data = new StringBuilder("[");
+    String filler = "x".repeat(200);
+    for (int i = 0; i < 10_000; i++) {
+      data.append(i == 0 ? "" : ",").append("{\"a\":\"").append(filler).append("\"}");
+    }
+    data.append(']');
+    TargetTable.Snapshot table =
+        table(
+            "raw=$data", ColumnDefinition.of("a", "String"), ColumnDefinition.of("raw", "String"));
+    EncodedRows rows =
+        encode(encoder(null), data.toString().getBytes(StandardCharsets.UTF_8), Map.of(), table);
+    assertThat(rows.rejection())
+        .startsWith("the message data ($data) copied into each of its 10000 rows would take about ")
+        .contains(" MiB of memory, more than the ");
+  }
 }
