@@ -214,8 +214,11 @@ public final class MessageEncoder {
     return EncodedRows.rejected(e.getMessage() == null ? e.toString() : e.getMessage());
   }
 
-  /** A message's rows, and its data decompressed, which {@code $data} takes. */
-  private record Read(List<JsonNode> rows, byte[] payload) {}
+  /**
+   * A message's rows, its data decompressed, which {@code $data} takes, and whether that data is a
+   * binary encoding.
+   */
+  private record Read(List<JsonNode> rows, byte[] payload, boolean binary) {}
 
   /**
    * The rows. What reading them will take at least is charged as the data is decompressed, so that
@@ -232,9 +235,9 @@ public final class MessageEncoder {
     if (format instanceof ChangeFormat change) {
       // A change event is JSON: it is charged what a JSON parse of its data may take.
       reading.charge(JsonPayloads.heapBound(payload.length));
-      return new Read(change.rows(payload, message), payload);
+      return new Read(change.rows(payload, message), payload, false);
     }
-    return new Read(format.rows(payload, reading), payload);
+    return new Read(format.rows(payload, reading), payload, format.binary());
   }
 
   /**
@@ -249,14 +252,15 @@ public final class MessageEncoder {
   /**
    * The object {@code $data} and {@code $attributes.NAME} are paths in: {@code {"data": the data as
    * text, "attributes": {...}}}. The data is the payload decompressed, as UTF-8 text, or in base64
-   * when it is not UTF-8 (Avro's and Protocol Buffers' binary encodings); every row of a message
-   * takes all of it.
+   * when it is a binary encoding (Avro's and Protocol Buffers'), whose bytes may be UTF-8 by chance
+   * but are not text, or is not UTF-8; every row of a message takes all of it.
    */
-  private static ObjectNode messageObject(PubSubMessage message, byte[] payload) {
+  private static ObjectNode messageObject(PubSubMessage message, Read read) {
+    byte[] payload = read.payload();
     ObjectNode object = JsonNodeFactory.instance.objectNode();
     object.put(
         ColumnMapping.DATA,
-        Utf8Bytes.firstMalformed(payload) < 0
+        !read.binary() && Utf8Bytes.firstMalformed(payload) < 0
             ? new String(payload, StandardCharsets.UTF_8)
             : Base64.getEncoder().encodeToString(payload));
     ObjectNode attributes = object.putObject(ColumnMapping.ATTRIBUTES);
@@ -329,7 +333,7 @@ public final class MessageEncoder {
   private EncodedRows encodeRows(PubSubMessage message, Read read, TargetTable.Snapshot schema) {
     List<JsonNode> rows = read.rows();
     ObjectNode messageObject =
-        schema.encoder().readsMessage() ? messageObject(message, read.payload()) : null;
+        schema.encoder().readsMessage() ? messageObject(message, read) : null;
     RowBinaryOutput out = new RowBinaryOutput(Math.max(64, message.data().length));
     String ingestedAt = clock.instant().toString();
     boolean keepUnknown =

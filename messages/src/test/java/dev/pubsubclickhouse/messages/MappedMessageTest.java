@@ -2,6 +2,8 @@ package dev.pubsubclickhouse.messages;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.pubsubclickhouse.core.config.ConfigReader;
 import dev.pubsubclickhouse.core.schema.ColumnDefinition;
 import dev.pubsubclickhouse.core.schema.TableName;
@@ -9,12 +11,14 @@ import dev.pubsubclickhouse.core.schema.TableSchema;
 import dev.pubsubclickhouse.core.write.EncodedRows;
 import dev.pubsubclickhouse.core.write.TargetTable;
 import dev.pubsubclickhouse.messages.payload.PayloadDecompressor;
+import dev.pubsubclickhouse.messages.payload.PayloadFormat;
 import dev.pubsubclickhouse.messages.payload.PayloadFormats;
 import dev.pubsubclickhouse.messages.tables.ColumnMapping;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.zip.GZIPOutputStream;
@@ -127,6 +131,28 @@ class MappedMessageTest {
             Map.of(),
             table);
     assertThat(bytes(rows)).isEqualTo(concat(string("7"), string("{\"other\":1}")));
+  }
+
+  @Test
+  void binaryDataIsTakenInBase64EvenWhenItsBytesHappenToBeUtf8() throws Exception {
+    // Binary Avro of {"name": "abc", "n": 1}: a length, the letters, a zig-zag 1; all of it ASCII.
+    byte[] avro = {6, 'a', 'b', 'c', 2};
+    PayloadFormat binaryAvro =
+        new PayloadFormat() {
+          @Override
+          public List<JsonNode> rows(byte[] data) {
+            return List.of(JsonNodeFactory.instance.objectNode().put("name", "abc").put("n", 1));
+          }
+
+          @Override
+          public boolean binary() {
+            return true;
+          }
+        };
+    TargetTable.Snapshot table = table("raw=$data", ColumnDefinition.of("raw", "String"));
+    PubSubMessage message = new PubSubMessage(avro, Map.of(), "m-1", null, null, null, null);
+    EncodedRows rows = encoder(null).encode(message, binaryAvro, table);
+    assertThat(bytes(rows)).isEqualTo(string(Base64.getEncoder().encodeToString(avro)));
   }
 
   @Test
