@@ -168,7 +168,12 @@ public final class MessageEncoder {
         if (e.mayPass()) {
           throw e;
         }
-        return new Encoding(format, schema, unreadable(e));
+        // Said, or a message of a few KiB refused as too large to read would puzzle its reader.
+        events.rowsRejected(1);
+        return new Encoding(
+            format,
+            schema,
+            EncodedRows.rejected(dataInEveryRow(rows.size()) + ": " + e.getMessage()));
       }
     }
     return new Encoding(format, schema, encode(message, read, schema));
@@ -193,9 +198,8 @@ public final class MessageEncoder {
       if (cost > UNCHARGED_CEILING) {
         events.rowsRejected(1);
         return EncodedRows.rejected(
-            "the message data ($data) copied into each of its "
-                + read.rows().size()
-                + " rows would take about "
+            dataInEveryRow(read.rows().size())
+                + " would take about "
                 + (cost >> 20)
                 + " MiB of memory, more than the "
                 + (UNCHARGED_CEILING >> 20)
@@ -203,6 +207,10 @@ public final class MessageEncoder {
       }
     }
     return encode(message, read, schema);
+  }
+
+  private static String dataInEveryRow(int rows) {
+    return "the message data ($data) copied into each of its " + rows + " rows";
   }
 
   /** Why the message's data cannot be read; an unexpected exception rejects it, not its batch. */

@@ -14,6 +14,8 @@ import dev.pubsubclickhouse.messages.payload.PayloadDecompressor;
 import dev.pubsubclickhouse.messages.payload.PayloadFormat;
 import dev.pubsubclickhouse.messages.payload.PayloadFormats;
 import dev.pubsubclickhouse.messages.tables.ColumnMapping;
+import dev.pubsubclickhouse.messages.tables.Destination;
+import dev.pubsubclickhouse.messages.tables.Route;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -28,12 +30,15 @@ import org.junit.jupiter.api.Test;
 class MappedMessageTest {
   private static final TableName TABLE = new TableName("db", "t");
 
-  private static TargetTable.Snapshot table(String mapping, ColumnDefinition... columns) {
+  private static TargetTable targetTable(String mapping, ColumnDefinition... columns) {
     return new TargetTable(
-            TABLE,
-            name -> new TableSchema(name, List.of(columns)),
-            ColumnMapping.read(new ConfigReader(Map.of("COLUMN_MAPPING", mapping))))
-        .current();
+        TABLE,
+        name -> new TableSchema(name, List.of(columns)),
+        ColumnMapping.read(new ConfigReader(Map.of("COLUMN_MAPPING", mapping))));
+  }
+
+  private static TargetTable.Snapshot table(String mapping, ColumnDefinition... columns) {
+    return targetTable(mapping, columns).current();
   }
 
   private static MessageEncoder encoder(String unknownFieldsColumn) {
@@ -172,5 +177,32 @@ class MappedMessageTest {
     assertThat(rows.rejection())
         .startsWith("the message data ($data) copied into each of its 10000 rows would take about ")
         .contains(" MiB of memory, more than the ");
+  }
+
+  @Test
+  void aMessageRefusedForItsDataInEveryRowSaysSo() throws Exception {
+    StringBuilder data = new StringBuilder("[");
+    for (int i = 0; i < 100; i++) {
+      data.append(i == 0 ? "" : ",").append("{\"a\":\"").append("x".repeat(20)).append("\"}");
+    }
+    data.append(']');
+    TargetTable table =
+        targetTable(
+            "raw=$data", ColumnDefinition.of("a", "String"), ColumnDefinition.of("raw", "String"));
+    PubSubMessage message =
+        new PubSubMessage(
+            data.toString().getBytes(StandardCharsets.UTF_8),
+            Map.of(),
+            "m-1",
+            null,
+            null,
+            null,
+            null);
+    // Room to read the rows (about 0.4 MiB), not for the data in each of them (about 1.6 MiB).
+    MessageEncoder.Encoding encoding =
+        encoder(null)
+            .encode(message, Route.to(new Destination(table, null)), MemoryCharge.atMost(1 << 20));
+    assertThat(encoding.rows().rejection())
+        .startsWith("the message data ($data) copied into each of its 100 rows: more than ");
   }
 }
