@@ -62,6 +62,9 @@ public final class MessageEncoder {
           ROW_INDEX,
           INGESTED_AT);
 
+  /** The most a message read outside a request may take: three quarters of the heap. */
+  private static final long UNCHARGED_CEILING = Runtime.getRuntime().maxMemory() / 4 * 3;
+
   /** Row reasons named in one rejection; the rest are counted. */
   private static final int MAX_REASONS = 5;
 
@@ -167,7 +170,12 @@ public final class MessageEncoder {
         if (e.mayPass()) {
           throw e;
         }
-        return new Encoding(format, schema, unreadable(e));
+        // Said, or a message of a few KiB refused as too large to read would puzzle its reader.
+        events.rowsRejected(1);
+        return new Encoding(
+            format,
+            schema,
+            EncodedRows.rejected(dataInEveryRow(rows.size()) + ": " + e.getMessage()));
       }
     }
     return new Encoding(format, schema, encode(message, read, schema));
@@ -185,7 +193,26 @@ public final class MessageEncoder {
     } catch (IOException | PayloadRejectedException | UnavailableException | RuntimeException e) {
       return unreadable(e);
     }
+    // Outside a request nothing is charged, but $data in every row of a large array message can
+    // still take more than the heap: refused as a request's reading is (RequestMemoryBudget).
+    if (schema.encoder().readsMessage()) {
+      long cost = messageObjectCost(read.payload(), read.rows().size());
+      if (cost > UNCHARGED_CEILING) {
+        events.rowsRejected(1);
+        return EncodedRows.rejected(
+            dataInEveryRow(read.rows().size())
+                + " would take about "
+                + (cost >> 20)
+                + " MiB of memory, more than the "
+                + (UNCHARGED_CEILING >> 20)
+                + " MiB one message may take");
+      }
+    }
     return encode(message, read, schema);
+  }
+
+  private static String dataInEveryRow(int rows) {
+    return "the message data ($data) copied into each of its " + rows + " rows";
   }
 
   /** Why the message's data cannot be read; an unexpected exception rejects it, not its batch. */
@@ -197,8 +224,11 @@ public final class MessageEncoder {
     return EncodedRows.rejected(e.getMessage() == null ? e.toString() : e.getMessage());
   }
 
-  /** A message's rows, and its data decompressed, which {@code $data} takes. */
-  private record Read(List<JsonNode> rows, byte[] payload) {}
+  /**
+   * A message's rows, its data decompressed, which {@code $data} takes, and whether that data is a
+   * binary encoding.
+   */
+  private record Read(List<JsonNode> rows, byte[] payload, boolean binary) {}
 
   /**
    * The rows. What reading them will take at least is charged as the data is decompressed, so that
@@ -215,9 +245,9 @@ public final class MessageEncoder {
     if (format instanceof ChangeFormat change) {
       // A change event is JSON: it is charged what a JSON parse of its data may take.
       reading.charge(JsonPayloads.heapBound(payload.length));
-      return new Read(change.rows(payload, message), payload);
+      return new Read(change.rows(payload, message), payload, false);
     }
-    return new Read(format.rows(payload, reading), payload);
+    return new Read(format.rows(payload, reading), payload, format.binary());
   }
 
   /**
@@ -232,14 +262,15 @@ public final class MessageEncoder {
   /**
    * The object {@code $data} and {@code $attributes.NAME} are paths in: {@code {"data": the data as
    * text, "attributes": {...}}}. The data is the payload decompressed, as UTF-8 text, or in base64
-   * when it is not UTF-8 (Avro's and Protocol Buffers' binary encodings); every row of a message
-   * takes all of it.
+   * when it is a binary encoding (Avro's and Protocol Buffers'), whose bytes may be UTF-8 by chance
+   * but are not text, or is not UTF-8; every row of a message takes all of it.
    */
-  private static ObjectNode messageObject(PubSubMessage message, byte[] payload) {
+  private static ObjectNode messageObject(PubSubMessage message, Read read) {
+    byte[] payload = read.payload();
     ObjectNode object = JsonNodeFactory.instance.objectNode();
     object.put(
         ColumnMapping.DATA,
-        Utf8Bytes.firstMalformed(payload) < 0
+        !read.binary() && Utf8Bytes.firstMalformed(payload) < 0
             ? new String(payload, StandardCharsets.UTF_8)
             : Base64.getEncoder().encodeToString(payload));
     ObjectNode attributes = object.putObject(ColumnMapping.ATTRIBUTES);
@@ -312,7 +343,7 @@ public final class MessageEncoder {
   private EncodedRows encodeRows(PubSubMessage message, Read read, TargetTable.Snapshot schema) {
     List<JsonNode> rows = read.rows();
     ObjectNode messageObject =
-        schema.encoder().readsMessage() ? messageObject(message, read.payload()) : null;
+        schema.encoder().readsMessage() ? messageObject(message, read) : null;
     RowBinaryOutput out = new RowBinaryOutput(Math.max(64, message.data().length));
     String ingestedAt = clock.instant().toString();
     boolean keepUnknown =

@@ -2,6 +2,8 @@ package dev.pubsubclickhouse.messages;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.pubsubclickhouse.core.config.ConfigReader;
 import dev.pubsubclickhouse.core.schema.ColumnDefinition;
 import dev.pubsubclickhouse.core.schema.TableName;
@@ -9,12 +11,16 @@ import dev.pubsubclickhouse.core.schema.TableSchema;
 import dev.pubsubclickhouse.core.write.EncodedRows;
 import dev.pubsubclickhouse.core.write.TargetTable;
 import dev.pubsubclickhouse.messages.payload.PayloadDecompressor;
+import dev.pubsubclickhouse.messages.payload.PayloadFormat;
 import dev.pubsubclickhouse.messages.payload.PayloadFormats;
 import dev.pubsubclickhouse.messages.tables.ColumnMapping;
+import dev.pubsubclickhouse.messages.tables.Destination;
+import dev.pubsubclickhouse.messages.tables.Route;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.zip.GZIPOutputStream;
@@ -24,12 +30,15 @@ import org.junit.jupiter.api.Test;
 class MappedMessageTest {
   private static final TableName TABLE = new TableName("db", "t");
 
-  private static TargetTable.Snapshot table(String mapping, ColumnDefinition... columns) {
+  private static TargetTable targetTable(String mapping, ColumnDefinition... columns) {
     return new TargetTable(
-            TABLE,
-            name -> new TableSchema(name, List.of(columns)),
-            ColumnMapping.read(new ConfigReader(Map.of("COLUMN_MAPPING", mapping))))
-        .current();
+        TABLE,
+        name -> new TableSchema(name, List.of(columns)),
+        ColumnMapping.read(new ConfigReader(Map.of("COLUMN_MAPPING", mapping))));
+  }
+
+  private static TargetTable.Snapshot table(String mapping, ColumnDefinition... columns) {
+    return targetTable(mapping, columns).current();
   }
 
   private static MessageEncoder encoder(String unknownFieldsColumn) {
@@ -127,5 +136,73 @@ class MappedMessageTest {
             Map.of(),
             table);
     assertThat(bytes(rows)).isEqualTo(concat(string("7"), string("{\"other\":1}")));
+  }
+
+  @Test
+  void binaryDataIsTakenInBase64EvenWhenItsBytesHappenToBeUtf8() throws Exception {
+    // Binary Avro of {"name": "abc", "n": 1}: a length, the letters, a zig-zag 1; all of it ASCII.
+    byte[] avro = {6, 'a', 'b', 'c', 2};
+    PayloadFormat binaryAvro =
+        new PayloadFormat() {
+          @Override
+          public List<JsonNode> rows(byte[] data) {
+            return List.of(JsonNodeFactory.instance.objectNode().put("name", "abc").put("n", 1));
+          }
+
+          @Override
+          public boolean binary() {
+            return true;
+          }
+        };
+    TargetTable.Snapshot table = table("raw=$data", ColumnDefinition.of("raw", "String"));
+    PubSubMessage message = new PubSubMessage(avro, Map.of(), "m-1", null, null, null, null);
+    EncodedRows rows = encoder(null).encode(message, binaryAvro, table);
+    assertThat(bytes(rows)).isEqualTo(string(Base64.getEncoder().encodeToString(avro)));
+  }
+
+  @Test
+  void dataCopiedIntoMoreRowsThanTheHeapHoldsRefusesTheMessageBeforeEncodingIt() throws Exception {
+    // 10,000 rows in 2 MiB: $data in every row would be 20 GiB of rows, beyond any heap here.
+    StringBuilder data = new StringBuilder("[");
+    String filler = "x".repeat(200);
+    for (int i = 0; i < 10_000; i++) {
+      data.append(i == 0 ? "" : ",").append("{\"a\":\"").append(filler).append("\"}");
+    }
+    data.append(']');
+    TargetTable.Snapshot table =
+        table(
+            "raw=$data", ColumnDefinition.of("a", "String"), ColumnDefinition.of("raw", "String"));
+    EncodedRows rows =
+        encode(encoder(null), data.toString().getBytes(StandardCharsets.UTF_8), Map.of(), table);
+    assertThat(rows.rejection())
+        .startsWith("the message data ($data) copied into each of its 10000 rows would take about ")
+        .contains(" MiB of memory, more than the ");
+  }
+
+  @Test
+  void aMessageRefusedForItsDataInEveryRowSaysSo() throws Exception {
+    StringBuilder data = new StringBuilder("[");
+    for (int i = 0; i < 100; i++) {
+      data.append(i == 0 ? "" : ",").append("{\"a\":\"").append("x".repeat(20)).append("\"}");
+    }
+    data.append(']');
+    TargetTable table =
+        targetTable(
+            "raw=$data", ColumnDefinition.of("a", "String"), ColumnDefinition.of("raw", "String"));
+    PubSubMessage message =
+        new PubSubMessage(
+            data.toString().getBytes(StandardCharsets.UTF_8),
+            Map.of(),
+            "m-1",
+            null,
+            null,
+            null,
+            null);
+    // Room to read the rows (about 0.4 MiB), not for the data in each of them (about 1.6 MiB).
+    MessageEncoder.Encoding encoding =
+        encoder(null)
+            .encode(message, Route.to(new Destination(table, null)), MemoryCharge.atMost(1 << 20));
+    assertThat(encoding.rows().rejection())
+        .startsWith("the message data ($data) copied into each of its 100 rows: more than ");
   }
 }

@@ -140,14 +140,17 @@ public final class ColumnAdder {
     return table.current();
   }
 
-  /** Each field no column takes, with its first non-null value, in the order first seen. */
+  /**
+   * Each field no column takes, with its first non-null value, in the order first seen. A field
+   * named like a column mapped to another source (COLUMN_MAPPING) is not new: its column is there.
+   */
   private static Map<String, JsonNode> newFields(
       TargetTable.Snapshot schema, List<? extends JsonNode> rows) {
     Map<String, JsonNode> fresh = Map.of();
     for (JsonNode row : rows) {
       for (String name : schema.encoder().unplacedFields(row)) {
         JsonNode value = row.get(name);
-        if (value.isNull() || fresh.containsKey(name)) {
+        if (value.isNull() || fresh.containsKey(name) || schema.columns().contains(name)) {
           continue;
         }
         if (fresh.isEmpty()) {

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.clickhouse.client.api.ServerException;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pubsubclickhouse.core.encode.ColumnSources;
+import dev.pubsubclickhouse.core.encode.FieldPath;
 import dev.pubsubclickhouse.core.encode.JsonPayloads;
 import dev.pubsubclickhouse.core.schema.ColumnDefinition;
 import dev.pubsubclickhouse.core.schema.SchemaSource;
@@ -15,6 +17,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -183,6 +186,24 @@ class ColumnAdderTest {
         .containsExactly(
             "not added extra: the service fills column extra itself",
             "not added _ingested_at: the service fills column _ingested_at itself");
+  }
+
+  @Test
+  void aFieldNamedAsAMappedColumnIsNotANewFieldAndReadsNothing() throws Exception {
+    memory.columns.add(ColumnDefinition.of("user_id", "UInt64"));
+    TargetTable table =
+        new TargetTable(
+            TABLE, memory, new ColumnSources(Map.of("user_id", FieldPath.parse("user.id"))));
+    ColumnAdder adder = adder(10, 100, Optional.empty());
+    int readsBefore = memory.reads.get();
+    for (int i = 0; i < 5; i++) {
+      adder.columnsFor(table, rows("{\"id\":1,\"user\":{\"id\":7},\"user_id\":\"u-7\"}"));
+    }
+    assertThat(memory.reads.get() - readsBefore)
+        .as("the table is read again for a field its mapped column already has")
+        .isZero();
+    assertThat(memory.alters).isEmpty();
+    assertThat(events.lines).isEmpty();
   }
 
   @Test

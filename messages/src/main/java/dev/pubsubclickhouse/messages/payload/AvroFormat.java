@@ -98,6 +98,11 @@ final class AvroFormat implements PayloadFormat {
   }
 
   @Override
+  public boolean binary() {
+    return binary;
+  }
+
+  @Override
   public List<JsonNode> rows(byte[] data) throws PayloadRejectedException {
     return rows(data, MemoryCharge.NONE);
   }

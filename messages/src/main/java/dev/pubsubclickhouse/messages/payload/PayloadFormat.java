@@ -40,6 +40,14 @@ public interface PayloadFormat {
     return JsonPayloads.LEAST_HEAP_PER_BYTE;
   }
 
+  /**
+   * True when the data is a binary encoding (Avro's or Protocol Buffers'), which is not text even
+   * when its bytes happen to be UTF-8; false for JSON and the formats' JSON encodings.
+   */
+  default boolean binary() {
+    return false;
+  }
+
   /** A format that rejects every message, for a schema that cannot be used. */
   static PayloadFormat rejecting(String reason) {
     return data -> {

@@ -57,6 +57,11 @@ final class ProtobufFormat implements PayloadFormat {
   }
 
   @Override
+  public boolean binary() {
+    return binary;
+  }
+
+  @Override
   public List<JsonNode> rows(byte[] data) throws PayloadRejectedException {
     return rows(data, MemoryCharge.NONE);
   }

@@ -30,6 +30,8 @@ public final class ColumnMapping {
 
   public static final String ATTRIBUTES = "attributes";
 
+  private static final String BYTE_ORDER_MARK = "\uFEFF";
+
   private ColumnMapping() {}
 
   /**
@@ -55,6 +57,10 @@ public final class ColumnMapping {
       }
       for (int i = 0; i < lines.size(); i++) {
         String line = lines.get(i).strip();
+        if (i == 0 && line.startsWith(BYTE_ORDER_MARK)) {
+          // Some editors begin a UTF-8 file with it; left on, it would rename the first column.
+          line = line.substring(1).strip();
+        }
         if (line.isEmpty() || line.startsWith("#")) {
           continue;
         }

@@ -5,6 +5,7 @@ import static dev.pubsubclickhouse.messages.MessageParameters.*;
 import dev.pubsubclickhouse.core.config.ConfigReader;
 import dev.pubsubclickhouse.core.config.ConfigurationException;
 import dev.pubsubclickhouse.core.encode.ColumnSources;
+import dev.pubsubclickhouse.core.encode.FieldPath;
 import dev.pubsubclickhouse.core.evolve.EvolutionPolicy;
 import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.core.write.TargetTable;
@@ -13,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -103,6 +105,18 @@ public record TableMapping(
           "maps column '"
               + column.get()
               + "', the UNKNOWN_FIELDS_COLUMN, which the service fills with the unknown fields");
+    }
+    // The unknown fields replace that field of the row before any path is read.
+    for (Map.Entry<String, FieldPath> pair : sources.paths().entrySet()) {
+      if (column.isPresent() && column.get().equals(pair.getValue().firstField())) {
+        throw config.problem(
+            COLUMN_MAPPING,
+            "maps column '"
+                + pair.getKey()
+                + "' to a path in '"
+                + column.get()
+                + "', the UNKNOWN_FIELDS_COLUMN, which the service fills with the unknown fields");
+      }
     }
     return new TableMapping(
         defaultTable, attribute, allowed, evolution(config), column, changes, sources);

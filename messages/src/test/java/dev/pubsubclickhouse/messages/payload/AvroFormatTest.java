@@ -42,6 +42,12 @@ class AvroFormatTest {
 
   /** An Avro date (days since 1970-01-01) in a DateTime column is that day's midnight. */
   @Test
+  void theBinaryEncodingIsBinaryDataAndTheJsonOneIsNot() {
+    assertThat(AvroFormat.of("s", NODE, true).binary()).isTrue();
+    assertThat(AvroFormat.of("s", NODE, false).binary()).isFalse();
+  }
+
+  @Test
   void aDateInADateTimeColumnIsItsDayNotItsDayCountInSeconds() throws Exception {
     LocalDate day = LocalDate.of(2026, 1, 15);
     ByteArrayOutputStream data = new ByteArrayOutputStream();

@@ -94,6 +94,13 @@ class ProtobufFormatTest {
   }
 
   @Test
+  void theBinaryEncodingIsBinaryDataAndTheJsonOneIsNot() {
+    String definition = "syntax = \"proto3\";\nmessage M { string s = 1; }";
+    assertThat(ProtobufFormat.of("s", definition, true).binary()).isTrue();
+    assertThat(ProtobufFormat.of("s", definition, false).binary()).isFalse();
+  }
+
+  @Test
   void aProto3EnumNumberTheEnumDoesNotNameIsKeptAsTheNumber() throws Exception {
     String definition =
         "syntax = \"proto3\";\nmessage M { enum Level { INFO = 0; WARN = 1; }"

@@ -104,4 +104,29 @@ class ColumnMappingTest {
             "COLUMN_MAPPING: maps column 'extra', the UNKNOWN_FIELDS_COLUMN, which the service"
                 + " fills with the unknown fields");
   }
+
+  @Test
+  void aPathCannotStartAtTheUnknownFieldsColumn() {
+    // The service puts the unknown fields there before the path is read: the published extra.a
+    // of {"a": "1", "extra": {"a": "2"}} would be stored as the unknown field a, "1".
+    assertThatThrownBy(
+            () ->
+                TableMapping.read(
+                    new ConfigReader(
+                        Map.of("COLUMN_MAPPING", "x=extra.a", "UNKNOWN_FIELDS_COLUMN", "extra")),
+                    new TableName("db", "t"),
+                    Optional.empty()))
+        .hasMessage(
+            "COLUMN_MAPPING: maps column 'x' to a path in 'extra', the UNKNOWN_FIELDS_COLUMN, which"
+                + " the service fills with the unknown fields");
+  }
+
+  @Test
+  void aByteOrderMarkAtTheStartOfTheFileIsNotPartOfTheFirstColumnsName(@TempDir Path dir)
+      throws Exception {
+    Path file = dir.resolve("mapping.txt");
+    Files.writeString(file, "\uFEFFuser_id=user.id\n");
+    assertThat(read(Map.of("COLUMN_MAPPING_FILE", file.toString())).paths().keySet())
+        .containsExactly("user_id");
+  }
 }
