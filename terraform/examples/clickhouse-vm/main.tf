@@ -43,10 +43,3 @@ module "pubsub_clickhouse" {
 
   notification_channels = var.notification_channels
 }
-
-# The first build (cloudbuild.yaml) creates the image repository, before any Terraform runs; this
-# adopts it into the state so that Terraform owns it from then on (immutable tags, labels, key).
-import {
-  to = module.pubsub_clickhouse.google_artifact_registry_repository.images[0]
-  id = "projects/${var.project_id}/locations/${var.region}/repositories/pubsub-clickhouse"
-}

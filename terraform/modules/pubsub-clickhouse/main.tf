@@ -119,9 +119,9 @@ locals {
       "pubsub.googleapis.com",
       "run.googleapis.com",
       "secretmanager.googleapis.com",
+      "storage.googleapis.com",
     ],
     local.vpc_egress_enabled || var.create_clickhouse_vm ? ["compute.googleapis.com"] : [],
-    var.create_clickhouse_vm ? ["storage.googleapis.com"] : [],
     var.export_metrics_otlp ? ["telemetry.googleapis.com"] : [],
   )
 }

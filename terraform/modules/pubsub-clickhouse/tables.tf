@@ -120,8 +120,10 @@ resource "google_cloud_run_v2_job" "create_tables" {
     }
   }
 
+  # After the apply's build (build.tf), whose minutes let the secret grants take effect.
   depends_on = [
     google_project_service.enabled,
+    terraform_data.images,
     google_secret_manager_secret_iam_member.service_password_accessor,
     google_secret_manager_secret_iam_member.service_ca_accessor,
     google_secret_manager_secret_version.clickhouse_password,

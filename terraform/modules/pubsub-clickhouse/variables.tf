@@ -156,13 +156,13 @@ variable "service_name" {
 
 variable "service_image" {
   type        = string
-  description = "Image the push service is created with, by digest or tag (its manifest list must include linux/amd64). Null: pubsub-clickhouse-function from the module's repository, the one image_tag names or else the newest pushed, by digest. Later images are Cloud Build's (deployed by digest): Terraform ignores changes of the image after the first apply."
+  description = "Image the push service is created with, by digest or tag (its manifest list must include linux/amd64). Null: pubsub-clickhouse-function from the module's repository, by digest, the one the apply's build pushed (or image_tag names). Later images are Cloud Build's (deployed by digest): Terraform ignores changes of the image after the first apply."
   default     = null
 }
 
 variable "image_tag" {
   type        = string
-  description = "Tag (the build id cloudbuild.yaml tags with) of the images the service and the job are created with, when service_image and backfill_image are null. Null: the newest image pushed."
+  description = "Tag of images already pushed (a build run by hand tags with its build id) that the service and the job are created with, when service_image and backfill_image are null; the apply then builds nothing. Null: the tag of the apply's own build (build_images)."
   default     = null
 }
 
@@ -592,10 +592,10 @@ variable "artifact_registry_repository_id" {
   default     = "pubsub-clickhouse"
 }
 
-variable "build_source_bucket" {
-  type        = string
-  description = "Bucket gcloud builds submit uploads the sources to; the build account may read it. Null: \"<project_id>_cloudbuild\", the one gcloud creates."
-  default     = null
+variable "build_images" {
+  type        = bool
+  description = "Build and push both images during the apply (cloudbuild.yaml, run by gcloud from the repository's root as the module's build account; needs gcloud where Terraform runs), before the service and the jobs are created, and again whenever their sources change. False: set image_tag, or service_image and backfill_image."
+  default     = true
 }
 
 # ---------------------------------------------------------------------------------------------
