@@ -36,6 +36,7 @@ module "pubsub_clickhouse" {
   vpc_subnetwork = var.vpc_subnetwork
 
   create_clickhouse_vm                 = true
+  clickhouse_vm_zone                   = var.clickhouse_vm_zone
   clickhouse_vm_internal_ip            = var.clickhouse_vm_internal_ip
   clickhouse_vm_tls_certificate_secret = var.clickhouse_vm_tls_certificate_secret
   clickhouse_vm_tls_private_key_secret = var.clickhouse_vm_tls_private_key_secret

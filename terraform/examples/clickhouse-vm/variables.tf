@@ -5,8 +5,13 @@ variable "project_id" {
 
 variable "region" {
   type        = string
-  description = "Region of everything; the VM goes to the first zone of the region that is up, which must offer C4A."
+  description = "Region of everything; the VM goes to clickhouse_vm_zone in it."
   default     = "us-central1"
+}
+
+variable "clickhouse_vm_zone" {
+  type        = string
+  description = "Zone of the ClickHouse VM and its data disk, in region, one that offers C4A (gcloud compute machine-types list --filter=name=c4a-standard-4 --format='value(zone)')."
 }
 
 variable "vpc_network" {

@@ -894,7 +894,7 @@ variable "clickhouse_vm_machine_type" {
 
 variable "clickhouse_vm_zone" {
   type        = string
-  description = "Zone of the ClickHouse VM and its data disk; it must offer the machine type (C4A is not in every zone). Null: the region's first zone that is up (google_compute_zones)."
+  description = "Zone of the ClickHouse VM and its data disk, in region; it must offer the machine type (C4A is not in every zone). Required with create_clickhouse_vm: a zone chosen for you could change later and replace the disk."
   default     = null
 }
 

@@ -162,19 +162,26 @@ class ClickHouseVmTest {
   }
 
   @Test
-  void theZoneIsOneTheRegionHasNotAGuessedSuffix() {
-    // "<region>-a" does not exist in us-east1 or europe-west1.
-    HclBlock zones =
-        TF.blocks("data").stream()
-            .filter(b -> b.label(0).equals("google_compute_zones"))
-            .findFirst()
-            .orElseThrow();
-
-    assertThat(zones.expr("region").references()).containsExactly("var.region");
-    assertThat(zones.expr("status").literal()).contains(Literal.string("UP"));
-    assertThat(TF.local("clickhouse_vm_zone").text()).doesNotContain("-a\"");
+  void theZoneIsTheCallersNeverAGuessOrTheFirstThatIsUp() {
+    // "<region>-a" does not exist in us-east1 or europe-west1; the first zone that is up changes
+    // with the zones' status (replacing the VM and the disk Terraform may not destroy) and may
+    // not offer C4A. So the caller names it, and the plan says so when it is missing.
+    assertThat(TF.blocks("data")).noneMatch(b -> b.label(0).equals("google_compute_zones"));
     assertThat(TF.local("clickhouse_vm_zone").references())
-        .contains("var.clickhouse_vm_zone")
-        .anyMatch(r -> r.startsWith("data.google_compute_zones."));
+        .containsExactlyInAnyOrder("var.create_clickhouse_vm", "var.clickhouse_vm_zone");
+    assertThat(TF.variable("clickhouse_vm_zone").expr("default").literal())
+        .contains(Literal.nullValue());
+    assertThat(subnetworkPreconditions()).contains("var.clickhouse_vm_zone != null");
+    HclBlock example = TerraformFiles.TREE.module("examples/clickhouse-vm").blocks("module").get(0);
+    assertThat(example.expr("clickhouse_vm_zone").references())
+        .containsExactly("var.clickhouse_vm_zone");
+    assertThat(
+            TerraformFiles.TREE
+                .module("examples/clickhouse-vm")
+                .variable("clickhouse_vm_zone")
+                .attribute("default"))
+        .isEmpty();
+    assertThat(RepoFiles.read("terraform/examples/clickhouse-vm/terraform.tfvars.example"))
+        .containsPattern("\\nclickhouse_vm_zone +=");
   }
 }
