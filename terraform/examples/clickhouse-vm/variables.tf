@@ -61,6 +61,7 @@ variable "backfill_source_datasets" {
 
 variable "clickhouse_password" {
   type        = string
-  description = "Password of the service's ClickHouse user on the VM. Terraform writes it to Secret Manager as a write-only value (kept in neither the state nor the plan); the VM reads it from there. Keep terraform.tfvars out of version control."
+  description = "Password of the service's ClickHouse user on the VM. Terraform writes it to Secret Manager as a write-only value (kept in neither the state nor a saved plan: the variable is ephemeral); the VM reads it from there. Keep terraform.tfvars out of version control."
   sensitive   = true
+  ephemeral   = true
 }

@@ -565,9 +565,16 @@ variable "clickhouse_ca_certificate_secret" {
 
 variable "clickhouse_password" {
   type        = string
-  description = "ClickHouse password. Set, Terraform adds it to the secret as a write-only value (Terraform 1.11+): it is sent to Secret Manager and kept in neither the state nor the plan. Null: add the version yourself (gcloud secrets versions add) before the service starts. Keep the tfvars file that holds it out of version control."
+  description = "ClickHouse password. Terraform adds it to the secret as a write-only value (Terraform 1.11+), and the variable is ephemeral: the password is sent to Secret Manager and kept in neither the state nor a saved plan (so terraform apply of a saved plan needs it again). Keep the tfvars file that holds it out of version control."
   default     = null
   sensitive   = true
+  ephemeral   = true
+}
+
+variable "set_clickhouse_password" {
+  type        = bool
+  description = "Write clickhouse_password to the secret. False: add the version yourself (gcloud secrets versions add) before the service starts. A boolean of its own because an ephemeral value cannot decide what exists."
+  default     = true
 }
 
 variable "clickhouse_password_version" {
