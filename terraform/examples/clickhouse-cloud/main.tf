@@ -1,7 +1,7 @@
 # Pub/Sub -> Cloud Run -> an existing ClickHouse reachable over HTTPS, such as ClickHouse Cloud.
-# The module creates everything else: topics, the push subscription, the service, the backfill
-# job, identities and grants, the password secret (its value you add with gcloud), the image
-# repository, alerts and a dashboard.
+# The module creates everything else: the image repository and the images (the apply runs the
+# build), topics, the push subscription, the service, the tables and backfill jobs, identities and
+# grants, the password secret with its value from terraform.tfvars, alerts and a dashboard.
 
 provider "google" {
   project = var.project_id

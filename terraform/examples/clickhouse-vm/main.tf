@@ -1,7 +1,8 @@
 # Pub/Sub -> Cloud Run -> a ClickHouse server on an Axion (arm64) VM that the module creates in
-# your subnetwork: data on its own disk, daily BACKUP to a Cloud Storage bucket, HTTPS on 8443
-# with a certificate from Secret Manager (or plain HTTP on 8123 inside the subnetwork without one).
-# The service and the job reach it through Direct VPC egress from the same subnetwork.
+# your subnetwork, in the zone you name: data on its own disk, daily BACKUP to a Cloud Storage
+# bucket, HTTPS on 8443 only, with a certificate from Secret Manager. The service and the job reach
+# it through Direct VPC egress from the same subnetwork. The apply builds the images, as in the
+# ClickHouse Cloud example.
 
 provider "google" {
   project = var.project_id
