@@ -19,11 +19,12 @@ locals {
     ]),
   ))
   # The tag of images built from these very files: a change to any of them builds anew, and an
-  # apply with none builds nothing.
-  source_image_tag = substr(sha256(join("\n", [
+  # apply with none builds nothing. Computed only when the apply builds, so a caller of images
+  # built elsewhere (image_tag) needs no sources beside the module.
+  source_image_tag = var.build_images && var.image_tag == null ? substr(sha256(join("\n", [
     for f in local.image_source_files : "${f} ${filesha256("${local.repository_root}/${f}")}"
-  ])), 0, 16)
-  image_tag = coalesce(var.image_tag, local.source_image_tag)
+  ])), 0, 16) : null
+  image_tag = var.image_tag != null ? var.image_tag : local.source_image_tag
 
   build_images = var.build_images && var.image_tag == null && (
     var.service_image == null || (var.create_backfill_job && var.backfill_image == null)

@@ -84,7 +84,7 @@ class ApplyBuildTest {
       assertThat(data.expr("depends_on").references()).contains("terraform_data.images");
     }
     assertThat(TerraformFiles.MODULE.local("image_tag").references())
-        .containsExactly("var.image_tag", "local.source_image_tag");
+        .containsOnly("var.image_tag", "local.source_image_tag");
     assertThat(
             TerraformFiles.MODULE
                 .resource("google_cloud_run_v2_job", "create_tables")
@@ -142,7 +142,9 @@ class ApplyBuildTest {
     Files.createDirectories(module);
     Files.writeString(
         module.resolve("main.tf"),
-        "locals {\n  repository_root = \""
+        "variable \"build_images\" {\n  default = true\n}\n"
+            + "variable \"image_tag\" {\n  default = null\n}\n"
+            + "locals {\n  repository_root = \""
             + repo
             + "\"\n  image_source_files = "
             + TerraformFiles.MODULE.local("image_source_files").text()
@@ -162,6 +164,14 @@ class ApplyBuildTest {
     assertThat(LocalTools.console(module, "local.source_image_tag", Map.of())).isEqualTo(tag);
     Files.writeString(repo.resolve("core/src/main/java/A.java"), "changed");
     assertThat(LocalTools.console(module, "local.source_image_tag", Map.of())).isNotEqualTo(tag);
+    // Images built elsewhere need no sources: nothing is read when the apply does not build.
+    try (java.util.stream.Stream<Path> files = Files.walk(repo)) {
+      for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(file);
+      }
+    }
+    assertThat(LocalTools.console(module, "local.source_image_tag", Map.of("image_tag", "abc")))
+        .isEqualTo("null");
   }
 
   @Test
