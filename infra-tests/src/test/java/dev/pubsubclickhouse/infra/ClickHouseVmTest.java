@@ -44,7 +44,7 @@ class ClickHouseVmTest {
     // The URL the service gets is https on that port (values: ModuleLocalsTest).
     assertThat(TF.local("clickhouse_url").stringLiterals()).contains("https://");
     assertThat(TF.local("clickhouse_url").references())
-        .containsExactly(
+        .containsOnly(
             "var.create_clickhouse_vm",
             "google_compute_address.clickhouse[0].address",
             "local.clickhouse_vm_port",
