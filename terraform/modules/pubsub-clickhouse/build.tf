@@ -155,3 +155,31 @@ resource "terraform_data" "images" {
     google_secret_manager_secret_iam_member.backfill_ca_accessor,
   ]
 }
+
+# After the service and the job exist in their new form: the images of the apply's tag on them.
+# The build deploys new images itself, but an update of the service by the same apply (planned
+# with the image read before the build) would put the old one back.
+resource "terraform_data" "rollout" {
+  count = local.build_images ? 1 : 0
+
+  triggers_replace = [local.image_tag]
+
+  provisioner "local-exec" {
+    interpreter = ["/bin/sh", "-c"]
+    command     = file("${path.module}/templates/roll-out-images.sh")
+    environment = {
+      PROJECT       = var.project_id
+      REGION        = var.region
+      SERVICE       = google_cloud_run_v2_service.ingest.name
+      SERVICE_IMAGE = local.service_image
+      JOB           = local.job_name
+      JOB_IMAGE     = var.create_backfill_job ? local.backfill_image : ""
+    }
+  }
+
+  depends_on = [
+    terraform_data.images,
+    google_cloud_run_v2_service.ingest,
+    google_cloud_run_v2_job.backfill,
+  ]
+}

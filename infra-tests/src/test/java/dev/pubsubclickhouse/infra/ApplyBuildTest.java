@@ -24,6 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
 class ApplyBuildTest {
   private static final HclBlock IMAGES = TerraformFiles.MODULE.resource("terraform_data", "images");
   private static final String SCRIPT = TerraformFiles.MODULE_DIR + "/templates/build-images.sh";
+  private static final String ROLL_OUT =
+      TerraformFiles.MODULE_DIR + "/templates/roll-out-images.sh";
+  private static final String REGISTRY = "europe-west1-docker.pkg.dev/the-project/the-repo";
 
   @TempDir Path dir;
 
@@ -120,6 +123,43 @@ class ApplyBuildTest {
   }
 
   @Test
+  void afterTheServiceAndTheJobTheApplyPutsTheImagesOfItsTagOnThem() throws IOException {
+    // The service ignores image changes, so an update planned before the build would otherwise
+    // leave the old image on it.
+    HclBlock rollout = TerraformFiles.MODULE.resource("terraform_data", "rollout");
+    HclBlock exec = rollout.block("provisioner");
+    assertThat(exec.expr("command").text())
+        .isEqualTo("file(\"${path.module}/templates/roll-out-images.sh\")");
+    assertThat(exec.expr("environment").objectEntry("SERVICE_IMAGE").orElseThrow().references())
+        .containsExactly("local.service_image");
+    assertThat(exec.expr("environment").objectEntry("JOB_IMAGE").orElseThrow().references())
+        .contains("local.backfill_image");
+    assertThat(rollout.expr("triggers_replace").references()).containsExactly("local.image_tag");
+    assertThat(rollout.expr("depends_on").references())
+        .contains(
+            "terraform_data.images",
+            "google_cloud_run_v2_service.ingest",
+            "google_cloud_run_v2_job.backfill");
+
+    assertThat(rollOut("new"))
+        .containsExactly(
+            "run services describe the-service --project=the-project --region=europe-west1"
+                + " --format=value(spec.template.spec.containers[0].image)",
+            "run jobs describe the-job --project=the-project --region=europe-west1"
+                + " --format=value(spec.template.spec.template.spec.containers[0].image)");
+    assertThat(rollOut("old"))
+        .contains(
+            "run services update the-service --project=the-project --region=europe-west1"
+                + " --container=ingest --image="
+                + REGISTRY
+                + "/pubsub-clickhouse-function@sha256:new",
+            "run jobs update the-job --project=the-project --region=europe-west1 --image="
+                + REGISTRY
+                + "/pubsub-clickhouse-backfill@sha256:new")
+        .hasSize(4);
+  }
+
+  @Test
   void theTagFollowsTheImagesMainSourcesAndNothingElse() throws IOException {
     Path repo = dir.resolve("repo");
     for (String file :
@@ -205,22 +245,7 @@ class ApplyBuildTest {
 
   /** The build script with a stand-in gcloud that records its arguments; the calls it made. */
   private List<String> runScript(boolean imagesExist) throws IOException {
-    Path bin = dir.resolve("bin");
-    Files.createDirectories(bin);
-    Path log = dir.resolve("gcloud.log");
-    Path gcloud = bin.resolve("gcloud");
-    Files.writeString(
-        gcloud,
-        "#!/bin/sh\n"
-            + "echo \"$*\" >> \""
-            + log
-            + "\"\n"
-            + "case \"$1 $2\" in \"artifacts docker\") exit "
-            + (imagesExist ? 0 : 1)
-            + ";; esac\n");
-    assertThat(gcloud.toFile().setExecutable(true)).isTrue();
     Map<String, String> env = new LinkedHashMap<>();
-    env.put("PATH", bin + ":" + System.getenv("PATH"));
     env.put("PROJECT", "the-project");
     env.put("REGION", "europe-west1");
     env.put("REPOSITORY", "the-repo");
@@ -229,10 +254,55 @@ class ApplyBuildTest {
     env.put("TAG", "0123456789abcdef");
     env.put("BUILD_ACCOUNT", "the-build@the-project.iam.gserviceaccount.com");
     env.put("SOURCE_BUCKET", "the-bucket");
+    return run(
+        SCRIPT,
+        env,
+        "case \"$1 $2\" in \"artifacts docker\") exit " + (imagesExist ? 0 : 1) + ";; esac\n");
+  }
+
+  /** The roll-out script, with a service and a job that run {@code running}; the calls made. */
+  private List<String> rollOut(String running) throws IOException {
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("PROJECT", "the-project");
+    env.put("REGION", "europe-west1");
+    env.put("SERVICE", "the-service");
+    env.put("SERVICE_IMAGE", REGISTRY + "/pubsub-clickhouse-function@sha256:new");
+    env.put("JOB", "the-job");
+    env.put("JOB_IMAGE", REGISTRY + "/pubsub-clickhouse-backfill@sha256:new");
+    return run(
+        ROLL_OUT,
+        env,
+        "case \"$1 $2 $3\" in\n"
+            + "  \"run services describe\") echo \""
+            + REGISTRY
+            + "/pubsub-clickhouse-function@sha256:"
+            + running
+            + "\" ;;\n"
+            + "  \"run jobs describe\") echo \""
+            + REGISTRY
+            + "/pubsub-clickhouse-backfill@sha256:"
+            + running
+            + "\" ;;\n"
+            + "esac\n");
+  }
+
+  /** Runs {@code script} with sh and a stand-in gcloud ({@code behaviour}) that logs each call. */
+  private List<String> run(String script, Map<String, String> env, String behaviour)
+      throws IOException {
+    Path bin = dir.resolve("bin");
+    Files.createDirectories(bin);
+    Path log = dir.resolve("gcloud.log");
+    Files.deleteIfExists(log);
+    Files.createFile(log);
+    Path gcloud = bin.resolve("gcloud");
+    Files.writeString(gcloud, "#!/bin/sh\necho \"$*\" >> \"" + log + "\"\n" + behaviour);
+    assertThat(gcloud.toFile().setExecutable(true)).isTrue();
+    Map<String, String> all = new LinkedHashMap<>(env);
+    all.put("PATH", bin + ":" + System.getenv("PATH"));
 
     LocalTools.Result result =
         LocalTools.run(
-            RepoFiles.root(), "", env, LocalTools.require("sh"), "-c", RepoFiles.read(SCRIPT));
+            RepoFiles.root(), "", all, LocalTools.require("sh"), "-c", RepoFiles.read(script));
 
     assertThat(result.exitCode()).as(result.err()).isZero();
     return Files.readAllLines(log);
