@@ -1,7 +1,7 @@
 # Pub/Sub -> Cloud Run -> an existing ClickHouse reachable over HTTPS, such as ClickHouse Cloud.
-# The module creates everything else: topics, the push subscription, the service, the backfill
-# job, identities and grants, the password secret (its value you add with gcloud), the image
-# repository, alerts and a dashboard.
+# The module creates everything else: the image repository and the images (the apply runs the
+# build), topics, the push subscription, the service, the tables and backfill jobs, identities and
+# grants, the password secret with its value from terraform.tfvars, alerts and a dashboard.
 
 provider "google" {
   project = var.project_id
@@ -33,11 +33,4 @@ module "pubsub_clickhouse" {
   ack_deadline_seconds  = var.ack_deadline_seconds
   service_max_instances = var.service_max_instances
   notification_channels = var.notification_channels
-}
-
-# The first build (cloudbuild.yaml) creates the image repository, before any Terraform runs; this
-# adopts it into the state so that Terraform owns it from then on (immutable tags, labels, key).
-import {
-  to = module.pubsub_clickhouse.google_artifact_registry_repository.images[0]
-  id = "projects/${var.project_id}/locations/${var.region}/repositories/pubsub-clickhouse"
 }

@@ -56,6 +56,11 @@ output "answer_timeout_ms" {
 }
 
 output "build_service_account_email" {
-  description = "Service account every build after the first runs as (gcloud builds submit --service-account)."
+  description = "Service account the builds run as (gcloud builds submit --service-account)."
   value       = module.pubsub_clickhouse.build_service_account_email
+}
+
+output "build_source_bucket" {
+  description = "Bucket the builds' sources are uploaded to (gcloud builds submit --gcs-source-staging-dir=gs://BUCKET/source)."
+  value       = module.pubsub_clickhouse.build_source_bucket
 }

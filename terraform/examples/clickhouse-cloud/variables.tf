@@ -28,8 +28,9 @@ variable "clickhouse_table" {
 
 variable "clickhouse_password" {
   type        = string
-  description = "Password of clickhouse_user. Terraform writes it to Secret Manager as a write-only value: it is kept in neither the state nor the plan. Keep terraform.tfvars out of version control."
+  description = "Password of clickhouse_user. Terraform writes it to Secret Manager as a write-only value: it is kept in neither the state nor a saved plan (the variable is ephemeral). Keep terraform.tfvars out of version control."
   sensitive   = true
+  ephemeral   = true
 }
 
 variable "clickhouse_user" {

@@ -1,7 +1,8 @@
 # Pub/Sub -> Cloud Run -> a ClickHouse server on an Axion (arm64) VM that the module creates in
-# your subnetwork: data on its own disk, daily BACKUP to a Cloud Storage bucket, HTTPS on 8443
-# with a certificate from Secret Manager (or plain HTTP on 8123 inside the subnetwork without one).
-# The service and the job reach it through Direct VPC egress from the same subnetwork.
+# your subnetwork, in the zone you name: data on its own disk, daily BACKUP to a Cloud Storage
+# bucket, HTTPS on 8443 only, with a certificate from Secret Manager. The service and the job reach
+# it through Direct VPC egress from the same subnetwork. The apply builds the images, as in the
+# ClickHouse Cloud example.
 
 provider "google" {
   project = var.project_id
@@ -36,17 +37,11 @@ module "pubsub_clickhouse" {
   vpc_subnetwork = var.vpc_subnetwork
 
   create_clickhouse_vm                 = true
+  clickhouse_vm_zone                   = var.clickhouse_vm_zone
   clickhouse_vm_internal_ip            = var.clickhouse_vm_internal_ip
   clickhouse_vm_tls_certificate_secret = var.clickhouse_vm_tls_certificate_secret
   clickhouse_vm_tls_private_key_secret = var.clickhouse_vm_tls_private_key_secret
   clickhouse_vm_external_ip            = var.clickhouse_vm_external_ip
 
   notification_channels = var.notification_channels
-}
-
-# The first build (cloudbuild.yaml) creates the image repository, before any Terraform runs; this
-# adopts it into the state so that Terraform owns it from then on (immutable tags, labels, key).
-import {
-  to = module.pubsub_clickhouse.google_artifact_registry_repository.images[0]
-  id = "projects/${var.project_id}/locations/${var.region}/repositories/pubsub-clickhouse"
 }

@@ -5,8 +5,13 @@ variable "project_id" {
 
 variable "region" {
   type        = string
-  description = "Region of everything; the VM goes to the first zone of the region that is up, which must offer C4A."
+  description = "Region of everything; the VM goes to clickhouse_vm_zone in it."
   default     = "us-central1"
+}
+
+variable "clickhouse_vm_zone" {
+  type        = string
+  description = "Zone of the ClickHouse VM and its data disk, in region, one that offers C4A (gcloud compute machine-types list --filter=name=c4a-standard-4 --format='value(zone)')."
 }
 
 variable "vpc_network" {
@@ -56,6 +61,7 @@ variable "backfill_source_datasets" {
 
 variable "clickhouse_password" {
   type        = string
-  description = "Password of the service's ClickHouse user on the VM. Terraform writes it to Secret Manager as a write-only value (kept in neither the state nor the plan); the VM reads it from there. Keep terraform.tfvars out of version control."
+  description = "Password of the service's ClickHouse user on the VM. Terraform writes it to Secret Manager as a write-only value (kept in neither the state nor a saved plan: the variable is ephemeral); the VM reads it from there. Keep terraform.tfvars out of version control."
   sensitive   = true
+  ephemeral   = true
 }

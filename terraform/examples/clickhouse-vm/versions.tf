@@ -1,5 +1,5 @@
 terraform {
-  # 1.11: write-only arguments (the password); import blocks with expressions.
+  # 1.11: write-only arguments (the password).
   required_version = ">= 1.11"
 
   required_providers {

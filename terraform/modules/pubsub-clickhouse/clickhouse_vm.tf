@@ -13,22 +13,22 @@
 # a local administrator, and schedules the backups. It runs at every boot and is idempotent.
 
 locals {
-  clickhouse_vm_zone   = var.create_clickhouse_vm ? coalesce(var.clickhouse_vm_zone, data.google_compute_zones.available[0].names[0]) : null
-  clickhouse_vm_port   = 8443
+  clickhouse_vm_zone = var.create_clickhouse_vm ? var.clickhouse_vm_zone : null
+  clickhouse_vm_port = 8443
+  # A resource policy cannot be changed, only replaced, and the attached one cannot be deleted
+  # first: each schedule gets a name of its own (a hash of everything in the policy), so the new
+  # one is made beside it (create_before_destroy) and the old one deleted once detached.
+  clickhouse_vm_snapshot_policy_name = "${var.name_prefix}-ch-snapshots-${substr(sha256(jsonencode([
+    var.clickhouse_vm_snapshot_start_time,
+    var.clickhouse_vm_snapshot_retention_days,
+    var.labels,
+    var.region,
+  ])), 0, 8)}"
   clickhouse_vm_bucket = coalesce(var.clickhouse_vm_backup_bucket, "${var.name_prefix}-ch-backups-${data.google_project.this.number}")
   clickhouse_vm_backup_databases = coalesce(var.clickhouse_vm_backup_databases, distinct(concat(
     [var.clickhouse_database],
     var.clickhouse_dead_letter_table != null && try(length(split(".", var.clickhouse_dead_letter_table)) == 2, false) ? [split(".", var.clickhouse_dead_letter_table)[0]] : [],
   )))
-}
-
-# Zone names differ between regions (us-east1 has no "-a"): ask for the ones that exist.
-data "google_compute_zones" "available" {
-  count = var.create_clickhouse_vm ? 1 : 0
-
-  project = var.project_id
-  region  = var.region
-  status  = "UP"
 }
 
 data "google_compute_subnetwork" "egress" {
@@ -42,6 +42,12 @@ data "google_compute_subnetwork" "egress" {
     precondition {
       condition     = var.vpc_subnetwork != null
       error_message = "create_clickhouse_vm needs vpc_subnetwork: the VM lives there and admits only its range."
+    }
+    # No default zone: the first zone that is up changes with the zones' status (which would
+    # replace the VM and the disk Terraform refuses to destroy), and not every zone offers C4A.
+    precondition {
+      condition     = var.clickhouse_vm_zone != null
+      error_message = "create_clickhouse_vm needs clickhouse_vm_zone: a zone of the region that offers the machine type (gcloud compute machine-types list --filter=name=c4a-standard-4 --format='value(zone)')."
     }
     precondition {
       condition     = var.clickhouse_url == null
@@ -147,7 +153,7 @@ resource "google_compute_resource_policy" "clickhouse_data_snapshots" {
   count = var.create_clickhouse_vm ? 1 : 0
 
   project = var.project_id
-  name    = "${var.name_prefix}-clickhouse-data-daily"
+  name    = local.clickhouse_vm_snapshot_policy_name
   region  = var.region
 
   snapshot_schedule_policy {
@@ -165,6 +171,12 @@ resource "google_compute_resource_policy" "clickhouse_data_snapshots" {
       labels            = var.labels
       storage_locations = [var.region]
     }
+  }
+
+  # The attachment keeps the default order: a disk takes one snapshot schedule, so the old
+  # attachment goes before the new one is made, and the old policy after that.
+  lifecycle {
+    create_before_destroy = true
   }
 
   depends_on = [google_project_service.enabled]

@@ -63,16 +63,17 @@ resource "google_pubsub_topic_iam_member" "dead_letter_publisher_pubsub_agent" {
   member = local.pubsub_service_agent
 }
 
-# ...and acknowledge them on the push subscription once forwarded. A new filter replaces the
-# subscription under the same id: the grant died with the old one, and Terraform would not see a
-# change in its own arguments, so it is replaced with the subscription.
+# ...and acknowledge them on the push subscription once forwarded. A new filter (or topic) replaces
+# the subscription under the same id: the grant died with the old one, and Terraform would not see
+# a change in its own arguments, so a change of either re-creates it too. Not the whole
+# subscription: every in-place change of it would re-create the grant as well.
 resource "google_pubsub_subscription_iam_member" "push_subscriber_pubsub_agent" {
   subscription = google_pubsub_subscription.push.id
   role         = "roles/pubsub.subscriber"
   member       = local.pubsub_service_agent
 
   lifecycle {
-    replace_triggered_by = [google_pubsub_subscription.push]
+    replace_triggered_by = [google_pubsub_subscription.push.filter, google_pubsub_subscription.push.topic]
   }
 }
 

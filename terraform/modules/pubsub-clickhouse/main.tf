@@ -26,8 +26,9 @@ locals {
   vpc_egress_enabled = var.vpc_network != null || var.vpc_subnetwork != null
 
   # The ClickHouse VM (clickhouse_vm.tf) serves HTTPS on 8443 on its reserved internal address
-  # (which exists only with the VM, so it is read only in that branch).
-  clickhouse_url = var.create_clickhouse_vm ? "https://${google_compute_address.clickhouse[0].address}:${local.clickhouse_vm_port}" : var.clickhouse_url
+  # (which exists only with the VM, so it is read only in that branch). A given URL loses a
+  # trailing slash: the service and the tables job append paths to it.
+  clickhouse_url = var.create_clickhouse_vm ? "https://${google_compute_address.clickhouse[0].address}:${local.clickhouse_vm_port}" : (var.clickhouse_url == null ? null : trimsuffix(var.clickhouse_url, "/"))
 
   # The service answers every push a little before Pub/Sub stops waiting for it (the ack deadline
   # is also the push request timeout): a 503 that arrives is a retry, an answer that arrives late
@@ -119,9 +120,9 @@ locals {
       "pubsub.googleapis.com",
       "run.googleapis.com",
       "secretmanager.googleapis.com",
+      "storage.googleapis.com",
     ],
     local.vpc_egress_enabled || var.create_clickhouse_vm ? ["compute.googleapis.com"] : [],
-    var.create_clickhouse_vm ? ["storage.googleapis.com"] : [],
     var.export_metrics_otlp ? ["telemetry.googleapis.com"] : [],
   )
 }

@@ -109,8 +109,13 @@ output "dashboard_id" {
 }
 
 output "build_service_account_email" {
-  description = "Service account every build after the first runs as (gcloud builds submit --service-account=projects/PROJECT/serviceAccounts/EMAIL)."
+  description = "Service account the builds run as, the apply's and every roll-out (gcloud builds submit --service-account=projects/PROJECT/serviceAccounts/EMAIL)."
   value       = google_service_account.build.email
+}
+
+output "build_source_bucket" {
+  description = "Bucket the builds' sources are uploaded to, which the build account may read (gcloud builds submit --gcs-source-staging-dir=gs://BUCKET/source)."
+  value       = google_storage_bucket.build_sources.name
 }
 
 output "service_image" {

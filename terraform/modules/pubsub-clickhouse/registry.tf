@@ -3,10 +3,8 @@
 # job are created with. Cloud Run pulls with its service agent, which may read repositories of its
 # own project.
 #
-# The first build creates the repository when it is missing (it runs before Terraform, which needs
-# an image to create the service with); the examples adopt it with an import block, so from then
-# on Terraform owns it, tags immutable: a tag names one image for good, and the build tags each
-# image with its build id.
+# Terraform makes it before the apply's build (build.tf) pushes to it, tags immutable: a tag names
+# one image for good. The apply tags with a hash of the sources, a build run by hand with its id.
 
 resource "google_artifact_registry_repository" "images" {
   count = var.create_artifact_registry ? 1 : 0
@@ -26,18 +24,27 @@ resource "google_artifact_registry_repository" "images" {
   depends_on = [google_project_service.enabled]
 }
 
-# The image the service and the job are created with, by digest: the one the tag names
-# (var.image_tag), or the newest pushed when no tag is given. Later images are deployed by the
-# build, by digest too; Terraform ignores the image after the first apply (run.tf, job.tf).
+# The images the service and the job are created with, by digest: the ones tagged local.image_tag
+# (build.tf: the tag the apply's build pushed, or var.image_tag). An exact tag names the image's
+# manifest list alone; the newest image of the package could as well be its provenance attachment
+# or one platform's manifest. Later images are deployed by the build, by digest too; Terraform
+# ignores the image after the first apply (run.tf, job.tf).
 data "google_artifact_registry_docker_image" "function" {
   count = var.service_image == null ? 1 : 0
 
   project       = var.project_id
   location      = var.region
   repository_id = var.artifact_registry_repository_id
-  image_name    = var.image_tag == null ? "pubsub-clickhouse-function" : "pubsub-clickhouse-function:${var.image_tag}"
+  image_name    = "pubsub-clickhouse-function:${local.image_tag}"
 
-  depends_on = [google_artifact_registry_repository.images]
+  lifecycle {
+    precondition {
+      condition     = local.build_images || var.image_tag != null
+      error_message = "With build_images = false, set image_tag (the tag of images built by hand) or service_image."
+    }
+  }
+
+  depends_on = [google_artifact_registry_repository.images, terraform_data.images]
 }
 
 data "google_artifact_registry_docker_image" "backfill" {
@@ -46,9 +53,16 @@ data "google_artifact_registry_docker_image" "backfill" {
   project       = var.project_id
   location      = var.region
   repository_id = var.artifact_registry_repository_id
-  image_name    = var.image_tag == null ? "pubsub-clickhouse-backfill" : "pubsub-clickhouse-backfill:${var.image_tag}"
+  image_name    = "pubsub-clickhouse-backfill:${local.image_tag}"
 
-  depends_on = [google_artifact_registry_repository.images]
+  lifecycle {
+    precondition {
+      condition     = local.build_images || var.image_tag != null
+      error_message = "With build_images = false, set image_tag (the tag of images built by hand) or backfill_image."
+    }
+  }
+
+  depends_on = [google_artifact_registry_repository.images, terraform_data.images]
 }
 
 locals {

@@ -1,5 +1,6 @@
 # The ClickHouse password lives in Secret Manager, never in the Terraform state: Terraform writes
-# var.clickhouse_password as a write-only value, or, left null, the version is added with
+# var.clickhouse_password as a write-only value, or, with set_clickhouse_password = false, the
+# version is added with
 #   printf '%s' "$PASSWORD" | gcloud secrets versions add SECRET_ID --data-file=-
 
 resource "google_secret_manager_secret" "clickhouse_password" {
@@ -25,15 +26,23 @@ resource "google_secret_manager_secret" "clickhouse_password" {
   depends_on = [google_project_service.enabled]
 }
 
-# The password as a write-only value: sent to Secret Manager, kept in neither the state nor the
-# plan. Without it the secret waits for a version added with gcloud.
+# The password as a write-only value from an ephemeral variable: sent to Secret Manager, kept in
+# neither the state nor the plan. With set_clickhouse_password = false the secret waits for a
+# version added with gcloud.
 resource "google_secret_manager_secret_version" "clickhouse_password" {
-  count = var.clickhouse_password == null ? 0 : 1
+  count = var.set_clickhouse_password ? 1 : 0
 
   project                = var.project_id
   secret                 = google_secret_manager_secret.clickhouse_password.id
   secret_data_wo         = var.clickhouse_password
   secret_data_wo_version = var.clickhouse_password_version
+
+  lifecycle {
+    precondition {
+      condition     = var.clickhouse_password != null
+      error_message = "Set clickhouse_password, or set_clickhouse_password = false and add the secret's version yourself."
+    }
+  }
 }
 
 resource "google_secret_manager_secret_iam_member" "service_password_accessor" {

@@ -69,22 +69,9 @@ resource "google_cloud_run_v2_job" "create_tables" {
         name    = "tables"
         image   = var.tables_job_image
         command = ["/bin/sh", "-c"]
-        # The password reaches curl on its standard input (-K -), never on a command line.
-        args = [<<-SH
-          set -eu
-          ca=""
-          if [ -f "${local.clickhouse_ca_directory}/ca.pem" ]; then ca="--cacert ${local.clickhouse_ca_directory}/ca.pem"; fi
-          i=0
-          while [ "$i" -lt "$DDL_COUNT" ]; do
-            eval "statement=\$DDL_$i"
-            printf 'user = "%s:%s"\n' "$CLICKHOUSE_USER" "$CLICKHOUSE_PASSWORD" \
-              | curl -sS --fail-with-body --retry 5 --retry-all-errors $ca -K - \
-                  --data-binary "$statement" "$CLICKHOUSE_URL/"
-            i=$((i + 1))
-          done
-          echo "tables: $DDL_COUNT statements applied"
-        SH
-        ]
+        # templates/create-tables.sh: the login in a header on curl's standard input, never on a
+        # command line; a failure to reach ClickHouse says what usually causes it.
+        args = [file("${path.module}/templates/create-tables.sh")]
 
         env {
           name  = "CLICKHOUSE_URL"
@@ -93,6 +80,13 @@ resource "google_cloud_run_v2_job" "create_tables" {
         env {
           name  = "CLICKHOUSE_USER"
           value = var.clickhouse_user
+        }
+        dynamic "env" {
+          for_each = local.clickhouse_ca_env
+          content {
+            name  = env.key
+            value = env.value
+          }
         }
         env {
           name  = "DDL_COUNT"
@@ -126,8 +120,10 @@ resource "google_cloud_run_v2_job" "create_tables" {
     }
   }
 
+  # After the apply's build (build.tf), whose minutes let the secret grants take effect.
   depends_on = [
     google_project_service.enabled,
+    terraform_data.images,
     google_secret_manager_secret_iam_member.service_password_accessor,
     google_secret_manager_secret_iam_member.service_ca_accessor,
     google_secret_manager_secret_version.clickhouse_password,

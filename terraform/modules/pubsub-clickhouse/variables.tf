@@ -156,13 +156,13 @@ variable "service_name" {
 
 variable "service_image" {
   type        = string
-  description = "Image the push service is created with, by digest or tag (its manifest list must include linux/amd64). Null: pubsub-clickhouse-function from the module's repository, the one image_tag names or else the newest pushed, by digest. Later images are Cloud Build's (deployed by digest): Terraform ignores changes of the image after the first apply."
+  description = "Image the push service is created with, by digest or tag (its manifest list must include linux/amd64). Null: pubsub-clickhouse-function from the module's repository, by digest, the one the apply's build pushed (or image_tag names). Later images are Cloud Build's (deployed by digest): Terraform ignores changes of the image after the first apply."
   default     = null
 }
 
 variable "image_tag" {
   type        = string
-  description = "Tag (the build id cloudbuild.yaml tags with) of the images the service and the job are created with, when service_image and backfill_image are null. Null: the newest image pushed."
+  description = "Tag of images already pushed (a build run by hand tags with its build id) that the service and the job are created with, when service_image and backfill_image are null; the apply then builds nothing. Null: the tag of the apply's own build (build_images)."
   default     = null
 }
 
@@ -565,9 +565,16 @@ variable "clickhouse_ca_certificate_secret" {
 
 variable "clickhouse_password" {
   type        = string
-  description = "ClickHouse password. Set, Terraform adds it to the secret as a write-only value (Terraform 1.11+): it is sent to Secret Manager and kept in neither the state nor the plan. Null: add the version yourself (gcloud secrets versions add) before the service starts. Keep the tfvars file that holds it out of version control."
+  description = "ClickHouse password. Terraform adds it to the secret as a write-only value (Terraform 1.11+), and the variable is ephemeral: the password is sent to Secret Manager and kept in neither the state nor a saved plan (so terraform apply of a saved plan needs it again). Keep the tfvars file that holds it out of version control."
   default     = null
   sensitive   = true
+  ephemeral   = true
+}
+
+variable "set_clickhouse_password" {
+  type        = bool
+  description = "Write clickhouse_password to the secret. False: add the version yourself (gcloud secrets versions add) before the service starts. A boolean of its own because an ephemeral value cannot decide what exists."
+  default     = true
 }
 
 variable "clickhouse_password_version" {
@@ -592,10 +599,10 @@ variable "artifact_registry_repository_id" {
   default     = "pubsub-clickhouse"
 }
 
-variable "build_source_bucket" {
-  type        = string
-  description = "Bucket gcloud builds submit uploads the sources to; the build account may read it. Null: \"<project_id>_cloudbuild\", the one gcloud creates."
-  default     = null
+variable "build_images" {
+  type        = bool
+  description = "Build and push both images during the apply (cloudbuild.yaml, run by gcloud from the repository's root as the module's build account; needs gcloud where Terraform runs), before the service and the jobs are created, and again whenever their sources change. False: set image_tag, or service_image and backfill_image."
+  default     = true
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -894,7 +901,7 @@ variable "clickhouse_vm_machine_type" {
 
 variable "clickhouse_vm_zone" {
   type        = string
-  description = "Zone of the ClickHouse VM and its data disk; it must offer the machine type (C4A is not in every zone). Null: the region's first zone that is up (google_compute_zones)."
+  description = "Zone of the ClickHouse VM and its data disk, in region; it must offer the machine type (C4A is not in every zone). Required with create_clickhouse_vm: a zone chosen for you could change later and replace the disk."
   default     = null
 }
 

@@ -6,12 +6,21 @@ import dev.pubsubclickhouse.infra.hcl.HclBlock;
 import dev.pubsubclickhouse.infra.hcl.HclExpression;
 import dev.pubsubclickhouse.infra.hcl.HclExpression.Literal;
 import dev.pubsubclickhouse.infra.hcl.TerraformConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The module's clickhouse_vm.tf: one port (TLS or not), a data disk, backups, a fixed address. */
 class ClickHouseVmTest {
+  @TempDir Path dir;
+
   private static final TerraformConfig TF = TerraformFiles.MODULE;
   private static final HclBlock VM = TF.resource("google_compute_instance", "clickhouse");
 
@@ -35,7 +44,7 @@ class ClickHouseVmTest {
     // The URL the service gets is https on that port (values: ModuleLocalsTest).
     assertThat(TF.local("clickhouse_url").stringLiterals()).contains("https://");
     assertThat(TF.local("clickhouse_url").references())
-        .containsExactly(
+        .containsOnly(
             "var.create_clickhouse_vm",
             "google_compute_address.clickhouse[0].address",
             "local.clickhouse_vm_port",
@@ -90,6 +99,40 @@ class ClickHouseVmTest {
         .containsExactly("var.clickhouse_vm_snapshot_retention_days");
     assertThat(snapshots.block("retention_policy").expr("on_source_disk_delete").literal())
         .contains(Literal.string("KEEP_AUTO_SNAPSHOTS"));
+  }
+
+  @Test
+  void aNewScheduleIsANewPolicyMadeBeforeTheAttachedOneGoes() {
+    // A resource policy cannot change: a new schedule replaces it, and the attached one cannot be
+    // deleted first (provider issue 17880). So its name carries a hash of everything in it, and
+    // the new one is made before the old one is detached and deleted.
+    HclBlock policy = TF.resource("google_compute_resource_policy", "clickhouse_data_snapshots");
+    Set<String> scheduleInputs =
+        policy
+            .block("snapshot_schedule_policy")
+            .selfAndDescendants()
+            .flatMap(b -> b.attributes().values().stream())
+            .flatMap(a -> a.value().references().stream())
+            .collect(Collectors.toSet());
+
+    assertThat(scheduleInputs)
+        .contains("var.clickhouse_vm_snapshot_start_time", "var.region", "var.labels");
+    assertThat(policy.expr("name").references())
+        .containsExactly("local.clickhouse_vm_snapshot_policy_name");
+    assertThat(TF.local("clickhouse_vm_snapshot_policy_name").references())
+        .containsAll(scheduleInputs);
+    assertThat(policy.block("lifecycle").expr("create_before_destroy").literal())
+        .contains(Literal.bool(true));
+    String noon = policyName("12:00");
+    assertThat(noon).matches("\"pubsub-clickhouse-ch-snapshots-[0-9a-f]{8}\"");
+    assertThat(policyName("12:00")).isEqualTo(noon);
+    assertThat(policyName("04:00")).isNotEqualTo(noon);
+    // One snapshot schedule per disk: the attachment itself goes before the new one comes.
+    assertThat(
+            TF.resource(
+                    "google_compute_disk_resource_policy_attachment", "clickhouse_data_snapshots")
+                .blocks("lifecycle"))
+        .isEmpty();
   }
 
   @Test
@@ -149,6 +192,36 @@ class ClickHouseVmTest {
         .containsExactly("google_storage_bucket.clickhouse_backups[0].name");
   }
 
+  /** The policy's name as Terraform computes it, for a start time and the variables' defaults. */
+  private String policyName(String startTime) {
+    try {
+      StringBuilder main = new StringBuilder();
+      for (String name :
+          List.of(
+              "name_prefix",
+              "clickhouse_vm_snapshot_start_time",
+              "clickhouse_vm_snapshot_retention_days",
+              "labels",
+              "region")) {
+        HclBlock variable = TF.variable(name);
+        main.append("variable \"").append(name).append("\" {\n  type = ");
+        main.append(variable.expr("type").text()).append("\n");
+        if (variable.attribute("default").isPresent()) {
+          main.append("  default = ").append(variable.expr("default").text()).append("\n");
+        }
+        main.append("}\n");
+      }
+      main.append("locals {\n  name = ")
+          .append(TF.local("clickhouse_vm_snapshot_policy_name").text())
+          .append("\n}\n");
+      Files.writeString(dir.resolve("main.tf"), main.toString());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return LocalTools.console(
+        dir, "local.name", Map.of("clickhouse_vm_snapshot_start_time", startTime));
+  }
+
   private static String subnetworkPreconditions() {
     return TF.blocks("data").stream()
         .filter(b -> b.label(0).equals("google_compute_subnetwork"))
@@ -162,19 +235,26 @@ class ClickHouseVmTest {
   }
 
   @Test
-  void theZoneIsOneTheRegionHasNotAGuessedSuffix() {
-    // "<region>-a" does not exist in us-east1 or europe-west1.
-    HclBlock zones =
-        TF.blocks("data").stream()
-            .filter(b -> b.label(0).equals("google_compute_zones"))
-            .findFirst()
-            .orElseThrow();
-
-    assertThat(zones.expr("region").references()).containsExactly("var.region");
-    assertThat(zones.expr("status").literal()).contains(Literal.string("UP"));
-    assertThat(TF.local("clickhouse_vm_zone").text()).doesNotContain("-a\"");
+  void theZoneIsTheCallersNeverAGuessOrTheFirstThatIsUp() {
+    // "<region>-a" does not exist in us-east1 or europe-west1; the first zone that is up changes
+    // with the zones' status (replacing the VM and the disk Terraform may not destroy) and may
+    // not offer C4A. So the caller names it, and the plan says so when it is missing.
+    assertThat(TF.blocks("data")).noneMatch(b -> b.label(0).equals("google_compute_zones"));
     assertThat(TF.local("clickhouse_vm_zone").references())
-        .contains("var.clickhouse_vm_zone")
-        .anyMatch(r -> r.startsWith("data.google_compute_zones."));
+        .containsExactlyInAnyOrder("var.create_clickhouse_vm", "var.clickhouse_vm_zone");
+    assertThat(TF.variable("clickhouse_vm_zone").expr("default").literal())
+        .contains(Literal.nullValue());
+    assertThat(subnetworkPreconditions()).contains("var.clickhouse_vm_zone != null");
+    HclBlock example = TerraformFiles.TREE.module("examples/clickhouse-vm").blocks("module").get(0);
+    assertThat(example.expr("clickhouse_vm_zone").references())
+        .containsExactly("var.clickhouse_vm_zone");
+    assertThat(
+            TerraformFiles.TREE
+                .module("examples/clickhouse-vm")
+                .variable("clickhouse_vm_zone")
+                .attribute("default"))
+        .isEmpty();
+    assertThat(RepoFiles.read("terraform/examples/clickhouse-vm/terraform.tfvars.example"))
+        .containsPattern("\\nclickhouse_vm_zone +=");
   }
 }

@@ -112,35 +112,33 @@ class CloudBuildTest {
   }
 
   @Test
-  void eachImageIsBuiltForLinuxArm64AndLinuxAmd64AndTaggedWithTheBuildsOwnId() {
-    // A tag names one image for good (the repository's tags are immutable): the build id is new
-    // for every build, where a commit's short hash repeats when a commit is built twice.
+  void eachImageIsBuiltForLinuxArm64AndLinuxAmd64AndTaggedWithTheApplysTagOrTheBuildsOwnId() {
+    // A tag names one image for good (the repository's tags are immutable): the apply's tag is a
+    // hash of the sources (it skips the build when that tag exists), and a build by hand gets its
+    // build id, new for every build, where a commit's short hash repeats when built twice.
     for (String[] module :
         new String[][] {
           {"function", "pubsub-clickhouse-function"}, {"backfill-job", "pubsub-clickhouse-backfill"}
         }) {
       assertThat(jibStepFor(module[0]).tokens())
-          .contains(PLATFORMS, "-Djib.to.image=" + REGISTRY + module[1] + ":$BUILD_ID");
+          .containsSequence("tag=${_TAG}", "if", "[", "-z", "$$tag", "];", "then")
+          .contains("tag=$BUILD_ID;")
+          .contains(PLATFORMS, "-Djib.to.image=" + REGISTRY + module[1] + ":$$tag");
     }
     assertThat(RepoFiles.read("cloudbuild.yaml")).doesNotContain("SHORT_SHA", ":latest");
   }
 
   @Test
-  void theRepositoryIsMadeWithImmutableTagsBeforeAnythingIsPushed() {
-    Step repository = step(STEPS, "repository");
-
-    assertThat(repository.tokens())
-        .containsSequence("gcloud", "artifacts", "repositories", "create", "${_REPOSITORY}")
-        .contains("--immutable-tags", "--repository-format=docker", "--location=${_REGION}");
-    assertThat(step(STEPS, "registry-token").waitFor()).containsExactly("repository");
+  void theRepositoryIsTerraformsWithImmutableTagsAndTheBuildOnlyPushesToIt() {
+    // The apply makes the repository and grants the build account, then runs the build
+    // (ApplyBuildTest): no build creates a repository, no example adopts one.
+    assertThat(STEPS).noneMatch(s -> String.join(" ", s.tokens()).contains("repositories create"));
     HclBlock images =
         TerraformFiles.MODULE.resource("google_artifact_registry_repository", "images");
     assertThat(images.block("docker_config").expr("immutable_tags").literal())
         .contains(Literal.bool(true));
     for (String example : List.of("clickhouse-cloud", "clickhouse-vm")) {
-      HclBlock adopt = TerraformFiles.TREE.module("examples/" + example).blocks("import").get(0);
-      assertThat(adopt.expr("to").text())
-          .isEqualTo("module.pubsub_clickhouse.google_artifact_registry_repository.images[0]");
+      assertThat(TerraformFiles.TREE.module("examples/" + example).blocks("import")).isEmpty();
     }
   }
 
@@ -181,7 +179,9 @@ class CloudBuildTest {
     @SuppressWarnings("unchecked")
     Map<String, Object> substitutions = (Map<String, Object>) BUILD.get("substitutions");
 
-    assertThat(substitutions).containsOnlyKeys("_REGION", "_REPOSITORY", "_SERVICE", "_JOB");
+    assertThat(substitutions)
+        .containsOnlyKeys("_REGION", "_REPOSITORY", "_SERVICE", "_JOB", "_TAG");
+    assertThat(substitutions.get("_TAG")).isEqualTo("");
     assertThat(substitutions.get("_REPOSITORY")).isEqualTo("pubsub-clickhouse");
     @SuppressWarnings("unchecked")
     Map<String, Object> ci = (Map<String, Object>) CI.get("substitutions");

@@ -42,9 +42,18 @@ class ModuleLocalsTest {
   }
 
   @Test
-  void anExistingClickHouseIsTheUrlGiven() {
+  void anExistingClickHouseIsTheUrlGivenWithoutATrailingSlash() {
     assertThat(
             evaluate("local.clickhouse_url", Map.of("clickhouse_url", "https://ch.example:8443")))
+        .isEqualTo("\"https://ch.example:8443\"");
+    // The validation admits a trailing slash; paths built on the URL must not start with "//".
+    assertThat(
+            evaluate("local.clickhouse_url", Map.of("clickhouse_url", "https://ch.example:8443/")))
+        .isEqualTo("\"https://ch.example:8443\"");
+    assertThat(
+            evaluate(
+                "local.service_env[\"CLICKHOUSE_URL\"]",
+                Map.of("clickhouse_url", "https://ch.example:8443/")))
         .isEqualTo("\"https://ch.example:8443\"");
   }
 

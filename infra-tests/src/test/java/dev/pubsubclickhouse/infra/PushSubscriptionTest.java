@@ -111,9 +111,12 @@ class PushSubscriptionTest {
   }
 
   @Test
-  void everyGrantOnThePushSubscriptionIsReplacedWithIt() {
+  void everyGrantOnThePushSubscriptionIsReplacedWithItAndOnlyThen() {
     // A grant keyed by the subscription's unchanged id is not re-created when a new filter
     // replaces the subscription; without replace_triggered_by, dead-lettering stops silently.
+    // The trigger names the arguments that replace the subscription under the same id (its name
+    // is the id itself): the whole resource would also re-create the grant at every in-place
+    // change (an ack deadline, a label), leaving a moment without it.
     List<HclBlock> grants =
         TF.blocks("resource").stream()
             .filter(b -> b.label(0).startsWith("google_pubsub_subscription_iam_"))
@@ -127,7 +130,8 @@ class PushSubscriptionTest {
     for (HclBlock grant : grants) {
       assertThat(grant.block("lifecycle").expr("replace_triggered_by").references())
           .as(grant.describe())
-          .contains("google_pubsub_subscription.push");
+          .containsExactlyInAnyOrder(
+              "google_pubsub_subscription.push.filter", "google_pubsub_subscription.push.topic");
     }
   }
 

@@ -88,6 +88,9 @@ final class TerraformDocs {
     if (variable.attribute("sensitive").map(a -> a.value().text().equals("true")).orElse(false)) {
       description += " Sensitive.";
     }
+    if (variable.attribute("ephemeral").map(a -> a.value().text().equals("true")).orElse(false)) {
+      description += " Ephemeral.";
+    }
     return "| `"
         + variable.label(0)
         + "` | `"

@@ -62,7 +62,8 @@ class TerraformReadmeTest {
         .contains("| `project_id` | `string` | required | ID of the Google Cloud project")
         .contains("| `ack_deadline_seconds` | `number` | `60` |")
         .contains("| `clickhouse_password` | `string` | `null` |")
-        .contains("kept in neither the state nor the plan.");
+        .contains("kept in neither the state nor a saved plan")
+        .contains("Sensitive. Ephemeral. |");
   }
 
   @Test

@@ -66,8 +66,11 @@ class VariablesTest {
   }
 
   @Test
-  void thePasswordNeverEntersTheState() {
+  void thePasswordNeverEntersTheStateNorASavedPlan() {
     // Only a write-only argument reads it: Terraform sends it and keeps neither it nor a hash.
+    // Ephemeral, in the module and in the examples' root variables, so terraform plan -out does
+    // not write it into the plan file either; that rules it out of count, which a separate
+    // boolean decides.
     HclBlock version = TF.resource("google_secret_manager_secret_version", "clickhouse_password");
     List<String> readers =
         TF.nestedAttributes().stream()
@@ -84,7 +87,22 @@ class VariablesTest {
         .containsExactly("var.clickhouse_password_version");
     assertThat(readers)
         .containsExactlyInAnyOrder(
-            version.describe() + " count", version.describe() + " secret_data_wo");
+            version.describe() + " secret_data_wo", version.describe() + " condition");
+    assertThat(version.block("lifecycle").block("precondition").expr("condition").text())
+        .isEqualTo("var.clickhouse_password != null");
+    assertThat(version.expr("count").references()).containsExactly("var.set_clickhouse_password");
+    assertThat(TF.variable("clickhouse_password").expr("ephemeral").literal())
+        .contains(Literal.bool(true));
+    for (String example : List.of("clickhouse-cloud", "clickhouse-vm")) {
+      assertThat(
+              TerraformFiles.TREE
+                  .module("examples/" + example)
+                  .variable("clickhouse_password")
+                  .expr("ephemeral")
+                  .literal())
+          .as(example)
+          .contains(Literal.bool(true));
+    }
     assertThat(TerraformFiles.MODULE.file("versions.tf").source())
         .contains("required_version = \">= 1.11\"");
   }

@@ -51,6 +51,20 @@ public final class SchemaCheck {
       Set.of("value", "description", "sensitive", "depends_on", "ephemeral");
   private static final Set<String> MODULE_META =
       Set.of("source", "version", "count", "for_each", "providers", "depends_on");
+
+  /**
+   * Terraform's one built-in resource (provider terraform.io/builtin/terraform, part of Terraform
+   * itself, so no provider schema holds it): it runs a provisioner and stores a value.
+   */
+  private static final Map<String, Node> BUILT_IN_RESOURCES =
+      Map.of(
+          "terraform_data",
+          new Node(Set.of("input", "triggers_replace"), Map.of(), Set.of("id", "output")));
+
+  /** The arguments of the one provisioner the configuration uses. */
+  private static final Set<String> LOCAL_EXEC_ARGUMENTS =
+      Set.of("command", "working_dir", "interpreter", "environment", "when", "on_failure", "quiet");
+
   private static final Set<String> BUILT_IN_ROOTS =
       Set.of("var", "local", "data", "module", "each", "count", "self", "path", "terraform");
 
@@ -197,6 +211,9 @@ public final class SchemaCheck {
       }
       String type = block.label(0);
       Optional<Node> node = resource ? schema.resource(type) : schema.dataSource(type);
+      if (resource && provider.isEmpty() && BUILT_IN_RESOURCES.containsKey(type)) {
+        node = Optional.of(BUILT_IN_RESOURCES.get(type));
+      }
       if (node.isEmpty()) {
         problem(
             block.line(),
@@ -204,9 +221,22 @@ public final class SchemaCheck {
         references(block, Set.of());
         return;
       }
-      body(block, node.get(), RESOURCE_META, Set.of("lifecycle"));
+      body(
+          block,
+          node.get(),
+          RESOURCE_META,
+          resource ? Set.of("lifecycle", "provisioner") : Set.of("lifecycle"));
       for (HclBlock lifecycle : block.blocks("lifecycle")) {
         lifecycle(lifecycle, node.get(), resource);
+      }
+      if (resource) {
+        for (HclBlock provisioner : block.blocks("provisioner")) {
+          if (!provisioner.label(0).equals("local-exec")) {
+            problem(provisioner.line(), "no provisioner " + provisioner.label(0) + " here");
+          }
+          only(provisioner, LOCAL_EXEC_ARGUMENTS);
+          noBlocks(provisioner);
+        }
       }
       references(block, Set.of());
     }
@@ -424,7 +454,10 @@ public final class SchemaCheck {
         }
         case "module" -> moduleOutput(line, names);
         default -> {
-          if ((root.startsWith("google_") || root.startsWith("kubernetes_")) && !names.isEmpty()) {
+          if ((root.startsWith("google_")
+                  || root.startsWith("kubernetes_")
+                  || BUILT_IN_RESOURCES.containsKey(root))
+              && !names.isEmpty()) {
             declaredResource(line, "resource", root, names.get(0), names.subList(1, names.size()));
           } else if (!BUILT_IN_ROOTS.contains(root)) {
             problem(line, "unknown reference " + root);
@@ -448,6 +481,9 @@ public final class SchemaCheck {
               .orElse(defaultProvider(type));
       Optional<Node> node =
           kind.equals("resource") ? schema.resource(type) : schema.dataSource(type);
+      if (kind.equals("resource") && BUILT_IN_RESOURCES.containsKey(type)) {
+        node = Optional.of(BUILT_IN_RESOURCES.get(type));
+      }
       Node current = node.orElse(null);
       for (String attribute : attributes) {
         if (current == null) {
