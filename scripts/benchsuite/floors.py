@@ -17,6 +17,7 @@ FLOORS = {
     "backfill_vs_beam": 2.0,
     "backfill_storage_one_task_rows_per_s": 300_000,
     "cold_start_s": 3.0,
+    "cdc_vs_json_at_256": 0.5,
 }
 
 
@@ -205,6 +206,17 @@ def fleet_floors(fleet):
     return checks.list
 
 
+def cdc_floors(cdc):
+    """Debezium change events at c=256 at least half as fast as the same rows as plain JSON, on
+    the median of the rounds' paired ratios."""
+    checks = Checks("debezium")
+    by = {(r["target"], r["concurrency"]): r for r in cdc["rows"]}
+    if ("debezium", 256) in by and ("json", 256) in by:
+        paired_ratio(checks, cdc, "cdc c=256 >= 0.5x JSON of the same rows", "debezium", "json",
+                     256, FLOORS["cdc_vs_json_at_256"])
+    return checks.list
+
+
 def floors(results):
     checks = Checks("ours")
     push = results.get("push")
@@ -213,6 +225,9 @@ def floors(results):
     fleet = results.get("fleet")
     if fleet:
         checks.list += fleet_floors(fleet)
+    cdc = results.get("cdc")
+    if cdc:
+        checks.list += cdc_floors(cdc)
     enc = results.get("encoder")
     if enc:
         checks.check("encoder >= 1,000,000 seed rows/s/core", enc["seed_rows_per_s"],

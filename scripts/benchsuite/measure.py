@@ -10,6 +10,7 @@ import time
 from .backfill import run_backfill
 from .build import build, build_patched
 from .clickhouse import async_insert_queue, ch, start_clickhouse, stop_clickhouse
+from .cdc import run_cdc
 from .coldstart import run_cold_start
 from .encoder import run_encoder
 from .fleet import run_fleet
@@ -19,7 +20,7 @@ from .pull import run_pull
 from .push import parse_variant, run_push
 from .settings import CH_DIR, CH_URL, IMAGE_JAVA, SERVICE_JVM, log
 
-PARTS = ["encoder", "insertcost", "push", "pull", "fleet", "coldstart", "backfill"]
+PARTS = ["encoder", "insertcost", "push", "cdc", "pull", "fleet", "coldstart", "backfill"]
 
 
 def measure(args):
@@ -57,6 +58,7 @@ def measure(args):
         for part, key, function in [("encoder", "encoder", run_encoder),
                                     ("insertcost", "insert_cost", run_insert_cost),
                                     ("push", "push", lambda a: run_push(a, chpid)),
+                                    ("cdc", "cdc", lambda a: run_cdc(a, chpid)),
                                     ("pull", "pull", run_pull),
                                     ("fleet", "fleet", lambda a: run_fleet(a, chpid)),
                                     ("coldstart", "cold_start", run_cold_start),

@@ -185,12 +185,14 @@ def target_env(name, extra=None):
     return env
 
 
-def wrk(port, connections, seconds, script="bench-push.lua"):
+def wrk(port, connections, seconds, script="bench-push.lua", script_args=()):
+    """One wrk run; `script_args` go to the script's init(args)."""
     threads = 1 if connections < 2 else 2
     out = subprocess.run(
         pinned(["wrk", "-t%d" % threads, "-c%d" % connections, "-d%ds" % seconds, "--timeout",
                 "10s", "-s", os.path.join(REPO, "scripts", script),
-                "http://127.0.0.1:%d/" % port], "load"),
+                "http://127.0.0.1:%d/" % port]
+               + (["--"] + list(script_args) if script_args else []), "load"),
         capture_output=True, text=True, check=True,
     ).stdout
     return parse_wrk_output(out)

@@ -33,9 +33,10 @@ def measure_push(name, server, chpid, connections, args):
     """One warm-up and one measured wrk run of `name` at `connections`."""
     table = TABLES[name]
     script = getattr(server, "script", "bench-push.lua")
+    script_args = getattr(server, "script_args", ())
     # CPU of the whole service process, every thread (/proc/PID/stat); none for the direct peer
     pid = server.process.pid if server.process else None
-    wrk(server.port, connections, args.warmup, script)
+    wrk(server.port, connections, args.warmup, script, script_args)
     if table:
         truncate(table)
     time.sleep(0.5)
@@ -45,7 +46,7 @@ def measure_push(name, server, chpid, connections, args):
         pid) if pid else 0
     load0 = os.getloadavg()[0]
     busy0, wrk0 = machine_busy_seconds(), children_cpu_seconds()
-    result = wrk(server.port, connections, args.duration, script)
+    result = wrk(server.port, connections, args.duration, script, script_args)
     busy1, wrk1 = machine_busy_seconds(), children_cpu_seconds()
     cpu1, chcpu1, cs1 = cpu_seconds(pid) if pid else 0, cpu_seconds(chpid), context_switches(
         pid) if pid else 0

@@ -208,6 +208,18 @@ def print_others(results, cost):
                     v["dataflow_usd_per_million"]))
 
 
+def print_cdc(cdc):
+    print("\nCDC: Debezium change events (%d bytes, schema wrapper) beside the same rows as JSON"
+          " (%d bytes), median of %d rounds:" % (cdc["event_bytes"]["debezium"],
+                                                 cdc["event_bytes"]["json"], cdc["rounds"]))
+    print("  %-9s %4s %10s %8s %8s %14s %8s" % ("payload", "c", "msg/s", "p50 ms", "p99 ms",
+                                                "CPU us/msg", "non2xx"))
+    for r in cdc["rows"]:
+        print("  %-9s %4d %10.0f %8.1f %8.1f %14.0f %8d" % (
+            r["target"], r["concurrency"], r["msgs_per_s"], r["p50_ms"], r["p99_ms"],
+            r["service_cpu_us_per_msg"], r["non_2xx"]))
+
+
 def render_report(results):
     extra = derived(results)
     buffer = io.StringIO()
@@ -223,6 +235,8 @@ def render_report(results):
         if results.get("push"):
             print_push(results, results["push"])
             breakdown.print_breakdown(results["push"])
+        if results.get("cdc"):
+            print_cdc(results["cdc"])
         if results.get("pull"):
             print_pull(results["pull"])
         if results.get("fleet"):
@@ -292,6 +306,16 @@ def render_markdown(results):
                     ", ".join(str(r["inserts"]) for r in burst["runs"]),
                     ", ".join("%.0f" % r["slowest_ms"] for r in burst["runs"])))
             out.append("")
+    cdc = results.get("cdc")
+    if cdc:
+        out.append("| payload (%d / %d bytes) | c | msg/s | p50 ms | p99 ms | service CPU µs/msg"
+                   " | non-2xx |" % (cdc["event_bytes"]["debezium"], cdc["event_bytes"]["json"]))
+        out.append("|---|---:|---:|---:|---:|---:|---:|")
+        for r in cdc["rows"]:
+            out.append("| %s | %d | %.0f | %.1f | %.1f | %.0f | %d |" % (
+                r["target"], r["concurrency"], r["msgs_per_s"], r["p50_ms"], r["p99_ms"],
+                r["service_cpu_us_per_msg"], r["non_2xx"]))
+        out.append("")
     pull = results.get("pull")
     if pull:
         out.append("| mode | offered msg/s | msg/s | p50 ms (publish to row) | p99 ms"
