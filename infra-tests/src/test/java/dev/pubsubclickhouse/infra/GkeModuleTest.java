@@ -9,9 +9,14 @@ import dev.pubsubclickhouse.infra.hcl.HclExpression.Literal;
 import dev.pubsubclickhouse.infra.hcl.HclFile;
 import dev.pubsubclickhouse.infra.hcl.TerraformConfig;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -132,6 +137,66 @@ class GkeModuleTest {
     // Every Google call of the pods goes through the metadata server's Workload Identity tokens.
     assertThat(eval("keys(local.probe_env)", Map.of()))
         .doesNotContain("GOOGLE_APPLICATION_CREDENTIALS");
+  }
+
+  /**
+   * The service ignores an environment variable it does not know, so a misspelt name would leave a
+   * setting at its default without a word. The oracle is the service's own parameter table in
+   * docs/configuration.md, which function's ReadmeTest keeps equal to PushParameters.ALL.
+   */
+  @Test
+  void everyVariableThePodsAreGivenIsAParameterOfTheService() {
+    Set<String> parameters = serviceParameters();
+    assertThat(parameters).contains("PUBSUB_SUBSCRIPTION", "CLICKHOUSE_PASSWORD_SECRET");
+    assertThat(CONTAINER.blocks("env")).isEmpty();
+    assertThat(CONTAINER.dynamic("env").expr("for_each").references())
+        .containsExactly("local.service_env");
+
+    // Every optional variable set, so that every name the module can give is there.
+    String names =
+        eval(
+            "join(\",\", keys(local.probe_env))",
+            Map.of(
+                "dead_letter_topic", "projects/my-project/topics/dl",
+                "clickhouse_dead_letter_table", "dead_letters",
+                "export_metrics_otlp", "true"));
+    List<String> given = List.of(names.replace("\"", "").split(","));
+    assertThat(given)
+        .contains(
+            "PUBSUB_SUBSCRIPTION",
+            "PORT",
+            "SHUTDOWN_GRACE_SECONDS",
+            "CLICKHOUSE_DEAD_LETTER_TABLE",
+            "DEAD_LETTER_TOPIC",
+            "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+            "OTEL_RESOURCE_ATTRIBUTES");
+    assertThat(parameters).containsAll(given);
+
+    // The names the docs of the module and its service_env variable tell users to set.
+    Matcher named =
+        Pattern.compile("\\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\\b")
+            .matcher(GKE.variable("service_env").expr("description").text());
+    List<String> suggested = new ArrayList<>();
+    while (named.find()) {
+      suggested.add(named.group());
+    }
+    assertThat(suggested).isNotEmpty();
+    assertThat(parameters).containsAll(suggested);
+  }
+
+  /** The variable names of the service's parameter table in docs/configuration.md. */
+  private static Set<String> serviceParameters() {
+    String doc = RepoFiles.read("docs/configuration.md");
+    String table =
+        doc.substring(
+            doc.indexOf("<!-- push-parameters:start -->"),
+            doc.indexOf("<!-- push-parameters:end -->"));
+    Matcher row = Pattern.compile("(?m)^\\| `([A-Z0-9_]+)` \\|").matcher(table);
+    Set<String> names = new TreeSet<>();
+    while (row.find()) {
+      names.add(row.group(1));
+    }
+    return names;
   }
 
   @Test
