@@ -72,12 +72,19 @@ variable "arm_machine_family" {
 
 variable "compute_class" {
   type        = string
-  description = "Autopilot compute class (node selector cloud.google.com/compute-class). Null: Autopilot packs the pods on shared Arm nodes. \"Performance\": one dedicated node per pod, billed by the node."
+  description = "Autopilot compute class (node selector cloud.google.com/compute-class). Null: Autopilot packs the pods on shared Arm nodes. \"Performance\": one dedicated node per pod, billed by the node. \"Scale-Out\": T2A nodes, so only with arm_machine_family t2a or null."
   default     = null
 
   validation {
     condition     = var.compute_class == null || contains(["Performance", "Scale-Out"], coalesce(var.compute_class, "-"))
     error_message = "compute_class must be Performance, Scale-Out or null."
+  }
+
+  # Autopilot's Scale-Out class has T2A as its only Arm series: with C4A asked for as well, no
+  # node fits the selector and the pods stay Pending.
+  validation {
+    condition     = var.compute_class != "Scale-Out" || var.arm_machine_family == null || var.arm_machine_family == "t2a"
+    error_message = "compute_class Scale-Out places Arm pods on T2A only: set arm_machine_family to t2a or null."
   }
 }
 

@@ -97,6 +97,28 @@ class GkeModuleTest {
     assertThat(GKE.variables()).extracting(v -> v.label(0)).doesNotContain("architecture");
   }
 
+  /**
+   * Autopilot's Scale-Out class puts Arm pods on T2A only, so Scale-Out with the C4A machine family
+   * asks for nodes that do not exist and the pods stay Pending.
+   */
+  @Test
+  void theScaleOutClassIsRefusedWithTheAxionSeries() {
+    assertThat(diagnostics("var.compute_class", Map.of("compute_class", "Scale-Out")))
+        .contains("Invalid value for variable", "Scale-Out places Arm pods on T2A only");
+    assertThat(
+            diagnostics(
+                "var.compute_class",
+                Map.of("compute_class", "Scale-Out", "arm_machine_family", "c4a")))
+        .contains("Invalid value for variable", "Scale-Out places Arm pods on T2A only");
+    assertThat(
+            diagnostics(
+                "var.compute_class",
+                Map.of("compute_class", "Scale-Out", "arm_machine_family", "t2a")))
+        .doesNotContain("Invalid value for variable");
+    assertThat(diagnostics("var.compute_class", Map.of("compute_class", "Performance")))
+        .doesNotContain("Invalid value for variable");
+  }
+
   @Test
   void thePodsActAsTheirGoogleAccountThroughWorkloadIdentityOnly() {
     HclBlock ksa = GKE.resource("kubernetes_service_account_v1", "workload");
