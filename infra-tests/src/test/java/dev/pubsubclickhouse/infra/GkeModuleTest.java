@@ -61,7 +61,8 @@ class GkeModuleTest {
                 "probe_scaler", "local.scaler_member",
                 "probe_env", "local.service_env",
                 "probe_secret", "local.password_secret",
-                "probe_subscription", "local.subscription_name"));
+                "probe_subscription", "local.subscription_name",
+                "probe_subscription_project", "local.subscription_project"));
   }
 
   private String eval(String expression, Map<String, String> values) {
@@ -312,6 +313,22 @@ class GkeModuleTest {
                 .references())
         .containsExactly("local.subscription_name");
     assertThat(eval("local.probe_subscription", Map.of())).isEqualTo("\"ingest-pull\"");
+    // The adapter reads the cluster's project unless the selector names another: a subscription
+    // of another project (the monitoring.viewer grant is there) needs its project in the selector.
+    assertThat(
+            external
+                .block("metric")
+                .block("selector")
+                .expr("match_labels")
+                .objectEntry("resource.labels.project_id")
+                .orElseThrow()
+                .references())
+        .containsExactly("local.subscription_project");
+    assertThat(
+            eval(
+                "local.probe_subscription_project",
+                Map.of("subscription", "projects/metrics-host/subscriptions/ingest-pull")))
+        .isEqualTo("\"metrics-host\"");
     assertThat(external.block("target").expr("type").literal())
         .contains(Literal.string("AverageValue"));
     assertThat(external.block("target").expr("average_value").references())
