@@ -388,6 +388,44 @@ class GkeModuleTest {
         .contains("Invalid value for variable", "image must name a digest");
   }
 
+  /**
+   * docs/pull.md: a nack is delivered again after the subscription's retry policy, and a message
+   * nacked again and again leaves through its dead-letter policy. The example makes the pull
+   * subscription the module reads, so it carries both, and a backoff that is not "at once".
+   */
+  @Test
+  void theExamplesPullSubscriptionBacksOffAndDeadLetters() {
+    TerraformConfig example = TerraformFiles.TREE.module("examples/gke-autopilot-arm64");
+    HclBlock subscription = example.resource("google_pubsub_subscription", "ingest");
+
+    assertThat(subscription.blocks("push_config")).isEmpty();
+    HclBlock retry = subscription.block("retry_policy");
+    assertThat(seconds(retry.expr("minimum_backoff"))).isBetween(5, 60);
+    assertThat(seconds(retry.expr("maximum_backoff"))).isEqualTo(600);
+    HclBlock deadLetter = subscription.block("dead_letter_policy");
+    assertThat(deadLetter.expr("dead_letter_topic").references())
+        .containsExactly("google_pubsub_topic.dead_letter.id");
+    assertThat(deadLetter.expr("max_delivery_attempts").literal()).contains(Literal.number("20"));
+    assertThat(subscription.block("expiration_policy").expr("ttl").literal())
+        .contains(Literal.string(""));
+    // The module reads exactly this subscription and publishes to exactly this dead-letter topic.
+    HclBlock module =
+        example.blocks("module").stream()
+            .filter(block -> block.label(0).equals("pubsub_clickhouse_gke"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(module.expr("subscription").references())
+        .containsExactly("google_pubsub_subscription.ingest.id");
+    assertThat(module.expr("dead_letter_topic").references())
+        .containsExactly("google_pubsub_topic.dead_letter.id");
+  }
+
+  private static int seconds(HclExpression duration) {
+    String text = duration.literal().orElseThrow().value();
+    assertThat(text).matches("[0-9]+s");
+    return Integer.parseInt(text.substring(0, text.length() - 1));
+  }
+
   private static String probe(String name) {
     return CONTAINER.block(name).block("http_get").expr("path").literal().orElseThrow().value();
   }
