@@ -116,7 +116,7 @@ variable "memory" {
 
 variable "subscription" {
   type        = string
-  description = "The pull subscription the pods read, projects/PROJECT/subscriptions/NAME (PUBSUB_SUBSCRIPTION). Give it a dead-letter policy: a message the service keeps nacking then leaves after max_delivery_attempts."
+  description = "The pull subscription the pods read, projects/PROJECT/subscriptions/NAME (PUBSUB_SUBSCRIPTION). Give it a retry policy (a minimum backoff of a few seconds, so a nack is not delivered again at once) and a dead-letter policy: a message the service keeps nacking then leaves after max_delivery_attempts."
 
   validation {
     condition     = can(regex("^projects/[a-z][a-z0-9-]{4,28}[a-z0-9]/subscriptions/[A-Za-z][A-Za-z0-9._~+%-]{2,254}$", var.subscription))
