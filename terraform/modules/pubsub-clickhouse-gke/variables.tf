@@ -198,6 +198,17 @@ variable "export_metrics_otlp" {
   default     = false
 }
 
+variable "metrics_region" {
+  type        = string
+  description = "With export_metrics_otlp: the region the metrics say they come from (OTEL_RESOURCE_ATTRIBUTES cloud.region), their location in Cloud Monitoring; usually the cluster's region."
+  default     = null
+
+  validation {
+    condition     = !var.export_metrics_otlp || var.metrics_region != null
+    error_message = "metrics_region is required with export_metrics_otlp: Cloud Monitoring takes the metrics' location from it."
+  }
+}
+
 variable "shutdown_grace_seconds" {
   type        = number
   description = "SHUTDOWN_GRACE_SECONDS: on SIGTERM the service stops pulling, finishes its batches, acks or nacks, and exits within this many seconds."

@@ -182,7 +182,8 @@ class GkeModuleTest {
             Map.of(
                 "dead_letter_topic", "projects/my-project/topics/dl",
                 "clickhouse_dead_letter_table", "dead_letters",
-                "export_metrics_otlp", "true"));
+                "export_metrics_otlp", "true",
+                "metrics_region", "europe-west4"));
     List<String> given = List.of(names.replace("\"", "").split(","));
     assertThat(given)
         .contains(
@@ -220,6 +221,29 @@ class GkeModuleTest {
       names.add(row.group(1));
     }
     return names;
+  }
+
+  /**
+   * Cloud Monitoring takes the location of metrics pushed over OTLP from cloud.region
+   * (docs/operate.md); the pods are given it beside service.name, and OTLP without it is refused.
+   */
+  @Test
+  void metricsPushedOverOtlpSayTheirRegion() {
+    assertThat(
+            eval(
+                "local.probe_env[\"OTEL_RESOURCE_ATTRIBUTES\"]",
+                Map.of("export_metrics_otlp", "true", "metrics_region", "europe-west4")))
+        .isEqualTo("\"cloud.region=europe-west4,service.name=pubsub-clickhouse\"");
+    assertThat(eval("contains(keys(local.probe_env), \"OTEL_RESOURCE_ATTRIBUTES\")", Map.of()))
+        .isEqualTo("false");
+    assertThat(diagnostics("var.metrics_region", Map.of("export_metrics_otlp", "true")))
+        .contains(
+            "Invalid value for variable", "metrics_region is required with export_metrics_otlp");
+    assertThat(
+            diagnostics(
+                "var.metrics_region",
+                Map.of("export_metrics_otlp", "true", "metrics_region", "europe-west4")))
+        .doesNotContain("Invalid value for variable");
   }
 
   @Test
