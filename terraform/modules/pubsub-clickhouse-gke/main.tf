@@ -59,9 +59,10 @@ locals {
     CLICKHOUSE_DEAD_LETTER_TABLE = var.clickhouse_dead_letter_table
     DEAD_LETTER_TOPIC            = var.dead_letter_topic
     GOOGLE_CLOUD_PROJECT         = var.project_id
-    # Metrics pushed by the service itself; service.name becomes the series' job label.
+    # Metrics pushed by the service itself; cloud.region is their location in Cloud Monitoring,
+    # service.name becomes the series' job label.
     OTEL_EXPORTER_OTLP_METRICS_ENDPOINT = var.export_metrics_otlp ? "https://telemetry.googleapis.com/v1/metrics" : null
-    OTEL_RESOURCE_ATTRIBUTES            = var.export_metrics_otlp ? "service.name=${local.app_name}" : null
+    OTEL_RESOURCE_ATTRIBUTES            = var.export_metrics_otlp ? "cloud.region=${var.metrics_region},service.name=${local.app_name}" : null
   }
   service_env = merge({ for name, value in local.service_env_all : name => value if value != null }, var.service_env)
 }

@@ -35,8 +35,11 @@ resource "kubernetes_horizontal_pod_autoscaler_v2" "ingest" {
       external {
         metric {
           name = "pubsub.googleapis.com|subscription|num_undelivered_messages"
+          # The adapter reads the cluster's project unless the selector names the one the
+          # subscription (and so its metric) lives in.
           selector {
             match_labels = {
+              "resource.labels.project_id"      = local.subscription_project
               "resource.labels.subscription_id" = local.subscription_name
             }
           }

@@ -72,12 +72,19 @@ variable "arm_machine_family" {
 
 variable "compute_class" {
   type        = string
-  description = "Autopilot compute class (node selector cloud.google.com/compute-class). Null: Autopilot packs the pods on shared Arm nodes. \"Performance\": one dedicated node per pod, billed by the node."
+  description = "Autopilot compute class (node selector cloud.google.com/compute-class). Null: Autopilot packs the pods on shared Arm nodes. \"Performance\": one dedicated node per pod, billed by the node. \"Scale-Out\": T2A nodes, so only with arm_machine_family t2a or null."
   default     = null
 
   validation {
     condition     = var.compute_class == null || contains(["Performance", "Scale-Out"], coalesce(var.compute_class, "-"))
     error_message = "compute_class must be Performance, Scale-Out or null."
+  }
+
+  # Autopilot's Scale-Out class has T2A as its only Arm series: with C4A asked for as well, no
+  # node fits the selector and the pods stay Pending.
+  validation {
+    condition     = var.compute_class != "Scale-Out" || var.arm_machine_family == null || var.arm_machine_family == "t2a"
+    error_message = "compute_class Scale-Out places Arm pods on T2A only: set arm_machine_family to t2a or null."
   }
 }
 
@@ -109,7 +116,7 @@ variable "memory" {
 
 variable "subscription" {
   type        = string
-  description = "The pull subscription the pods read, projects/PROJECT/subscriptions/NAME (PUBSUB_SUBSCRIPTION). Give it a dead-letter policy: a message the service keeps nacking then leaves after max_delivery_attempts."
+  description = "The pull subscription the pods read, projects/PROJECT/subscriptions/NAME (PUBSUB_SUBSCRIPTION). Give it a retry policy (a minimum backoff of a few seconds, so a nack is not delivered again at once) and a dead-letter policy: a message the service keeps nacking then leaves after max_delivery_attempts."
 
   validation {
     condition     = can(regex("^projects/[a-z][a-z0-9-]{4,28}[a-z0-9]/subscriptions/[A-Za-z][A-Za-z0-9._~+%-]{2,254}$", var.subscription))
@@ -189,6 +196,17 @@ variable "export_metrics_otlp" {
   type        = bool
   description = "The service pushes its metrics to Cloud Monitoring over OTLP (the Telemetry API) as its Google service account, which then holds roles/monitoring.metricWriter and roles/telemetry.metricsWriter."
   default     = false
+}
+
+variable "metrics_region" {
+  type        = string
+  description = "With export_metrics_otlp: the region the metrics say they come from (OTEL_RESOURCE_ATTRIBUTES cloud.region), their location in Cloud Monitoring; usually the cluster's region."
+  default     = null
+
+  validation {
+    condition     = !var.export_metrics_otlp || var.metrics_region != null
+    error_message = "metrics_region is required with export_metrics_otlp: Cloud Monitoring takes the metrics' location from it."
+  }
 }
 
 variable "shutdown_grace_seconds" {

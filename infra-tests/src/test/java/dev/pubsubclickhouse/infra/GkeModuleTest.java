@@ -9,9 +9,14 @@ import dev.pubsubclickhouse.infra.hcl.HclExpression.Literal;
 import dev.pubsubclickhouse.infra.hcl.HclFile;
 import dev.pubsubclickhouse.infra.hcl.TerraformConfig;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -56,7 +61,8 @@ class GkeModuleTest {
                 "probe_scaler", "local.scaler_member",
                 "probe_env", "local.service_env",
                 "probe_secret", "local.password_secret",
-                "probe_subscription", "local.subscription_name"));
+                "probe_subscription", "local.subscription_name",
+                "probe_subscription_project", "local.subscription_project"));
   }
 
   private String eval(String expression, Map<String, String> values) {
@@ -90,6 +96,28 @@ class GkeModuleTest {
         .isEqualTo("\"Performance\"");
     // arm64 whatever else is chosen: nothing can turn it off.
     assertThat(GKE.variables()).extracting(v -> v.label(0)).doesNotContain("architecture");
+  }
+
+  /**
+   * Autopilot's Scale-Out class puts Arm pods on T2A only, so Scale-Out with the C4A machine family
+   * asks for nodes that do not exist and the pods stay Pending.
+   */
+  @Test
+  void theScaleOutClassIsRefusedWithTheAxionSeries() {
+    assertThat(diagnostics("var.compute_class", Map.of("compute_class", "Scale-Out")))
+        .contains("Invalid value for variable", "Scale-Out places Arm pods on T2A only");
+    assertThat(
+            diagnostics(
+                "var.compute_class",
+                Map.of("compute_class", "Scale-Out", "arm_machine_family", "c4a")))
+        .contains("Invalid value for variable", "Scale-Out places Arm pods on T2A only");
+    assertThat(
+            diagnostics(
+                "var.compute_class",
+                Map.of("compute_class", "Scale-Out", "arm_machine_family", "t2a")))
+        .doesNotContain("Invalid value for variable");
+    assertThat(diagnostics("var.compute_class", Map.of("compute_class", "Performance")))
+        .doesNotContain("Invalid value for variable");
   }
 
   @Test
@@ -132,6 +160,90 @@ class GkeModuleTest {
     // Every Google call of the pods goes through the metadata server's Workload Identity tokens.
     assertThat(eval("keys(local.probe_env)", Map.of()))
         .doesNotContain("GOOGLE_APPLICATION_CREDENTIALS");
+  }
+
+  /**
+   * The service ignores an environment variable it does not know, so a misspelt name would leave a
+   * setting at its default without a word. The oracle is the service's own parameter table in
+   * docs/configuration.md, which function's ReadmeTest keeps equal to PushParameters.ALL.
+   */
+  @Test
+  void everyVariableThePodsAreGivenIsAParameterOfTheService() {
+    Set<String> parameters = serviceParameters();
+    assertThat(parameters).contains("PUBSUB_SUBSCRIPTION", "CLICKHOUSE_PASSWORD_SECRET");
+    assertThat(CONTAINER.blocks("env")).isEmpty();
+    assertThat(CONTAINER.dynamic("env").expr("for_each").references())
+        .containsExactly("local.service_env");
+
+    // Every optional variable set, so that every name the module can give is there.
+    String names =
+        eval(
+            "join(\",\", keys(local.probe_env))",
+            Map.of(
+                "dead_letter_topic", "projects/my-project/topics/dl",
+                "clickhouse_dead_letter_table", "dead_letters",
+                "export_metrics_otlp", "true",
+                "metrics_region", "europe-west4"));
+    List<String> given = List.of(names.replace("\"", "").split(","));
+    assertThat(given)
+        .contains(
+            "PUBSUB_SUBSCRIPTION",
+            "PORT",
+            "SHUTDOWN_GRACE_SECONDS",
+            "CLICKHOUSE_DEAD_LETTER_TABLE",
+            "DEAD_LETTER_TOPIC",
+            "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+            "OTEL_RESOURCE_ATTRIBUTES");
+    assertThat(parameters).containsAll(given);
+
+    // The names the docs of the module and its service_env variable tell users to set.
+    Matcher named =
+        Pattern.compile("\\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\\b")
+            .matcher(GKE.variable("service_env").expr("description").text());
+    List<String> suggested = new ArrayList<>();
+    while (named.find()) {
+      suggested.add(named.group());
+    }
+    assertThat(suggested).isNotEmpty();
+    assertThat(parameters).containsAll(suggested);
+  }
+
+  /** The variable names of the service's parameter table in docs/configuration.md. */
+  private static Set<String> serviceParameters() {
+    String doc = RepoFiles.read("docs/configuration.md");
+    String table =
+        doc.substring(
+            doc.indexOf("<!-- push-parameters:start -->"),
+            doc.indexOf("<!-- push-parameters:end -->"));
+    Matcher row = Pattern.compile("(?m)^\\| `([A-Z0-9_]+)` \\|").matcher(table);
+    Set<String> names = new TreeSet<>();
+    while (row.find()) {
+      names.add(row.group(1));
+    }
+    return names;
+  }
+
+  /**
+   * Cloud Monitoring takes the location of metrics pushed over OTLP from cloud.region
+   * (docs/operate.md); the pods are given it beside service.name, and OTLP without it is refused.
+   */
+  @Test
+  void metricsPushedOverOtlpSayTheirRegion() {
+    assertThat(
+            eval(
+                "local.probe_env[\"OTEL_RESOURCE_ATTRIBUTES\"]",
+                Map.of("export_metrics_otlp", "true", "metrics_region", "europe-west4")))
+        .isEqualTo("\"cloud.region=europe-west4,service.name=pubsub-clickhouse\"");
+    assertThat(eval("contains(keys(local.probe_env), \"OTEL_RESOURCE_ATTRIBUTES\")", Map.of()))
+        .isEqualTo("false");
+    assertThat(diagnostics("var.metrics_region", Map.of("export_metrics_otlp", "true")))
+        .contains(
+            "Invalid value for variable", "metrics_region is required with export_metrics_otlp");
+    assertThat(
+            diagnostics(
+                "var.metrics_region",
+                Map.of("export_metrics_otlp", "true", "metrics_region", "europe-west4")))
+        .doesNotContain("Invalid value for variable");
   }
 
   @Test
@@ -225,6 +337,22 @@ class GkeModuleTest {
                 .references())
         .containsExactly("local.subscription_name");
     assertThat(eval("local.probe_subscription", Map.of())).isEqualTo("\"ingest-pull\"");
+    // The adapter reads the cluster's project unless the selector names another: a subscription
+    // of another project (the monitoring.viewer grant is there) needs its project in the selector.
+    assertThat(
+            external
+                .block("metric")
+                .block("selector")
+                .expr("match_labels")
+                .objectEntry("resource.labels.project_id")
+                .orElseThrow()
+                .references())
+        .containsExactly("local.subscription_project");
+    assertThat(
+            eval(
+                "local.probe_subscription_project",
+                Map.of("subscription", "projects/metrics-host/subscriptions/ingest-pull")))
+        .isEqualTo("\"metrics-host\"");
     assertThat(external.block("target").expr("type").literal())
         .contains(Literal.string("AverageValue"));
     assertThat(external.block("target").expr("average_value").references())
@@ -282,6 +410,44 @@ class GkeModuleTest {
     assertThat(diagnostics("var.image", Map.of())).doesNotContain("Invalid value for variable");
     assertThat(diagnostics("var.image", Map.of("image", "r/p/i:latest")))
         .contains("Invalid value for variable", "image must name a digest");
+  }
+
+  /**
+   * docs/pull.md: a nack is delivered again after the subscription's retry policy, and a message
+   * nacked again and again leaves through its dead-letter policy. The example makes the pull
+   * subscription the module reads, so it carries both, and a backoff that is not "at once".
+   */
+  @Test
+  void theExamplesPullSubscriptionBacksOffAndDeadLetters() {
+    TerraformConfig example = TerraformFiles.TREE.module("examples/gke-autopilot-arm64");
+    HclBlock subscription = example.resource("google_pubsub_subscription", "ingest");
+
+    assertThat(subscription.blocks("push_config")).isEmpty();
+    HclBlock retry = subscription.block("retry_policy");
+    assertThat(seconds(retry.expr("minimum_backoff"))).isBetween(5, 60);
+    assertThat(seconds(retry.expr("maximum_backoff"))).isEqualTo(600);
+    HclBlock deadLetter = subscription.block("dead_letter_policy");
+    assertThat(deadLetter.expr("dead_letter_topic").references())
+        .containsExactly("google_pubsub_topic.dead_letter.id");
+    assertThat(deadLetter.expr("max_delivery_attempts").literal()).contains(Literal.number("20"));
+    assertThat(subscription.block("expiration_policy").expr("ttl").literal())
+        .contains(Literal.string(""));
+    // The module reads exactly this subscription and publishes to exactly this dead-letter topic.
+    HclBlock module =
+        example.blocks("module").stream()
+            .filter(block -> block.label(0).equals("pubsub_clickhouse_gke"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(module.expr("subscription").references())
+        .containsExactly("google_pubsub_subscription.ingest.id");
+    assertThat(module.expr("dead_letter_topic").references())
+        .containsExactly("google_pubsub_topic.dead_letter.id");
+  }
+
+  private static int seconds(HclExpression duration) {
+    String text = duration.literal().orElseThrow().value();
+    assertThat(text).matches("[0-9]+s");
+    return Integer.parseInt(text.substring(0, text.length() - 1));
   }
 
   private static String probe(String name) {
