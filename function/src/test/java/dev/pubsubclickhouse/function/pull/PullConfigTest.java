@@ -44,6 +44,15 @@ class PullConfigTest {
   }
 
   @Test
+  void aPullingServiceHasNoPushEndpointSoNoPushTokenWarning() {
+    assertThat(read(Map.of()).unauthenticatedWarning()).isPresent();
+    assertThat(
+            read(Map.of("PUBSUB_SUBSCRIPTION", "projects/p/subscriptions/events"))
+                .unauthenticatedWarning())
+        .isEmpty();
+  }
+
+  @Test
   void aSubscriptionThatIsNotAFullNameStopsStartNamingTheVariable() {
     assertThatThrownBy(() -> read(Map.of("PUBSUB_SUBSCRIPTION", "events")))
         .isInstanceOf(ConfigurationException.class)
