@@ -72,11 +72,7 @@ public final class PullSubscriber {
             .setFlowControlSettings(flowControl(config.batch()))
             .setMaxAckExtensionPeriodDuration(config.batch().answerTimeout().plus(EXTENSION_MARGIN))
             .setMaxDurationPerAckExtensionDuration(LEASE)
-            .setSubscriberShutdownSettings(
-                SubscriberShutdownSettings.newBuilder()
-                    .setMode(SubscriberShutdownSettings.ShutdownMode.WAIT_FOR_PROCESSING)
-                    .setTimeout(settings.shutdownGrace().minus(LAST_ACKS))
-                    .build());
+            .setSubscriberShutdownSettings(shutdownSettings(settings.shutdownGrace()));
     if (config.pubsubEndpoint().isPresent()) {
       channel =
           ManagedChannelBuilder.forTarget(config.pubsubEndpoint().get()).usePlaintext().build();
@@ -103,6 +99,19 @@ public final class PullSubscriber {
         .setMaxOutstandingRequestBytes(
             Math.max(1, batch.maxPendingBytes() / RequestMemoryBudget.BYTES_PER_BODY_BYTE / 2))
         .setLimitExceededBehavior(FlowController.LimitExceededBehavior.Block)
+        .build();
+  }
+
+  /**
+   * How the subscriber stops: it waits for the messages it handed over to be answered, then nacks
+   * the rest and sends the last acks and nacks. The wait is never zero: with a zero timeout the
+   * client library skips all of that, and no last ack or nack is sent.
+   */
+  static SubscriberShutdownSettings shutdownSettings(Duration grace) {
+    Duration wait = grace.minus(LAST_ACKS);
+    return SubscriberShutdownSettings.newBuilder()
+        .setMode(SubscriberShutdownSettings.ShutdownMode.WAIT_FOR_PROCESSING)
+        .setTimeout(wait.compareTo(grace.dividedBy(2)) < 0 ? grace.dividedBy(2) : wait)
         .build();
   }
 
