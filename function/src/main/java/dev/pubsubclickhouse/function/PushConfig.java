@@ -273,10 +273,11 @@ public record PushConfig(
 
   /**
    * The one line the service logs at start when it checks no push token and was not told that is
-   * intended: on Cloud Run IAM guards it, anywhere else nothing does.
+   * intended: on Cloud Run IAM guards it, anywhere else nothing does. A pulling service takes no
+   * push (POST / answers 404), so it has no token to check.
    */
   public Optional<String> unauthenticatedWarning() {
-    if (authenticator.isPresent() || unauthenticatedByIntent) {
+    if (authenticator.isPresent() || unauthenticatedByIntent || pull.isPresent()) {
       return Optional.empty();
     }
     return Optional.of(

@@ -28,8 +28,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>An ack counts as done only once Pub/Sub confirms it. On a subscription with exactly-once
  * delivery Pub/Sub may refuse it (the ack id expired, the message was delivered again meanwhile):
- * the rows are in ClickHouse already, and their deduplication token, made from the message id,
- * keeps the redelivered copy from being written twice.
+ * the rows are in ClickHouse already and the redelivered copy is written again, in another batch
+ * under another deduplication token; the exactly-once layout collapses the two under FINAL.
  */
 final class PullReceiver implements MessageReceiverWithAckResponse {
   /** One log line per this interval about acks Pub/Sub refused. */
@@ -111,7 +111,7 @@ final class PullReceiver implements MessageReceiverWithAckResponse {
     if (now - last >= ACK_FAILURE_LOG_INTERVAL_NANOS
         && lastAckFailureLog.compareAndSet(last, now)) {
       JsonLog.warning(
-          "Pub/Sub refused an ack; the message comes again and is deduplicated",
+          "Pub/Sub refused an ack; the message comes again and is written again",
           Map.of(
               "message",
               message == null ? "unknown" : message.describe(),

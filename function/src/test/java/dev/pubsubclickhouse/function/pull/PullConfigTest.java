@@ -44,6 +44,30 @@ class PullConfigTest {
   }
 
   @Test
+  void aPullingServiceHasNoPushEndpointSoNoPushTokenWarning() {
+    assertThat(read(Map.of()).unauthenticatedWarning()).isPresent();
+    assertThat(
+            read(Map.of("PUBSUB_SUBSCRIPTION", "projects/p/subscriptions/events"))
+                .unauthenticatedWarning())
+        .isEmpty();
+  }
+
+  /**
+   * A zero timeout makes the client library skip the subscriber's stop altogether: no wait for the
+   * messages handed over, and none of their acks or nacks sent.
+   */
+  @Test
+  void everyGracePeriodLeavesTheSubscriberTimeToSendItsLastAcks() {
+    for (long seconds : new long[] {2, 3, 10, 25, 3_600}) {
+      Duration grace = Duration.ofSeconds(seconds);
+      assertThat(PullSubscriber.shutdownSettings(grace).getTimeout())
+          .as("the subscriber's wait within a grace period of %d s", seconds)
+          .isPositive()
+          .isLessThan(grace);
+    }
+  }
+
+  @Test
   void aSubscriptionThatIsNotAFullNameStopsStartNamingTheVariable() {
     assertThatThrownBy(() -> read(Map.of("PUBSUB_SUBSCRIPTION", "events")))
         .isInstanceOf(ConfigurationException.class)
