@@ -20,6 +20,23 @@ class BackfillConfigTest {
   }
 
   @Test
+  void aPushServiceVariableInTheSameEnvironmentIsNotCalledMisspelt() {
+    // A backfill often runs with the service's settings: CLICKHOUSE_TABLES is the service's own
+    // variable, not a misspelt CLICKHOUSE_TABLE; CLICKHOUSE_TABEL still is.
+    BackfillConfig config =
+        read(
+            Map.of(
+                "CLICKHOUSE_TABLES", "a,b",
+                "CLICKHOUSE_TABEL", "c",
+                "CLICKHOUSE_URL", "http://127.0.0.1:8123",
+                "CLICKHOUSE_TABLE", "events"),
+            "--inputTableSpec=p:ds.events");
+
+    assertThat(config.notes())
+        .containsExactly("CLICKHOUSE_TABEL is not a parameter; did you mean CLICKHOUSE_TABLE?");
+  }
+
+  @Test
   void aTemplateUsersParameterListWorksUnchanged() {
     BackfillConfig config =
         read(

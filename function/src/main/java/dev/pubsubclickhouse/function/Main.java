@@ -51,7 +51,6 @@ public final class Main {
       JsonLog.redirect(System.err);
       JsonLog.format(JsonLog.Format.TEXT);
       JsonLog.captureLibraryLogs();
-      warnOfMisspeltVariables();
       System.exit(ServiceCheck.run(System.getenv(), System.out, System.err));
       return;
     }

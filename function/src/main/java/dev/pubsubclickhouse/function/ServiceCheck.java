@@ -3,6 +3,7 @@ package dev.pubsubclickhouse.function;
 import com.clickhouse.client.api.Client;
 import dev.pubsubclickhouse.core.config.ClickHouseConfig;
 import dev.pubsubclickhouse.core.config.ConfigurationException;
+import dev.pubsubclickhouse.core.config.MisspeltVariables;
 import dev.pubsubclickhouse.core.insert.ClickHouseClients;
 import dev.pubsubclickhouse.core.insert.ClickHouseHttp;
 import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
@@ -53,19 +54,24 @@ final class ServiceCheck {
   private final PushConfig config;
   private final PrintStream out;
   private final List<String> problems = new ArrayList<>();
+  private final int warnings;
 
-  private ServiceCheck(PushConfig config, PrintStream out) {
+  private ServiceCheck(PushConfig config, PrintStream out, int warnings) {
     this.config = config;
     this.out = out;
+    this.warnings = warnings;
   }
 
   /**
    * Checks the service configured by {@code environment}: the plans on {@code out}, then whether it
-   * would serve and, if not, every reason; a configuration error as one line on {@code err}.
+   * would serve and, if not, every reason; a configuration error as one line on {@code err}. A
+   * misspelt variable is logged as a warning, and the summary counts the warnings.
    *
    * @return {@link #WOULD_SERVE}, {@link #WOULD_NOT_SERVE} or {@link #CONFIGURATION_ERROR}
    */
   static int run(Map<String, String> environment, PrintStream out, PrintStream err) {
+    List<String> misspelt = MisspeltVariables.in(environment, PushParameters.ALL);
+    misspelt.forEach(warning -> JsonLog.warning(warning, Map.of()));
     PushConfig config;
     try {
       config = PushConfig.read(environment);
@@ -83,7 +89,7 @@ final class ServiceCheck {
     }
     try (Client client =
         ClickHouseClients.open(config.clickHouse(), "pubsub-clickhouse-check", 2)) {
-      return new ServiceCheck(config, out).check(client, http);
+      return new ServiceCheck(config, out, misspelt.size()).check(client, http);
     }
   }
 
@@ -112,7 +118,11 @@ final class ServiceCheck {
                         + " (Pub/Sub is asked when the first message is dead-lettered)"));
     out.println();
     if (problems.isEmpty()) {
-      out.println("would serve: every table answers and every column can be written");
+      String warned =
+          warnings == 0
+              ? ""
+              : ", with " + warnings + (warnings == 1 ? " warning" : " warnings") + " above";
+      out.println("would serve" + warned + ": every table answers and every column can be written");
       return WOULD_SERVE;
     }
     out.println("would not serve:");

@@ -207,6 +207,21 @@ class CheckIT {
   }
 
   @Test
+  void aMisspeltVariableIsCountedInTheSummaryAndStillExitsZero() throws Exception {
+    db.execute("CREATE TABLE warned (n UInt32) ENGINE = MergeTree ORDER BY n");
+
+    Checked checked = check(Map.of("CLICKHOUSE_TABLE", "warned", "COLUM_MAPPING", "n=m"));
+
+    assertThat(checked.exitCode()).as(checked.out() + checked.err()).isZero();
+    assertThat(checked.err())
+        .contains("COLUM_MAPPING is not a parameter; did you mean COLUMN_MAPPING?");
+    assertThat(checked.out())
+        .endsWith(
+            "\nwould serve, with 1 warning above: every table answers and every column can be"
+                + " written\n");
+  }
+
+  @Test
   void aConfigurationErrorExitsTwoWithOneLine() throws Exception {
     Checked checked = check(Map.of("CLICKHOUSE_TABLE", "t", "BATCH_MAX_ROWS", "many"));
 

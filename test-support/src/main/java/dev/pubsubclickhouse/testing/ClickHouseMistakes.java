@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -65,6 +67,44 @@ public enum ClickHouseMistakes {
           + url
           + ": it answers in plain HTTP, not TLS; use http:// in CLICKHOUSE_URL, or the server's"
           + " HTTPS port (8443 by default)";
+    }
+  },
+  /** https:// to a server whose self-signed certificate CLICKHOUSE_CA_CERT does not name. */
+  UNTRUSTED_CERTIFICATE {
+    @Override
+    public Setup settings(ClickHouseServer server) {
+      Path directory;
+      try {
+        directory = Files.createTempDirectory("untrusted-certificate");
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      TlsTerminatingProxy proxy =
+          TlsTerminatingProxy.start(SelfSignedCertificate.forLoopback(directory), server.url());
+      return new Setup(
+          proxy.url(),
+          server.user(),
+          server.password(),
+          () -> {
+            try (var files = Files.list(directory)) {
+              proxy.close();
+              for (Path file : files.toList()) {
+                Files.delete(file);
+              }
+              Files.delete(directory);
+            } catch (IOException e) {
+              throw new UncheckedIOException(e);
+            }
+          });
+    }
+
+    @Override
+    public String line(String url) {
+      return "cannot use ClickHouse at "
+          + url
+          + ": its TLS certificate is not trusted (no path to a trusted CA, or not for this host"
+          + " name); set CLICKHOUSE_CA_CERT to the PEM of the CA that signed it (or of the"
+          + " self-signed certificate), and check the host name in CLICKHOUSE_URL";
     }
   },
   /** Some other HTTP server, answering 404 to everything. */

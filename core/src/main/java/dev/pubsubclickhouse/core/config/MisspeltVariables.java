@@ -12,7 +12,9 @@ import java.util.TreeSet;
  * within two edits of one ({@code CLICKHOUSE_TABEL} for {@code CLICKHOUSE_TABLE}). A program warns
  * of them at start, since a misspelt variable is otherwise silently ignored and its default used.
  * Other tools' variables are never named: Google's and the JVM's, the OpenTelemetry SDK's, the
- * Pub/Sub emulator's, Cloud Run's, and the shell's.
+ * Pub/Sub emulator's, Cloud Run's, and the shell's; nor is a variable of the push service, whose
+ * settings the backfill and replay often run beside ({@code CLICKHOUSE_TABLES} is not a misspelt
+ * {@code CLICKHOUSE_TABLE}).
  */
 public final class MisspeltVariables {
   /** Shorter names (PORT, PATH, HOME) are too close to each other to tell a typo. */
@@ -45,6 +47,7 @@ public final class MisspeltVariables {
     List<String> warnings = new ArrayList<>();
     for (String variable : new TreeSet<>(environment.keySet())) {
       if (names.contains(variable)
+          || PushServiceVariables.NAMES.contains(variable)
           || variable.length() < SHORTEST_NAME
           || ofAnotherTool(variable)) {
         continue;

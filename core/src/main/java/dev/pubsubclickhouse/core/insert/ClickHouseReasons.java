@@ -6,10 +6,12 @@ import java.io.InterruptedIOException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.UnknownHostException;
+import java.security.GeneralSecurityException;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLHandshakeException;
 
 /**
  * Why a program cannot use ClickHouse, as one line that says what to do. The push service, the
@@ -46,6 +48,16 @@ public final class ClickHouseReasons {
           + ": it answers in plain HTTP, not TLS; use http:// in "
           + ClickHouseParameters.URL.env()
           + ", or the server's HTTPS port (8443 by default)";
+    }
+    if (untrustedCertificate(failure)) {
+      return "cannot use "
+          + where
+          + ": its TLS certificate is not trusted (no path to a trusted CA, or not for this host"
+          + " name); set "
+          + ClickHouseParameters.CA_CERT.env()
+          + " to the PEM of the CA that signed it (or of the self-signed certificate), and check"
+          + " the host name in "
+          + ClickHouseParameters.URL.env();
     }
     if (unreachable(failure)) {
       return where
@@ -135,6 +147,23 @@ public final class ClickHouseReasons {
         if (message.contains("Unsupported or unrecognized SSL message")
             || message.contains("plaintext connection")) {
           return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /**
+   * A handshake that refused the server's certificate: no path to a trusted CA, or a host name it
+   * does not name (JSSE puts a certificate or certification-path exception beneath).
+   */
+  private static boolean untrustedCertificate(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof SSLHandshakeException) {
+        for (Throwable c = t.getCause(); c != null; c = c.getCause()) {
+          if (c instanceof GeneralSecurityException) {
+            return true;
+          }
         }
       }
     }

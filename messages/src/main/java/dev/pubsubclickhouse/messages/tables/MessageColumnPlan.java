@@ -96,11 +96,12 @@ public final class MessageColumnPlan {
               "number or numeric string, range-checked";
           case Float32, Float64, BFloat16 -> "number or numeric string";
           case Decimal, Decimal32, Decimal64, Decimal128, Decimal256 ->
-              "number or string, exact; overflow refused";
+              "number or numeric string; digits beyond the scale cut toward zero,"
+                  + " too many integer digits refused";
           case Bool -> "true/false, \"true\"/\"false\" or 0/1";
           case String -> "text as is; other JSON as its compact text";
           case FixedString -> "text of at most the column's bytes";
-          case Date, Date32 -> "ISO-8601 date";
+          case Date, Date32 -> "ISO-8601 date or days since 1970-01-01, range-checked";
           case DateTime, DateTime32, DateTime64 ->
               "ISO-8601 date-time, 'YYYY-MM-DD hh:mm:ss' or epoch seconds";
           case UUID -> "UUID text";
@@ -109,7 +110,7 @@ public final class MessageColumnPlan {
           case Array -> "JSON array (null: empty)";
           case Map -> "JSON object";
           case Tuple -> "JSON array, or object by element name";
-          case JSON, Object, Dynamic, Variant -> "any JSON";
+          case JSON -> "JSON object, or a string holding one";
           default -> "its text form";
         };
     return column.isNullable() ? rule + ", or null" : rule;
