@@ -60,20 +60,29 @@ public final class PendingMessage implements WriteRecord {
     /** When it was completed (System.nanoTime()), for the request's phases. */
     private volatile long completedNanos;
 
+    // Every answer is completed more than once (by its batch's writer, then as a safety net), the
+    // later times after its waiter may have gone on to another request. Only the completion that
+    // answers wakes the waiter: a later wake-up would be a spurious one for whatever that thread
+    // parks on next.
     @Override
     public boolean complete(PushOutcome outcome) {
-      if (!isDone()) {
-        completedNanos = System.nanoTime(); // before the answer, so that its waiter sees it
+      if (isDone()) {
+        return false;
       }
+      completedNanos = System.nanoTime(); // before the answer, so that its waiter sees it
       boolean completed = super.complete(outcome);
-      wake();
+      if (completed) {
+        wake();
+      }
       return completed;
     }
 
     @Override
     public boolean completeExceptionally(Throwable failure) {
       boolean completed = super.completeExceptionally(failure);
-      wake();
+      if (completed) {
+        wake();
+      }
       return completed;
     }
 

@@ -14,6 +14,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -235,6 +236,25 @@ class GroupCommitLeaderTest {
       assertThat(message.takenNanos()).isEqualTo(taken); // on the batcher's clock
       assertThat(message.answeredNanos()).isBetween(before, System.nanoTime());
     }
+  }
+
+  @Test
+  void anAnswerCompletedAgainWakesNoThread() {
+    PendingMessage message = PendingMessages.of("m", now.get());
+    message.waitsInBatcher();
+    LockSupport.parkNanos(1); // drops a wake-up this thread may hold from before
+    message.answer().complete(PushOutcome.STORED);
+    LockSupport.park(); // the completion's wake-up
+    // The writers complete every answer of a batch again, a no-op, when its thread may have gone
+    // on to another request: a wake-up then is a spurious one for whatever that thread waits on.
+    message.answer().complete(PushOutcome.UNAVAILABLE);
+    message.answer().completeExceptionally(new IllegalStateException("late"));
+    long start = System.nanoTime();
+    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(200));
+    assertThat(System.nanoTime() - start)
+        .as("parked until its timeout, not woken")
+        .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(150));
+    assertThat(message.answer()).isCompletedWithValue(PushOutcome.STORED);
   }
 
   private static void awaitWaiting(GroupCommitBatcher batcher, int count) {
