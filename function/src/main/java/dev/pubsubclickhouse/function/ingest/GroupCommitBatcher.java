@@ -214,6 +214,9 @@ public final class GroupCommitBatcher implements AutoCloseable {
       while (true) {
         List<PendingMessage> batch = message.takeLead();
         if (batch != null) {
+          // The others in the batch wait for this INSERT: an interrupt of this thread, which may
+          // have come before it was handed the batch, must not fail it. It is kept for later.
+          interrupted |= Thread.interrupted();
           write(batch);
         } else if (message.answer().isDone()) {
           if (message.resign()) {

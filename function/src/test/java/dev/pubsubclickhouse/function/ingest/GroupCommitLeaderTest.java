@@ -239,6 +239,47 @@ class GroupCommitLeaderTest {
   }
 
   @Test
+  void aBatchHandedToAnInterruptedThreadIsWrittenWithoutTheInterrupt() throws Exception {
+    CountDownLatch blockerWriting = new CountDownLatch(1);
+    CountDownLatch releaseBlocker = new CountDownLatch(1);
+    List<Boolean> interruptedWhileWriting = new CopyOnWriteArrayList<>();
+    try (GroupCommitBatcher batcher =
+        new GroupCommitBatcher(
+            policy().maxRows(1).build(),
+            table -> 0,
+            false,
+            now::get,
+            batch -> {
+              if (batches.isEmpty()) {
+                now.addAndGet(3_000_000);
+                blockerWriting.countDown();
+                await(releaseBlocker);
+              }
+              interruptedWhileWriting.add(Thread.currentThread().isInterrupted());
+              record(batch);
+            })) {
+      lead = new Request(batcher, PendingMessages.of("blocker", now.get()));
+      lead.start();
+      await(blockerWriting);
+      PendingMessage mine = PendingMessages.of("mine", now.get());
+      mine.waitsInBatcher();
+      assertThat(batcher.offer(mine))
+          .isEqualTo(GroupCommitBatcher.Refusal.NONE); // the slot is taken
+      releaseBlocker.countDown();
+      lead.join(
+          TimeUnit.SECONDS.toMillis(PATIENT)); // its INSERT ended: mine's batch is handed here
+      // An interrupt (a server stopping) must not fail the INSERT of the batch this thread leads:
+      // the others in it would be answered 503 for it.
+      Thread.currentThread().interrupt();
+      assertThat(batcher.answerOf(mine)).isEqualTo(PushOutcome.STORED);
+      assertThat(Thread.interrupted()).as("the interrupt is kept for the caller").isTrue();
+    }
+    assertThat(batches).containsExactly(List.of("blocker"), List.of("mine"));
+    assertThat(writers).containsExactly(lead, Thread.currentThread());
+    assertThat(interruptedWhileWriting).containsExactly(false, false);
+  }
+
+  @Test
   void anAnswerCompletedAgainWakesNoThread() {
     PendingMessage message = PendingMessages.of("m", now.get());
     message.waitsInBatcher();
