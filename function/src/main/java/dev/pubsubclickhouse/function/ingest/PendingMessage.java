@@ -193,7 +193,7 @@ public final class PendingMessage implements WriteRecord {
   }
 
   /**
-   * Hands {@code batch}, which this message is the first of, to the thread that waits for it.
+   * Hands {@code batch}, which this message is in, to the thread that waits for it.
    *
    * @return false when that thread has stopped waiting (its answer came first, at its deadline):
    *     the caller writes the batch itself

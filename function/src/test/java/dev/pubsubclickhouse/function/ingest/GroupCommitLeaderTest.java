@@ -239,6 +239,60 @@ class GroupCommitLeaderTest {
   }
 
   @Test
+  void aBatchGoesToItsWaiterWithTheLastDeadlineSoThatNoEarlierAnswerWaitsForItsInsert()
+      throws Exception {
+    CountDownLatch firstWriting = new CountDownLatch(1);
+    CountDownLatch releaseFirst = new CountDownLatch(1);
+    CountDownLatch secondWriting = new CountDownLatch(1);
+    CountDownLatch releaseSecond = new CountDownLatch(1);
+    try (GroupCommitBatcher batcher =
+        new GroupCommitBatcher(
+            policy().maxRows(3).build(),
+            table -> 0,
+            false,
+            now::get,
+            batch -> {
+              if (batches.isEmpty()) {
+                now.addAndGet(3_000_000);
+                firstWriting.countDown();
+                await(releaseFirst);
+              } else {
+                secondWriting.countDown();
+                await(releaseSecond);
+              }
+              record(batch);
+            })) {
+      lead = new Request(batcher, PendingMessages.of("lead", now.get()));
+      lead.start();
+      await(firstWriting);
+      // f1 arrived first; f2's request has the most time left of the three (its deadline is last).
+      long later = System.nanoTime() + TimeUnit.HOURS.toNanos(1);
+      Map<String, Long> deadlines = Map.of("f1", later, "f2", later + 2_000, "f3", later + 1_000);
+      for (String id : List.of("f1", "f2", "f3")) {
+        PendingMessage message = PendingMessages.of(id, now.get());
+        message.answerBy(deadlines.get(id));
+        Request follower = new Request(batcher, message);
+        followers.add(follower);
+        follower.start();
+        awaitWaiting(batcher, followers.size() + 1);
+      }
+      releaseFirst.countDown();
+      await(secondWriting);
+      // f1's deadline passes while its batch's INSERT runs (the sweep answers it 503): its request
+      // returns then, not when an INSERT that may run until f2's deadline ends.
+      followers.get(0).message.answer().complete(PushOutcome.UNAVAILABLE);
+      assertThat(followers.get(0).outcome.get(10, TimeUnit.SECONDS)) // the INSERT still runs
+          .isEqualTo(PushOutcome.UNAVAILABLE);
+      releaseSecond.countDown();
+      for (Request request : followers.subList(1, 3)) {
+        assertThat(request.outcome.get(PATIENT, TimeUnit.SECONDS)).isEqualTo(PushOutcome.STORED);
+      }
+    }
+    assertThat(batches).containsExactly(List.of("lead"), List.of("f1", "f2", "f3"));
+    assertThat(writers).containsExactly(lead, followers.get(1));
+  }
+
+  @Test
   void aBatchHandedToAnInterruptedThreadIsWrittenWithoutTheInterrupt() throws Exception {
     CountDownLatch blockerWriting = new CountDownLatch(1);
     CountDownLatch releaseBlocker = new CountDownLatch(1);
