@@ -87,10 +87,7 @@ public final class PendingMessage implements WriteRecord {
     }
 
     private void wake() {
-      Thread thread = waiter;
-      if (thread != null) {
-        LockSupport.unpark(thread);
-      }
+      wakeUnlessCurrent(waiter);
     }
   }
 
@@ -202,8 +199,19 @@ public final class PendingMessage implements WriteRecord {
     if (!TO_LEAD.compareAndSet(this, null, batch)) {
       return false;
     }
-    LockSupport.unpark(answer.waiter);
+    wakeUnlessCurrent(answer.waiter);
     return true;
+  }
+
+  /**
+   * Wakes {@code thread} parked in {@link GroupCommitBatcher#answerOf}. The waiter itself, which
+   * writes its batch and so answers itself, or hands a batch to itself, looks again before it
+   * parks: a wake-up it gave itself would be left for whatever its pooled thread parks on next.
+   */
+  private static void wakeUnlessCurrent(Thread thread) {
+    if (thread != null && thread != Thread.currentThread()) {
+      LockSupport.unpark(thread);
+    }
   }
 
   /** By the waiting thread: the batch handed to it to write, once; else null. */

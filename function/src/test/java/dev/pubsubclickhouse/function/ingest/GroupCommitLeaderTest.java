@@ -334,22 +334,50 @@ class GroupCommitLeaderTest {
   }
 
   @Test
-  void anAnswerCompletedAgainWakesNoThread() {
+  void aLeaderThatAnswersItsOwnMessageLeavesNoWakeUpBehind() throws Exception {
+    try (GroupCommitBatcher batcher =
+        new GroupCommitBatcher(policy().build(), table -> 0, false, now::get, this::record)) {
+      PendingMessage message = PendingMessages.of("m", now.get());
+      message.waitsInBatcher();
+      LockSupport.parkNanos(1); // drops a wake-up this thread may hold from before
+      batcher.offer(message); // written at once, by this thread, which answers itself
+      assertThat(batcher.answerOf(message)).isEqualTo(PushOutcome.STORED);
+    }
+    assertThat(writers).containsExactly(Thread.currentThread());
+    // The thread goes back to its pool: a wake-up left behind would end its next wait for nothing.
+    long start = System.nanoTime();
+    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(200));
+    assertThat(System.nanoTime() - start)
+        .as("parked until its timeout, not woken")
+        .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(150));
+  }
+
+  @Test
+  void anAnswerCompletedAgainWakesNoThread() throws Exception {
     PendingMessage message = PendingMessages.of("m", now.get());
     message.waitsInBatcher();
     LockSupport.parkNanos(1); // drops a wake-up this thread may hold from before
-    message.answer().complete(PushOutcome.STORED);
+    onAnotherThread(() -> message.answer().complete(PushOutcome.STORED));
     LockSupport.park(); // the completion's wake-up
     // The writers complete every answer of a batch again, a no-op, when its thread may have gone
     // on to another request: a wake-up then is a spurious one for whatever that thread waits on.
-    message.answer().complete(PushOutcome.UNAVAILABLE);
-    message.answer().completeExceptionally(new IllegalStateException("late"));
+    onAnotherThread(
+        () -> {
+          message.answer().complete(PushOutcome.UNAVAILABLE);
+          message.answer().completeExceptionally(new IllegalStateException("late"));
+        });
     long start = System.nanoTime();
     LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(200));
     assertThat(System.nanoTime() - start)
         .as("parked until its timeout, not woken")
         .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(150));
     assertThat(message.answer()).isCompletedWithValue(PushOutcome.STORED);
+  }
+
+  private static void onAnotherThread(Runnable action) throws InterruptedException {
+    Thread thread = new Thread(action);
+    thread.start();
+    thread.join(TimeUnit.SECONDS.toMillis(PATIENT));
   }
 
   private static void awaitWaiting(GroupCommitBatcher batcher, int count) {
