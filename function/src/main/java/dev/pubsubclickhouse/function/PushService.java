@@ -226,10 +226,13 @@ public final class PushService {
   /**
    * Ingests one message and says how it ended; 503 before the write path opens and at shutdown.
    * What reading it takes is charged to {@code memory}, the request's hold on {@link
-   * #requestMemory()}.
+   * #requestMemory()}. The calling thread waits inside the batcher, where it may write its batch.
    */
   public PushAnswer push(PubSubMessage message, MemoryCharge memory) {
-    return submit(message, memory).join();
+    WritePath path = writePath;
+    return accepting && path != null
+        ? path.ingestor().ingest(message, memory)
+        : PushAnswer.of(PushOutcome.UNAVAILABLE);
   }
 
   /**

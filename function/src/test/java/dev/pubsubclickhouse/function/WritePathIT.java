@@ -273,4 +273,19 @@ class WritePathIT {
     }
     assertThat(database.count("unsettled")).isZero();
   }
+
+  @Test
+  void aPushedRequestWaitsInTheBatcherAndHasItsPhasesTimed() throws Exception {
+    database.execute(
+        "CREATE TABLE timed (n UInt32, _pubsub_message_id String) ENGINE = MergeTree ORDER BY n");
+    try (RunningService service = RunningService.start(database, "timed", Map.of())) {
+      assertThat(service.push("t-1", "{\"n\":7}")).isEqualTo(204);
+      assertThat(service.push("t-2", "{\"n\":8}")).isEqualTo(204);
+      // Only a request that waited inside the batcher (where it may write its batch) is timed.
+      assertThat(service.get("/metrics").body())
+          .contains("pubsub_clickhouse_request_phases_timed_total 2.0\n");
+    }
+    assertThat(database.query("SELECT n, _pubsub_message_id FROM timed ORDER BY n"))
+        .isEqualTo("7\tt-1\n8\tt-2");
+  }
 }

@@ -27,10 +27,10 @@ import java.util.function.ToLongFunction;
  * <p>The requests' own threads write the batches (leader and followers). When the message's batch
  * may go at once, the caller's thread writes it. A request that waits in {@link #answerOf} is
  * handed its batch when that batch becomes due as an INSERT ends or a message for another table
- * arrives: the thread of the batch's first message writes it, and those that arrived behind it are
- * its followers. No thread is woken for the batch besides the ones that wait for their answers.
- * Only a batch due by the clock (its patience or {@code maxWait} ran out, or its pace) is written
- * by one of the {@code maxConcurrentInserts} flusher threads.
+ * arrives: of the batch's messages whose threads wait, the one with the last answer deadline writes
+ * it, and the others are its followers. No thread is woken for the batch besides the ones that wait
+ * for their answers. Only a batch due by the clock (its patience or {@code maxWait} ran out, or its
+ * pace) is written by one of the {@code maxConcurrentInserts} flusher threads.
  *
  * <p>INSERTs from the instance start at least {@code 1 / maxInsertsPerSecond} apart. Each table has
  * its own queue, its own INSERTs in flight and its own pace. Flow control stretches a table's pace
@@ -194,8 +194,8 @@ public final class GroupCommitBatcher implements AutoCloseable {
     }
     if (lead != null) {
       // This thread runs already: it writes its own table's batch. Another table's batch goes to
-      // the thread that waits for that batch's first message.
-      if (ownTable || !lead.get(0).lead(lead)) {
+      // a thread that waits for one of its messages.
+      if (ownTable || !leaderOf(lead).lead(lead)) {
         write(lead);
       }
     }
@@ -204,9 +204,9 @@ public final class GroupCommitBatcher implements AutoCloseable {
 
   /**
    * Waits for the answer to {@code message}, offered by this thread after {@link
-   * PendingMessage#waitsInBatcher}. Meanwhile this thread writes the batch its message is the first
-   * of, when that batch becomes due as an INSERT ends or another message arrives (leader and
-   * followers): the messages that arrived behind it are answered by it, and no flusher is woken.
+   * PendingMessage#waitsInBatcher}. Meanwhile this thread may be handed the batch its message is
+   * in, when that batch becomes due as an INSERT ends or another message arrives (leader and
+   * followers): it writes it, the others in it are answered by it, and no flusher is woken.
    */
   public PushOutcome answerOf(PendingMessage message) {
     boolean interrupted = false;
@@ -214,6 +214,9 @@ public final class GroupCommitBatcher implements AutoCloseable {
       while (true) {
         List<PendingMessage> batch = message.takeLead();
         if (batch != null) {
+          // The others in the batch wait for this INSERT: an interrupt of this thread, which may
+          // have come before it was handed the batch, must not fail it. It is kept for later.
+          interrupted |= Thread.interrupted();
           write(batch);
         } else if (message.answer().isDone()) {
           if (message.resign()) {
@@ -235,6 +238,25 @@ public final class GroupCommitBatcher implements AutoCloseable {
   /** Under the lock: true when a thread waits for the table's first message and may write. */
   private static boolean firstMayLead(TableQueue table) {
     return table.messages.peekFirst().mayLead();
+  }
+
+  /**
+   * Who writes a batch handed to a waiting thread: of the messages whose threads wait, the one with
+   * the last answer deadline (the first message on a tie). The INSERT may run until the last
+   * deadline of the batch's messages; a leader with an earlier one would hold its own answer, due
+   * at its deadline, until the INSERT ends.
+   */
+  private static PendingMessage leaderOf(List<PendingMessage> batch) {
+    PendingMessage leader = batch.get(0);
+    for (int i = 1; i < batch.size(); i++) {
+      PendingMessage message = batch.get(i);
+      if (message.mayLead()
+          && (!leader.mayLead()
+              || message.waitedForUntilNanos() - leader.waitedForUntilNanos() > 0)) {
+        leader = message;
+      }
+    }
+    return leader;
   }
 
   /**
@@ -555,9 +577,10 @@ public final class GroupCommitBatcher implements AutoCloseable {
         heldBytes -= message.footprintBytes();
         heldMessages--;
       }
-      // A batch that may go now goes to the thread that waits for its first message. Else who
-      // waits for an INSERT to end: a flusher holding a queued batch, and drain(). A flusher with
-      // nothing queued would wake for nothing (at one request in flight, every INSERT).
+      // A batch that may go now, whose first message's thread waits, goes to a waiting thread
+      // (see leaderOf). Else who waits for an INSERT to end: a flusher holding a queued batch, and
+      // drain(). A flusher with nothing queued would wake for nothing (at one request in flight,
+      // every INSERT).
       if (queuedMessages > 0 && !closing) {
         long now = clock.getAsLong();
         if (decide(now).send() && firstMayLead(nextDue)) {
@@ -571,7 +594,7 @@ public final class GroupCommitBatcher implements AutoCloseable {
     } finally {
       lock.unlock();
     }
-    if (next != null && !next.get(0).lead(next)) {
+    if (next != null && !leaderOf(next).lead(next)) {
       write(next);
     }
   }

@@ -78,7 +78,9 @@ public final class Ingestor {
   /**
    * Routes and encodes the message on the caller's thread and hands it to the batcher, without
    * waiting for its batch: for an edge whose caller must not park a thread per message (a streaming
-   * pull acknowledges each message when its answer comes). Its batch is written by another thread.
+   * pull acknowledges each message when its answer comes). No batch is ever handed to the caller's
+   * thread, but when its own table's batch may go at once it writes that batch before this returns
+   * (see {@link GroupCommitBatcher#offer}).
    *
    * @param memory where the caller counts what reading the message takes; it may give it back once
    *     the answer is complete

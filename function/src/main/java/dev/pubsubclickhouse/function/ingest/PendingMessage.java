@@ -60,28 +60,34 @@ public final class PendingMessage implements WriteRecord {
     /** When it was completed (System.nanoTime()), for the request's phases. */
     private volatile long completedNanos;
 
+    // Every answer is completed more than once (by its batch's writer, then as a safety net), the
+    // later times after its waiter may have gone on to another request. Only the completion that
+    // answers wakes the waiter: a later wake-up would be a spurious one for whatever that thread
+    // parks on next.
     @Override
     public boolean complete(PushOutcome outcome) {
-      if (!isDone()) {
-        completedNanos = System.nanoTime(); // before the answer, so that its waiter sees it
+      if (isDone()) {
+        return false;
       }
+      completedNanos = System.nanoTime(); // before the answer, so that its waiter sees it
       boolean completed = super.complete(outcome);
-      wake();
+      if (completed) {
+        wake();
+      }
       return completed;
     }
 
     @Override
     public boolean completeExceptionally(Throwable failure) {
       boolean completed = super.completeExceptionally(failure);
-      wake();
+      if (completed) {
+        wake();
+      }
       return completed;
     }
 
     private void wake() {
-      Thread thread = waiter;
-      if (thread != null) {
-        LockSupport.unpark(thread);
-      }
+      wakeUnlessCurrent(waiter);
     }
   }
 
@@ -184,7 +190,7 @@ public final class PendingMessage implements WriteRecord {
   }
 
   /**
-   * Hands {@code batch}, which this message is the first of, to the thread that waits for it.
+   * Hands {@code batch}, which this message is in, to the thread that waits for it.
    *
    * @return false when that thread has stopped waiting (its answer came first, at its deadline):
    *     the caller writes the batch itself
@@ -193,8 +199,19 @@ public final class PendingMessage implements WriteRecord {
     if (!TO_LEAD.compareAndSet(this, null, batch)) {
       return false;
     }
-    LockSupport.unpark(answer.waiter);
+    wakeUnlessCurrent(answer.waiter);
     return true;
+  }
+
+  /**
+   * Wakes {@code thread} parked in {@link GroupCommitBatcher#answerOf}. The waiter itself, which
+   * writes its batch and so answers itself, or hands a batch to itself, looks again before it
+   * parks: a wake-up it gave itself would be left for whatever its pooled thread parks on next.
+   */
+  private static void wakeUnlessCurrent(Thread thread) {
+    if (thread != null && thread != Thread.currentThread()) {
+      LockSupport.unpark(thread);
+    }
   }
 
   /** By the waiting thread: the batch handed to it to write, once; else null. */

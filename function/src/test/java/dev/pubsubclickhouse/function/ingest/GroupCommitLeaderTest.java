@@ -14,6 +14,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -235,6 +236,148 @@ class GroupCommitLeaderTest {
       assertThat(message.takenNanos()).isEqualTo(taken); // on the batcher's clock
       assertThat(message.answeredNanos()).isBetween(before, System.nanoTime());
     }
+  }
+
+  @Test
+  void aBatchGoesToItsWaiterWithTheLastDeadlineSoThatNoEarlierAnswerWaitsForItsInsert()
+      throws Exception {
+    CountDownLatch firstWriting = new CountDownLatch(1);
+    CountDownLatch releaseFirst = new CountDownLatch(1);
+    CountDownLatch secondWriting = new CountDownLatch(1);
+    CountDownLatch releaseSecond = new CountDownLatch(1);
+    try (GroupCommitBatcher batcher =
+        new GroupCommitBatcher(
+            policy().maxRows(3).build(),
+            table -> 0,
+            false,
+            now::get,
+            batch -> {
+              if (batches.isEmpty()) {
+                now.addAndGet(3_000_000);
+                firstWriting.countDown();
+                await(releaseFirst);
+              } else {
+                secondWriting.countDown();
+                await(releaseSecond);
+              }
+              record(batch);
+            })) {
+      lead = new Request(batcher, PendingMessages.of("lead", now.get()));
+      lead.start();
+      await(firstWriting);
+      // f1 arrived first; f2's request has the most time left of the three (its deadline is last).
+      long later = System.nanoTime() + TimeUnit.HOURS.toNanos(1);
+      Map<String, Long> deadlines = Map.of("f1", later, "f2", later + 2_000, "f3", later + 1_000);
+      for (String id : List.of("f1", "f2", "f3")) {
+        PendingMessage message = PendingMessages.of(id, now.get());
+        message.answerBy(deadlines.get(id));
+        Request follower = new Request(batcher, message);
+        followers.add(follower);
+        follower.start();
+        awaitWaiting(batcher, followers.size() + 1);
+      }
+      releaseFirst.countDown();
+      await(secondWriting);
+      // f1's deadline passes while its batch's INSERT runs (the sweep answers it 503): its request
+      // returns then, not when an INSERT that may run until f2's deadline ends.
+      followers.get(0).message.answer().complete(PushOutcome.UNAVAILABLE);
+      assertThat(followers.get(0).outcome.get(10, TimeUnit.SECONDS)) // the INSERT still runs
+          .isEqualTo(PushOutcome.UNAVAILABLE);
+      releaseSecond.countDown();
+      for (Request request : followers.subList(1, 3)) {
+        assertThat(request.outcome.get(PATIENT, TimeUnit.SECONDS)).isEqualTo(PushOutcome.STORED);
+      }
+    }
+    assertThat(batches).containsExactly(List.of("lead"), List.of("f1", "f2", "f3"));
+    assertThat(writers).containsExactly(lead, followers.get(1));
+  }
+
+  @Test
+  void aBatchHandedToAnInterruptedThreadIsWrittenWithoutTheInterrupt() throws Exception {
+    CountDownLatch blockerWriting = new CountDownLatch(1);
+    CountDownLatch releaseBlocker = new CountDownLatch(1);
+    List<Boolean> interruptedWhileWriting = new CopyOnWriteArrayList<>();
+    try (GroupCommitBatcher batcher =
+        new GroupCommitBatcher(
+            policy().maxRows(1).build(),
+            table -> 0,
+            false,
+            now::get,
+            batch -> {
+              if (batches.isEmpty()) {
+                now.addAndGet(3_000_000);
+                blockerWriting.countDown();
+                await(releaseBlocker);
+              }
+              interruptedWhileWriting.add(Thread.currentThread().isInterrupted());
+              record(batch);
+            })) {
+      lead = new Request(batcher, PendingMessages.of("blocker", now.get()));
+      lead.start();
+      await(blockerWriting);
+      PendingMessage mine = PendingMessages.of("mine", now.get());
+      mine.waitsInBatcher();
+      assertThat(batcher.offer(mine))
+          .isEqualTo(GroupCommitBatcher.Refusal.NONE); // the slot is taken
+      releaseBlocker.countDown();
+      lead.join(
+          TimeUnit.SECONDS.toMillis(PATIENT)); // its INSERT ended: mine's batch is handed here
+      // An interrupt (a server stopping) must not fail the INSERT of the batch this thread leads:
+      // the others in it would be answered 503 for it.
+      Thread.currentThread().interrupt();
+      assertThat(batcher.answerOf(mine)).isEqualTo(PushOutcome.STORED);
+      assertThat(Thread.interrupted()).as("the interrupt is kept for the caller").isTrue();
+    }
+    assertThat(batches).containsExactly(List.of("blocker"), List.of("mine"));
+    assertThat(writers).containsExactly(lead, Thread.currentThread());
+    assertThat(interruptedWhileWriting).containsExactly(false, false);
+  }
+
+  @Test
+  void aLeaderThatAnswersItsOwnMessageLeavesNoWakeUpBehind() throws Exception {
+    try (GroupCommitBatcher batcher =
+        new GroupCommitBatcher(policy().build(), table -> 0, false, now::get, this::record)) {
+      PendingMessage message = PendingMessages.of("m", now.get());
+      message.waitsInBatcher();
+      LockSupport.parkNanos(1); // drops a wake-up this thread may hold from before
+      batcher.offer(message); // written at once, by this thread, which answers itself
+      assertThat(batcher.answerOf(message)).isEqualTo(PushOutcome.STORED);
+    }
+    assertThat(writers).containsExactly(Thread.currentThread());
+    // The thread goes back to its pool: a wake-up left behind would end its next wait for nothing.
+    long start = System.nanoTime();
+    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(200));
+    assertThat(System.nanoTime() - start)
+        .as("parked until its timeout, not woken")
+        .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(150));
+  }
+
+  @Test
+  void anAnswerCompletedAgainWakesNoThread() throws Exception {
+    PendingMessage message = PendingMessages.of("m", now.get());
+    message.waitsInBatcher();
+    LockSupport.parkNanos(1); // drops a wake-up this thread may hold from before
+    onAnotherThread(() -> message.answer().complete(PushOutcome.STORED));
+    LockSupport.park(); // the completion's wake-up
+    // The writers complete every answer of a batch again, a no-op, when its thread may have gone
+    // on to another request: a wake-up then is a spurious one for whatever that thread waits on.
+    onAnotherThread(
+        () -> {
+          message.answer().complete(PushOutcome.UNAVAILABLE);
+          message.answer().completeExceptionally(new IllegalStateException("late"));
+        });
+    long start = System.nanoTime();
+    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(200));
+    assertThat(System.nanoTime() - start)
+        .as("parked until its timeout, not woken")
+        .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(150));
+    assertThat(message.answer()).isCompletedWithValue(PushOutcome.STORED);
+  }
+
+  private static void onAnotherThread(Runnable action) throws InterruptedException {
+    Thread thread = new Thread(action);
+    thread.start();
+    thread.join(TimeUnit.SECONDS.toMillis(PATIENT));
   }
 
   private static void awaitWaiting(GroupCommitBatcher batcher, int count) {
