@@ -30,7 +30,7 @@ class GrantsSqlReplayIT {
         "INSERT INTO realtime.logs_dead_letter (raw_message, error_message, stack_trace,"
             + " failed_at, message_id) VALUES ('{\"event_time\":\"2026-01-15T12:34:56Z\","
             + "\"service\":\"api\",\"level\":\"WARN\",\"message\":\"fixed\"}',"
-            + " 'column ''level'' (String) rejects (missing)', '', now(), 'm-1')");
+            + " 'column ''level'' (String) rejects (missing)', '', now() - 60, 'm-1')");
 
     Run run =
         Run.of(
@@ -54,6 +54,7 @@ class GrantsSqlReplayIT {
     assertThat(
             database.query(
                 "SELECT toString(event_time, 'UTC'), service, level, message FROM realtime.logs"))
+        .as(run.toString())
         .isEqualTo("2026-01-15 12:34:56\tapi\tWARN\tfixed");
     assertThat(database.query("SELECT count() FROM realtime.logs_dead_letter")).isEqualTo("0");
   }
