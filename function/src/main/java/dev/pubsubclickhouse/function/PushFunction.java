@@ -3,7 +3,6 @@ package dev.pubsubclickhouse.function;
 import com.google.cloud.functions.HttpFunction;
 import com.google.cloud.functions.HttpRequest;
 import com.google.cloud.functions.HttpResponse;
-import dev.pubsubclickhouse.core.encode.Utf8Bytes;
 import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.core.log.RequestTrace;
 import dev.pubsubclickhouse.function.auth.PushAuthenticator;
@@ -31,15 +30,6 @@ import java.util.Optional;
  * accidental 500.
  */
 public final class PushFunction implements HttpFunction {
-  /** The most a reason's answer holds, in UTF-8 bytes with its newline. */
-  static final int MAX_REASON_BYTES = 1024;
-
-  /**
-   * Shorter credentials are not looked for in a reason: masking every "x" would garble it, and a
-   * token that short guards nothing.
-   */
-  private static final int MIN_MASKED_CREDENTIALS = 8;
-
   private final PushService service;
   private final RefusalLog refusals = new RefusalLog(System::nanoTime);
 
@@ -201,7 +191,8 @@ public final class PushFunction implements HttpFunction {
       return answer;
     }
     String reason =
-        reasonText(answer.reason(), request.getFirstHeader("Authorization").orElse(null));
+        PushAnswer.reasonText(
+            answer.reason(), request.getFirstHeader("Authorization").orElse(null));
     refusals.refused(message, answer.outcome() == PushOutcome.DEAD_LETTERED, reason);
     return new PushAnswer(answer.outcome(), reason);
   }
@@ -213,8 +204,8 @@ public final class PushFunction implements HttpFunction {
   }
 
   /**
-   * The answer to a push request: no body for an ack, the reason ({@link #reasonText}) for a
-   * message that cannot be written, else the outcome's name.
+   * The answer to a push request: no body for an ack, the reason ({@link PushAnswer#reasonText})
+   * for a message that cannot be written, else the outcome's name.
    */
   private static void respond(HttpResponse response, RequestBody body, PushAnswer answer)
       throws IOException {
@@ -227,31 +218,6 @@ public final class PushFunction implements HttpFunction {
     } else {
       write(response, outcome.status(), outcome.name().toLowerCase(Locale.ROOT).replace('_', ' '));
     }
-  }
-
-  /**
-   * A reason as the answer's body and the log line have it: what the dead-letter table's {@code
-   * error_message} holds (the configured secrets already masked there), without the request's own
-   * credentials, cut so that the body with its newline is at most {@link #MAX_REASON_BYTES} (ending
-   * in "..." when cut, like the dead-letter topic's {@code errorMessage}).
-   *
-   * @param authorization the request's Authorization header, or null
-   */
-  public static String reasonText(String reason, String authorization) {
-    String text = reason;
-    if (authorization != null) {
-      String credentials = authorization.strip();
-      int space = credentials.indexOf(' ');
-      for (String secret :
-          space < 0
-              ? List.of(credentials)
-              : List.of(credentials, credentials.substring(space + 1).strip())) {
-        if (secret.length() >= MIN_MASKED_CREDENTIALS) {
-          text = text.replace(secret, "[redacted]");
-        }
-      }
-    }
-    return Utf8Bytes.clip(text, MAX_REASON_BYTES - 1);
   }
 
   private static void respond(HttpResponse response, RequestBody body, int status, String text)

@@ -8,8 +8,8 @@ import com.google.cloud.pubsub.v1.Subscriber;
 import com.google.common.util.concurrent.MoreExecutors;
 import com.google.pubsub.v1.PubsubMessage;
 import dev.pubsubclickhouse.core.log.JsonLog;
-import dev.pubsubclickhouse.function.PushFunction;
 import dev.pubsubclickhouse.function.PushService;
+import dev.pubsubclickhouse.function.ingest.PushAnswer;
 import dev.pubsubclickhouse.function.ingest.PushOutcome;
 import dev.pubsubclickhouse.function.ingest.RequestMemoryBudget;
 import dev.pubsubclickhouse.function.observability.Metrics;
@@ -69,7 +69,7 @@ final class PullReceiver implements MessageReceiverWithAckResponse {
                   refusals.refused(
                       message,
                       answer.outcome() == PushOutcome.DEAD_LETTERED,
-                      PushFunction.reasonText(answer.reason(), null));
+                      PushAnswer.reasonText(answer.reason(), null));
                 }
                 settle(
                     failure == null ? answer.outcome() : PushOutcome.UNAVAILABLE, reply, message);
