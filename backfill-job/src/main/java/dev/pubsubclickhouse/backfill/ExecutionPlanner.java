@@ -129,15 +129,14 @@ final class ExecutionPlanner {
     ReadUnit unit =
         new TableRange(
             reader, source.table(), range, config.read().pageRows(), source.fingerprint());
-    return new TaskPlan(
-        source.description(),
-        source.schema(),
-        source.snapshotTime(),
-        List.of(unit),
-        source.totalRows(),
-        source.fingerprint(),
-        Optional.empty(),
-        List.of());
+    return TaskPlan.builder()
+        .description(source.description())
+        .schema(source.schema())
+        .snapshotTime(source.snapshotTime())
+        .units(List.of(unit))
+        .sourceRows(source.totalRows())
+        .origin(source.fingerprint())
+        .build();
   }
 
   private Source restSource() throws InterruptedException {
@@ -227,15 +226,16 @@ final class ExecutionPlanner {
             + sessionRestriction.map(w -> " where " + w).orElse("");
     List<String> warnings = new ArrayList<>();
     session.path("warnings").forEach(w -> warnings.add(w.asText()));
-    return new TaskPlan(
-        shown,
-        schema,
-        pinned,
-        units,
-        session.path("estimatedRows").asLong(-1),
-        session.path("origin").asText(),
-        Optional.ofNullable(session.path("readSessionOf").textValue()),
-        warnings);
+    return TaskPlan.builder()
+        .description(shown)
+        .schema(schema)
+        .snapshotTime(pinned)
+        .units(units)
+        .sourceRows(session.path("estimatedRows").asLong(-1))
+        .origin(session.path("origin").asText())
+        .readSessionOf(Optional.ofNullable(session.path("readSessionOf").textValue()))
+        .warnings(warnings)
+        .build();
   }
 
   /** Names stream j of a read session in the checkpoints. */

@@ -99,12 +99,12 @@ final class Events {
       String subscription,
       String messageId,
       long rowIndex,
-      long id,
-      String name,
-      BigDecimal amount,
-      String at,
+      EventValues event,
       Map<String, String> attributes,
       String orderingKey) {}
+
+  /** The columns a row takes from its event. */
+  record EventValues(long id, String name, BigDecimal amount, String at) {}
 
   /**
    * The rows the good {@code messages} (published with {@code ids}) must be in {@code
@@ -129,10 +129,11 @@ final class Events {
                 subscription,
                 ids.get(m),
                 index,
-                event.get("id").asLong(),
-                event.get("name").asText(),
-                new BigDecimal(event.get("amount").asText()).stripTrailingZeros(),
-                CLICKHOUSE_TIME.format(Instant.parse(event.get("at").asText())),
+                new EventValues(
+                    event.get("id").asLong(),
+                    event.get("name").asText(),
+                    new BigDecimal(event.get("amount").asText()).stripTrailingZeros(),
+                    CLICKHOUSE_TIME.format(Instant.parse(event.get("at").asText()))),
                 message.attributes(),
                 orderingKeys ? message.orderingKey() : ""));
       }

@@ -3,6 +3,7 @@ package dev.pubsubclickhouse.emulator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pubsubclickhouse.emulator.Events.EventValues;
 import dev.pubsubclickhouse.emulator.Events.Row;
 import dev.pubsubclickhouse.testing.Sql;
 import java.math.BigDecimal;
@@ -52,10 +53,11 @@ final class Stored {
               row.get("subscription").asText(),
               row.get("message_id").asText(),
               row.get("row_index").asLong(),
-              row.get("id").asLong(),
-              row.get("name").asText(),
-              new BigDecimal(row.get("amount").asText()).stripTrailingZeros(),
-              row.get("at").asText(),
+              new EventValues(
+                  row.get("id").asLong(),
+                  row.get("name").asText(),
+                  new BigDecimal(row.get("amount").asText()).stripTrailingZeros(),
+                  row.get("at").asText()),
               Map.copyOf(attributes),
               row.get("ordering_key").asText()));
     }

@@ -63,8 +63,13 @@ record WritePath(
     List<DeadLetterSink> sinks,
     GroupCommitBatcher batcher,
     Ingestor ingestor,
-    Optional<TableGates> gates,
-    Optional<ScheduledExecutorService> tableWatch) {
+    Optional<TableWatch> tableWatch) {
+  /**
+   * Flow control's part: the gates of each table and the thread that reads their parts, which exist
+   * together or not at all.
+   */
+  record TableWatch(TableGates gates, ScheduledExecutorService thread) {}
+
   /** How long the service waits for one ALTER of schema evolution. */
   private static final Duration DDL_TIMEOUT = Duration.ofSeconds(60);
 
@@ -147,13 +152,7 @@ record WritePath(
       Ingestor ingestor =
           new Ingestor(destinations, encoder, batcher, deadlines, metrics, any -> true);
       return new WritePath(
-          table,
-          inserter,
-          List.copyOf(sinks),
-          batcher,
-          ingestor,
-          Optional.empty(),
-          Optional.empty());
+          table, inserter, List.copyOf(sinks), batcher, ingestor, Optional.empty());
     }
     // Its own thread: a query that hangs must not hold up the answer deadlines.
     ScheduledExecutorService tableWatch =
@@ -192,8 +191,7 @@ record WritePath(
         List.copyOf(sinks),
         batcher,
         ingestor,
-        Optional.of(gates),
-        Optional.of(tableWatch));
+        Optional.of(new TableWatch(gates, tableWatch)));
   }
 
   /**
@@ -206,8 +204,8 @@ record WritePath(
     if (flusher.isPresent()) {
       return flusher;
     }
-    return gates
-        .flatMap(TableGates::watchDeath)
+    return tableWatch
+        .flatMap(watch -> watch.gates().watchDeath())
         .map(e -> "table watch stopped: " + e.getClass().getSimpleName());
   }
 
@@ -216,7 +214,7 @@ record WritePath(
    * batcher is drained, or for a path that opened after shutdown began and never held a message.
    */
   void stop() {
-    tableWatch.ifPresent(ScheduledExecutorService::shutdownNow);
+    tableWatch.ifPresent(watch -> watch.thread().shutdownNow());
     batcher.stopFlushers();
   }
 

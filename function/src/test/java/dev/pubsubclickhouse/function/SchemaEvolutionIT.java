@@ -103,14 +103,13 @@ class SchemaEvolutionIT {
             () ->
                 instance
                     .push(
-                        new PubSubMessage(
-                            data.getBytes(StandardCharsets.UTF_8),
-                            Map.of(),
-                            "f-" + id,
-                            "2026-01-15T12:34:56Z",
-                            null,
-                            "projects/test/subscriptions/push",
-                            1),
+                        PubSubMessage.builder()
+                            .data(data.getBytes(StandardCharsets.UTF_8))
+                            .messageId("f-" + id)
+                            .publishTime("2026-01-15T12:34:56Z")
+                            .subscription("projects/test/subscriptions/push")
+                            .deliveryAttempt(1)
+                            .build(),
                         MemoryCharge.NONE)
                     .outcome()
                     .status());

@@ -59,7 +59,12 @@ class WritePathTest {
               new Metrics());
       WritePath path =
           new WritePath(
-              null, null, List.of(), batcher, null, Optional.of(gates), Optional.of(scheduler));
+              null,
+              null,
+              List.of(),
+              batcher,
+              null,
+              Optional.of(new WritePath.TableWatch(gates, scheduler)));
       long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
       while (path.deathCause().isEmpty() && System.nanoTime() < deadline) {
         Thread.sleep(5);

@@ -421,8 +421,15 @@ public final class MessageEncoder {
     if (message.deliveryAttempt() != null) {
       origin.put(DeadLetter.DELIVERY_ATTEMPT, message.deliveryAttempt().toString());
     }
-    return new DeadLetter(
-        identity, message.data(), readable, message.attributes(), origin, reason, clock.instant());
+    return DeadLetter.builder()
+        .identity(identity)
+        .data(message.data())
+        .payload(readable)
+        .attributes(message.attributes())
+        .origin(origin)
+        .reason(reason)
+        .failedAt(clock.instant())
+        .build();
   }
 
   /**

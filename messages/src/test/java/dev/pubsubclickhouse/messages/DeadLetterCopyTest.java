@@ -9,7 +9,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
-import java.util.Map;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 
@@ -37,7 +36,7 @@ class DeadLetterCopyTest {
 
   private DeadLetter deadLetter(byte[] data) {
     return encoder.deadLetter(
-        new PubSubMessage(data, Map.of(), "m-1", null, null, null, null), "id", "why");
+        PubSubMessage.builder().data(data).messageId("m-1").build(), "id", "why");
   }
 
   @Test

@@ -54,7 +54,8 @@ class MappedMessageTest {
   private static EncodedRows encode(
       MessageEncoder encoder, byte[] data, Map<String, String> attributes, TargetTable.Snapshot t)
       throws Exception {
-    PubSubMessage message = new PubSubMessage(data, attributes, "m-1", null, null, null, null);
+    PubSubMessage message =
+        PubSubMessage.builder().data(data).attributes(attributes).messageId("m-1").build();
     return encoder.encode(message, new PayloadFormats(null).of(Map.of()), t);
   }
 
@@ -155,7 +156,7 @@ class MappedMessageTest {
           }
         };
     TargetTable.Snapshot table = table("raw=$data", ColumnDefinition.of("raw", "String"));
-    PubSubMessage message = new PubSubMessage(avro, Map.of(), "m-1", null, null, null, null);
+    PubSubMessage message = PubSubMessage.builder().data(avro).messageId("m-1").build();
     EncodedRows rows = encoder(null).encode(message, binaryAvro, table);
     assertThat(bytes(rows)).isEqualTo(string(Base64.getEncoder().encodeToString(avro)));
   }
@@ -190,14 +191,10 @@ class MappedMessageTest {
         targetTable(
             "raw=$data", ColumnDefinition.of("a", "String"), ColumnDefinition.of("raw", "String"));
     PubSubMessage message =
-        new PubSubMessage(
-            data.toString().getBytes(StandardCharsets.UTF_8),
-            Map.of(),
-            "m-1",
-            null,
-            null,
-            null,
-            null);
+        PubSubMessage.builder()
+            .data(data.toString().getBytes(StandardCharsets.UTF_8))
+            .messageId("m-1")
+            .build();
     // Room to read the rows (about 0.4 MiB), not for the data in each of them (about 1.6 MiB).
     MessageEncoder.Encoding encoding =
         encoder(null)

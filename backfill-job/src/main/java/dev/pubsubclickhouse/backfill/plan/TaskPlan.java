@@ -7,7 +7,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * What one task of an execution reads: its share of the execution's pinned snapshot.
+ * What one task of an execution reads: its share of the execution's pinned snapshot. Built with
+ * {@link #builder()}.
  *
  * @param description the source as the log shows it
  * @param schema the BigQuery schema of the rows read
@@ -40,5 +41,71 @@ public record TaskPlan(
       total += unit.knownRows();
     }
     return total;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Builds a {@link TaskPlan}: no snapshot time, rows unknown, no earlier read session, no
+   * warnings.
+   */
+  public static final class Builder {
+    private String description;
+    private Schema schema;
+    private Optional<Instant> snapshotTime = Optional.empty();
+    private List<ReadUnit> units;
+    private long sourceRows = -1;
+    private String origin;
+    private Optional<String> readSessionOf = Optional.empty();
+    private List<String> warnings = List.of();
+
+    private Builder() {}
+
+    public Builder description(String description) {
+      this.description = description;
+      return this;
+    }
+
+    public Builder schema(Schema schema) {
+      this.schema = schema;
+      return this;
+    }
+
+    public Builder snapshotTime(Optional<Instant> snapshotTime) {
+      this.snapshotTime = snapshotTime;
+      return this;
+    }
+
+    public Builder units(List<ReadUnit> units) {
+      this.units = units;
+      return this;
+    }
+
+    public Builder sourceRows(long sourceRows) {
+      this.sourceRows = sourceRows;
+      return this;
+    }
+
+    public Builder origin(String origin) {
+      this.origin = origin;
+      return this;
+    }
+
+    public Builder readSessionOf(Optional<String> readSessionOf) {
+      this.readSessionOf = readSessionOf;
+      return this;
+    }
+
+    public Builder warnings(List<String> warnings) {
+      this.warnings = warnings;
+      return this;
+    }
+
+    public TaskPlan build() {
+      return new TaskPlan(
+          description, schema, snapshotTime, units, sourceRows, origin, readSessionOf, warnings);
+    }
   }
 }

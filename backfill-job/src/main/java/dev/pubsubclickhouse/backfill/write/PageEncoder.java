@@ -45,7 +45,14 @@ public final class PageEncoder {
       starts[i + 1] = out.size();
     }
     lastSize = Math.max(1024, out.size());
-    return new EncodedPage(
-        startIndex, positions, rows, encoder, out.toByteArray(), starts, rejections);
+    return EncodedPage.builder()
+        .startIndex(startIndex)
+        .positions(positions)
+        .rows(rows)
+        .encoder(encoder)
+        .bytes(out.toByteArray())
+        .rowStarts(starts)
+        .rejections(rejections)
+        .build();
   }
 }

@@ -152,14 +152,13 @@ public final class PageWriter {
       byte[] row = page.rows().get(index).toString().getBytes(StandardCharsets.UTF_8);
       Map<String, String> origin = new LinkedHashMap<>();
       origin.put(DeadLetter.SOURCE_ROW, Long.toString(position()));
-      return new DeadLetter(
-          sourceFingerprint + "\n" + position(),
-          row,
-          row,
-          Map.of(),
-          origin,
-          "source row " + position() + ": " + reason,
-          clock.instant());
+      return DeadLetter.builder()
+          .identity(sourceFingerprint + "\n" + position())
+          .data(row)
+          .origin(origin)
+          .reason("source row " + position() + ": " + reason)
+          .failedAt(clock.instant())
+          .build();
     }
   }
 }

@@ -35,21 +35,26 @@ class DeadLetterTableIT {
     Map<String, String> origin = new LinkedHashMap<>();
     origin.put("messageId", "m1");
     origin.put("subscription", "projects/p/subscriptions/s");
-    return new DeadLetter(
-        "s\nm1",
-        data.getBytes(StandardCharsets.UTF_8),
-        data.getBytes(StandardCharsets.UTF_8),
-        Map.of("k", "v"),
-        origin,
-        reason,
-        Instant.parse(failedAt));
+    return DeadLetter.builder()
+        .identity("s\nm1")
+        .data(data.getBytes(StandardCharsets.UTF_8))
+        .payload(data.getBytes(StandardCharsets.UTF_8))
+        .attributes(Map.of("k", "v"))
+        .origin(origin)
+        .reason(reason)
+        .failedAt(Instant.parse(failedAt))
+        .build();
   }
 
   /** The dead letter of an empty object, from {@code origin} (written in key order). */
   private static DeadLetter emptyFrom(Map<String, String> origin, String reason, String failedAt) {
     byte[] data = "{}".getBytes(StandardCharsets.UTF_8);
-    return new DeadLetter(
-        null, data, data, Map.of(), new TreeMap<>(origin), reason, Instant.parse(failedAt));
+    return DeadLetter.builder()
+        .data(data)
+        .origin(new TreeMap<>(origin))
+        .reason(reason)
+        .failedAt(Instant.parse(failedAt))
+        .build();
   }
 
   @Test
@@ -63,14 +68,12 @@ class DeadLetterTableIT {
     errors.write(
         List.of(
             deadLetter("{\"a\":1}", "column 'a' rejects 1", "2026-01-15T12:00:00Z"),
-            new DeadLetter(
-                null,
-                notUtf8,
-                notUtf8,
-                Map.of(),
-                Map.of("sourceRow", "7"),
-                "not JSON",
-                Instant.parse("2026-01-15T12:00:01Z"))),
+            DeadLetter.builder()
+                .data(notUtf8)
+                .origin(Map.of("sourceRow", "7"))
+                .reason("not JSON")
+                .failedAt(Instant.parse("2026-01-15T12:00:01Z"))
+                .build()),
         WaitedFor.ALWAYS);
     assertThat(
             database.query(
@@ -119,14 +122,14 @@ class DeadLetterTableIT {
     byte[] data = "{\"a\":1}".getBytes(StandardCharsets.UTF_8);
     errors.write(
         List.of(
-            new DeadLetter(
-                "projects/p/subscriptions/s\n4711",
-                data,
-                data,
-                new TreeMap<>(Map.of("source", "web", "trace", "t-1")),
-                origin,
-                "column 'a' rejects 1",
-                Instant.parse("2026-01-15T12:35:00Z"))),
+            DeadLetter.builder()
+                .identity("projects/p/subscriptions/s\n4711")
+                .data(data)
+                .attributes(new TreeMap<>(Map.of("source", "web", "trace", "t-1")))
+                .origin(origin)
+                .reason("column 'a' rejects 1")
+                .failedAt(Instant.parse("2026-01-15T12:35:00Z"))
+                .build()),
         WaitedFor.ALWAYS);
     assertThat(
             database.query(

@@ -185,7 +185,12 @@ class TableWriterTest {
     @Override
     public DeadLetter deadLetter(String reason) {
       byte[] data = identity.getBytes(StandardCharsets.UTF_8);
-      return new DeadLetter(identity, data, data, Map.of(), Map.of(), reason, Instant.EPOCH);
+      return DeadLetter.builder()
+          .identity(identity)
+          .data(data)
+          .reason(reason)
+          .failedAt(Instant.EPOCH)
+          .build();
     }
   }
 

@@ -77,14 +77,15 @@ public final class PushRequestParser {
     }
     String attempt = first(headers, METADATA_PREFIX + "delivery-attempt");
     String orderingKey = first(headers, METADATA_PREFIX + "ordering-key");
-    return new PubSubMessage(
-        body,
-        attributes,
-        first(headers, METADATA_PREFIX + "message-id"),
-        first(headers, METADATA_PREFIX + "publish-time"),
-        orderingKey != null ? orderingKey : first(headers, EMULATOR_ORDERING_KEY),
-        first(headers, METADATA_PREFIX + "subscription-name"),
-        attempt == null ? null : parseAttempt(attempt));
+    return PubSubMessage.builder()
+        .data(body)
+        .attributes(attributes)
+        .messageId(first(headers, METADATA_PREFIX + "message-id"))
+        .publishTime(first(headers, METADATA_PREFIX + "publish-time"))
+        .orderingKey(orderingKey != null ? orderingKey : first(headers, EMULATOR_ORDERING_KEY))
+        .subscription(first(headers, METADATA_PREFIX + "subscription-name"))
+        .deliveryAttempt(attempt == null ? null : parseAttempt(attempt))
+        .build();
   }
 
   private static Integer parseAttempt(String text) {
@@ -143,14 +144,15 @@ public final class PushRequestParser {
     if (envelope.data == null && envelope.attributes.isEmpty()) {
       throw new NotAPushRequestException("message has neither data nor attributes");
     }
-    return new PubSubMessage(
-        envelope.data == null ? new byte[0] : envelope.data,
-        envelope.attributes,
-        envelope.messageId,
-        envelope.publishTime,
-        envelope.orderingKey,
-        envelope.subscription,
-        envelope.deliveryAttempt);
+    return PubSubMessage.builder()
+        .data(envelope.data == null ? new byte[0] : envelope.data)
+        .attributes(envelope.attributes)
+        .messageId(envelope.messageId)
+        .publishTime(envelope.publishTime)
+        .orderingKey(envelope.orderingKey)
+        .subscription(envelope.subscription)
+        .deliveryAttempt(envelope.deliveryAttempt)
+        .build();
   }
 
   private static void readMessage(JsonParser parser, JsonToken start, Envelope envelope)

@@ -20,14 +20,15 @@ final class PulledMessages {
   static PubSubMessage of(PubsubMessage pulled, String subscription, Integer deliveryAttempt) {
     Map<String, String> attributes = new HashMap<>(pulled.getAttributesMap());
     attributes.remove(DELIVERY_ATTEMPT_ATTRIBUTE);
-    return new PubSubMessage(
-        pulled.getData().toByteArray(),
-        attributes,
-        pulled.getMessageId().isEmpty() ? null : pulled.getMessageId(),
-        pulled.hasPublishTime() ? publishTime(pulled.getPublishTime()) : null,
-        pulled.getOrderingKey().isEmpty() ? null : pulled.getOrderingKey(),
-        subscription,
-        deliveryAttempt);
+    return PubSubMessage.builder()
+        .data(pulled.getData().toByteArray())
+        .attributes(attributes)
+        .messageId(pulled.getMessageId().isEmpty() ? null : pulled.getMessageId())
+        .publishTime(pulled.hasPublishTime() ? publishTime(pulled.getPublishTime()) : null)
+        .orderingKey(pulled.getOrderingKey().isEmpty() ? null : pulled.getOrderingKey())
+        .subscription(subscription)
+        .deliveryAttempt(deliveryAttempt)
+        .build();
   }
 
   /** RFC 3339 in UTC, as a push request writes it ({@code 2026-01-15T12:34:56.789Z}). */

@@ -264,8 +264,11 @@ class BatchWriterTest {
 
   private static PendingMessage pending(String id, Destination destination, EncodedRows rows) {
     PubSubMessage message =
-        new PubSubMessage(
-            "{\"id\":7}".getBytes(), Map.of(), id, null, null, "projects/p/subscriptions/s", null);
+        PubSubMessage.builder()
+            .data("{\"id\":7}".getBytes())
+            .messageId(id)
+            .subscription("projects/p/subscriptions/s")
+            .build();
     return new PendingMessage(
         message,
         DEAD_LETTERS_ONLY,

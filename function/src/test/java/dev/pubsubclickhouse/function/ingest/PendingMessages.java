@@ -10,7 +10,6 @@ import dev.pubsubclickhouse.messages.tables.Destination;
 import dev.pubsubclickhouse.messages.tables.Route;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 
 /** Messages for tests of what handles batches, already encoded as one one-byte row. */
 public final class PendingMessages {
@@ -18,7 +17,7 @@ public final class PendingMessages {
 
   public static PendingMessage of(String messageId, long enqueuedNanos) {
     return new PendingMessage(
-        new PubSubMessage(new byte[0], Map.of(), messageId, null, null, null, null),
+        PubSubMessage.builder().messageId(messageId).build(),
         EncodedRows.of(new byte[] {1}, 0, 1, 1),
         enqueuedNanos);
   }
@@ -36,7 +35,7 @@ public final class PendingMessages {
                 table, name -> new TableSchema(name, List.of(ColumnDefinition.of("b", "UInt8")))),
             null);
     return new PendingMessage(
-        new PubSubMessage(new byte[0], Map.of(), messageId, null, null, null, null),
+        PubSubMessage.builder().messageId(messageId).build(),
         null,
         Route.to(destination),
         null,

@@ -11,7 +11,6 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
@@ -38,8 +37,12 @@ class RefusalLogTest {
   }
 
   private static PubSubMessage message(String id) {
-    return new PubSubMessage(
-        new byte[0], Map.of(), id, "2026-01-15T12:34:56Z", null, "projects/p/subscriptions/s", 1);
+    return PubSubMessage.builder()
+        .messageId(id)
+        .publishTime("2026-01-15T12:34:56Z")
+        .subscription("projects/p/subscriptions/s")
+        .deliveryAttempt(1)
+        .build();
   }
 
   /** Each line as "severity message messageId outcome reason [notLogged]". */
@@ -92,8 +95,7 @@ class RefusalLogTest {
 
   @Test
   void aMessageWithoutAnIdIsLoggedWithAnEmptyOne() throws Exception {
-    log.refused(
-        new PubSubMessage(new byte[0], Map.of(), null, null, null, null, null), false, "why");
+    log.refused(PubSubMessage.builder().build(), false, "why");
     assertThat(lines()).containsExactly("WARNING a message cannot be written  answered 422 why -");
   }
 }

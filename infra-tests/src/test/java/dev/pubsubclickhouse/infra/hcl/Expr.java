@@ -55,15 +55,11 @@ public sealed interface Expr {
    * {@code [for k, v in collection : value if condition]} (key null) or {@code {for k, v in
    * collection : key => value if condition}}.
    */
-  record For(
-      Span span,
-      String keyVariable,
-      String valueVariable,
-      Expr collection,
-      Expr key,
-      Expr value,
-      Expr condition)
+  record For(Span span, Iteration iteration, Expr key, Expr value, Expr condition)
       implements Expr {}
+
+  /** The {@code for k, v in collection} of a for expression; {@code k} may be absent (null). */
+  record Iteration(String keyVariable, String valueVariable, Expr collection) {}
 
   record Conditional(Span span, Expr condition, Expr whenTrue, Expr whenFalse) implements Expr {}
 

@@ -295,7 +295,7 @@ public final class HclExpression {
         visit(item.value(), visitor);
       }
     } else if (e instanceof For f) {
-      visit(f.collection(), visitor);
+      visit(f.iteration().collection(), visitor);
       visit(f.key(), visitor);
       visit(f.value(), visitor);
       visit(f.condition(), visitor);

@@ -426,7 +426,11 @@ final class HclParser {
     String keyVariable = second == null ? null : first;
     String valueVariable = second == null ? first : second;
     return new For(
-        new Span(start, pos + 1), keyVariable, valueVariable, collection, key, value, condition);
+        new Span(start, pos + 1),
+        new Expr.Iteration(keyVariable, valueVariable, collection),
+        key,
+        value,
+        condition);
   }
 
   private Expr number() {

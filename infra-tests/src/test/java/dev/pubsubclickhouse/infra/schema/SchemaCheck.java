@@ -396,12 +396,12 @@ public final class SchemaCheck {
 
     private void expression(HclExpression holder, Expr e, Set<String> scope) {
       if (e instanceof For f) {
-        expression(holder, f.collection(), scope);
+        expression(holder, f.iteration().collection(), scope);
         Set<String> inner = new HashSet<>(scope);
-        if (f.keyVariable() != null) {
-          inner.add(f.keyVariable());
+        if (f.iteration().keyVariable() != null) {
+          inner.add(f.iteration().keyVariable());
         }
-        inner.add(f.valueVariable());
+        inner.add(f.iteration().valueVariable());
         for (Expr part : new Expr[] {f.key(), f.value(), f.condition()}) {
           if (part != null) {
             expression(holder, part, inner);

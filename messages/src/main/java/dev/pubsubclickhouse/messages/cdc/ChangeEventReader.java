@@ -101,18 +101,16 @@ public final class ChangeEventReader {
     if (kind == ChangeEvent.Kind.UPSERT && after == null) {
       throw new PayloadRejectedException("op " + opCode + " of " + table + " has no after row");
     }
-    return new ChangeEvent(
-        kind,
-        null,
-        opCode,
-        table,
-        before,
-        after,
-        key(message),
-        source,
-        version,
-        transactionId(payload, source),
-        schema != null);
+    return ChangeEvent.change(kind, opCode)
+        .table(table)
+        .before(before)
+        .after(after)
+        .key(key(message))
+        .source(source)
+        .version(version)
+        .transactionId(transactionId(payload, source))
+        .withSchema(schema != null)
+        .build();
   }
 
   /** What a message that is no row change is, by its schema's name or its fields; else null. */

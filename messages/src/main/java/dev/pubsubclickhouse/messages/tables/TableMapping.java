@@ -20,7 +20,8 @@ import java.util.Optional;
 /**
  * How messages map onto tables: routing by attribute or by a change event's source table, schema
  * evolution, the column that keeps unknown fields, and the columns that take their values from a
- * path (COLUMN_MAPPING).
+ * path (COLUMN_MAPPING). Read from the configuration with {@link #read}, or built with {@link
+ * #builder(TableName)}.
  *
  * @param tableAttribute the attribute that names a message's table; empty: every message goes to
  *     the default table
@@ -46,14 +47,12 @@ public record TableMapping(
 
   /** Every message to one table, as it is, unknown fields ignored. */
   public static TableMapping single(TableName table) {
-    return new TableMapping(
-        table,
-        Optional.empty(),
-        List.of(),
-        Optional.empty(),
-        Optional.empty(),
-        Optional.empty(),
-        ColumnSources.BY_NAME);
+    return builder(table).build();
+  }
+
+  /** Starts from {@link #single}: every message to {@code defaultTable}. */
+  public static Builder builder(TableName defaultTable) {
+    return new Builder(defaultTable);
   }
 
   /**
@@ -165,6 +164,62 @@ public record TableMapping(
               config.optional(CLICKHOUSE_CLUSTER)));
     } catch (IllegalArgumentException e) {
       throw new ConfigurationException(CLICKHOUSE_CLUSTER, e.getMessage());
+    }
+  }
+
+  /** Builds a {@link TableMapping}; what is not set is off, empty, or mapped by name. */
+  public static final class Builder {
+    private final TableName defaultTable;
+    private Optional<String> tableAttribute = Optional.empty();
+    private List<TableName> allowedTables = List.of();
+    private Optional<EvolutionPolicy> evolution = Optional.empty();
+    private Optional<String> unknownFieldsColumn = Optional.empty();
+    private Optional<ChangeCapture> changeCapture = Optional.empty();
+    private ColumnSources columnSources = ColumnSources.BY_NAME;
+
+    private Builder(TableName defaultTable) {
+      this.defaultTable = defaultTable;
+    }
+
+    public Builder tableAttribute(Optional<String> attribute) {
+      this.tableAttribute = attribute;
+      return this;
+    }
+
+    public Builder allowedTables(List<TableName> tables) {
+      this.allowedTables = tables;
+      return this;
+    }
+
+    public Builder evolution(Optional<EvolutionPolicy> evolution) {
+      this.evolution = evolution;
+      return this;
+    }
+
+    public Builder unknownFieldsColumn(Optional<String> column) {
+      this.unknownFieldsColumn = column;
+      return this;
+    }
+
+    public Builder changeCapture(Optional<ChangeCapture> changeCapture) {
+      this.changeCapture = changeCapture;
+      return this;
+    }
+
+    public Builder columnSources(ColumnSources sources) {
+      this.columnSources = sources;
+      return this;
+    }
+
+    public TableMapping build() {
+      return new TableMapping(
+          defaultTable,
+          tableAttribute,
+          allowedTables,
+          evolution,
+          unknownFieldsColumn,
+          changeCapture,
+          columnSources);
     }
   }
 }

@@ -4,7 +4,6 @@ import dev.pubsubclickhouse.messages.PubSubMessage;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.util.Map;
 
 /** Change events in the shapes of Debezium's documentation, from test resources. */
 final class Fixtures {
@@ -22,6 +21,11 @@ final class Fixtures {
   }
 
   static PubSubMessage message(byte[] data, String orderingKey) {
-    return new PubSubMessage(data, Map.of(), "1", null, orderingKey, "s", null);
+    return PubSubMessage.builder()
+        .data(data)
+        .messageId("1")
+        .orderingKey(orderingKey)
+        .subscription("s")
+        .build();
   }
 }

@@ -19,8 +19,13 @@ import org.junit.jupiter.api.Test;
 class DeadLetterTopicTest {
   private static DeadLetter deadLetter(Map<String, String> attributes, String reason) {
     byte[] data = "{\"a\":1}".getBytes(StandardCharsets.UTF_8);
-    return new DeadLetter(
-        "s\nm", data, data, attributes, Map.of(), reason, Instant.parse("2026-01-15T12:00:00Z"));
+    return DeadLetter.builder()
+        .identity("s\nm")
+        .data(data)
+        .attributes(attributes)
+        .reason(reason)
+        .failedAt(Instant.parse("2026-01-15T12:00:00Z"))
+        .build();
   }
 
   @Test
@@ -62,14 +67,14 @@ class DeadLetterTopicTest {
   void theOrderingKeyTravelsAsAListedAttribute() {
     byte[] data = "{\"a\":1}".getBytes(StandardCharsets.UTF_8);
     DeadLetter keyed =
-        new DeadLetter(
-            "s\nm",
-            data,
-            data,
-            Map.of("source", "web"),
-            Map.of(DeadLetter.ORDERING_KEY, "customer-42"),
-            "why",
-            Instant.parse("2026-01-15T12:00:00Z"));
+        DeadLetter.builder()
+            .identity("s\nm")
+            .data(data)
+            .attributes(Map.of("source", "web"))
+            .origin(Map.of(DeadLetter.ORDERING_KEY, "customer-42"))
+            .reason("why")
+            .failedAt(Instant.parse("2026-01-15T12:00:00Z"))
+            .build();
     PubsubMessage message = DeadLetterTopic.message(keyed);
     assertThat(message.getAttributesMap())
         .containsEntry("orderingKey", "customer-42")
@@ -81,27 +86,25 @@ class DeadLetterTopicTest {
   void aMessageThatOurAttributesWouldTakePastPubSubsLimitGoesAsItCame() {
     byte[] data = new byte[DeadLetterTopic.MAX_MESSAGE_BYTES - 600];
     DeadLetter large =
-        new DeadLetter(
-            "s\nm",
-            data,
-            data,
-            Map.of("source", "web"),
-            Map.of(),
-            "x".repeat(2000),
-            Instant.parse("2026-01-15T12:00:00Z"));
+        DeadLetter.builder()
+            .identity("s\nm")
+            .data(data)
+            .attributes(Map.of("source", "web"))
+            .reason("x".repeat(2000))
+            .failedAt(Instant.parse("2026-01-15T12:00:00Z"))
+            .build();
     PubsubMessage message = DeadLetterTopic.message(large);
     assertThat(message.getAttributesMap()).isEqualTo(Map.of("source", "web"));
     assertThat(message.getSerializedSize()).isLessThanOrEqualTo(DeadLetterTopic.MAX_MESSAGE_BYTES);
 
     DeadLetter justFits =
-        new DeadLetter(
-            "s\nm",
-            new byte[DeadLetterTopic.MAX_MESSAGE_BYTES - 2000],
-            data,
-            Map.of(),
-            Map.of(),
-            "why",
-            Instant.parse("2026-01-15T12:00:00Z"));
+        DeadLetter.builder()
+            .identity("s\nm")
+            .data(new byte[DeadLetterTopic.MAX_MESSAGE_BYTES - 2000])
+            .payload(data)
+            .reason("why")
+            .failedAt(Instant.parse("2026-01-15T12:00:00Z"))
+            .build();
     assertThat(DeadLetterTopic.message(justFits).getAttributesMap())
         .containsKeys("errorMessage", "failedAt", "deadLetterAdded");
   }

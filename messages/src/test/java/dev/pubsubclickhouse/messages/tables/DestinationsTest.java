@@ -2,7 +2,6 @@ package dev.pubsubclickhouse.messages.tables;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pubsubclickhouse.core.encode.ColumnSources;
 import dev.pubsubclickhouse.core.schema.ColumnDefinition;
 import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.core.schema.TableNotFoundException;
@@ -45,20 +44,16 @@ class DestinationsTest {
 
   private Destinations destinations(Optional<String> attribute) {
     TableMapping mapping =
-        new TableMapping(
-            EVENTS,
-            attribute,
-            List.of(CLICKS, GONE, FLAKY),
-            Optional.empty(),
-            Optional.empty(),
-            Optional.empty(),
-            ColumnSources.BY_NAME);
+        TableMapping.builder(EVENTS)
+            .tableAttribute(attribute)
+            .allowedTables(List.of(CLICKS, GONE, FLAKY))
+            .build();
     Function<TableName, Destination> opener = this::open;
     return new Destinations(mapping, opener, open(EVENTS), clock::get, null);
   }
 
   private static PubSubMessage message(Map<String, String> attributes) {
-    return new PubSubMessage(new byte[0], attributes, "1", null, null, null, null);
+    return PubSubMessage.builder().attributes(attributes).messageId("1").build();
   }
 
   @Test

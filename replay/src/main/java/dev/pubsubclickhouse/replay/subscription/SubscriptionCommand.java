@@ -107,16 +107,18 @@ public final class SubscriptionCommand implements Callable<Integer> {
         throw new IllegalArgumentException("--waitSeconds must be between 1 and 600");
       }
       settings =
-          new SubscriptionReplay.Settings(
-              common.filter(),
-              common.dryRun(),
-              batchSize,
-              common.limit(),
-              common.rateLimit(),
-              Duration.ofSeconds(waitSeconds),
-              dropAttributes == null
-                  ? Set.of()
-                  : Set.copyOf(dropAttributes.stream().map(String::trim).toList()));
+          SubscriptionReplay.Settings.builder()
+              .filter(common.filter())
+              .dryRun(common.dryRun())
+              .batchSize(batchSize)
+              .limit(common.limit())
+              .rate(common.rateLimit())
+              .pullWait(Duration.ofSeconds(waitSeconds))
+              .dropAttributes(
+                  dropAttributes == null
+                      ? Set.of()
+                      : Set.copyOf(dropAttributes.stream().map(String::trim).toList()))
+              .build();
     } catch (IllegalArgumentException e) {
       JsonLog.error("replay: " + e.getMessage(), Map.of());
       return ExitCode.USAGE;

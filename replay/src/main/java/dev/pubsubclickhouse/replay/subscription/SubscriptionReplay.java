@@ -64,7 +64,64 @@ final class SubscriptionReplay {
       long limit,
       RateLimit rate,
       Duration pullWait,
-      Set<String> dropAttributes) {}
+      Set<String> dropAttributes) {
+
+    static Builder builder() {
+      return new Builder();
+    }
+
+    /** Builds {@link Settings}; no attribute is dropped unless named. */
+    static final class Builder {
+      private DeadLetterFilter filter;
+      private boolean dryRun;
+      private int batchSize;
+      private long limit;
+      private RateLimit rate;
+      private Duration pullWait;
+      private Set<String> dropAttributes = Set.of();
+
+      private Builder() {}
+
+      Builder filter(DeadLetterFilter filter) {
+        this.filter = filter;
+        return this;
+      }
+
+      Builder dryRun(boolean dryRun) {
+        this.dryRun = dryRun;
+        return this;
+      }
+
+      Builder batchSize(int batchSize) {
+        this.batchSize = batchSize;
+        return this;
+      }
+
+      Builder limit(long limit) {
+        this.limit = limit;
+        return this;
+      }
+
+      Builder rate(RateLimit rate) {
+        this.rate = rate;
+        return this;
+      }
+
+      Builder pullWait(Duration pullWait) {
+        this.pullWait = pullWait;
+        return this;
+      }
+
+      Builder dropAttributes(Set<String> dropAttributes) {
+        this.dropAttributes = dropAttributes;
+        return this;
+      }
+
+      Settings build() {
+        return new Settings(filter, dryRun, batchSize, limit, rate, pullWait, dropAttributes);
+      }
+    }
+  }
 
   private final PubSubClients clients;
   private final SubscriptionName subscription;

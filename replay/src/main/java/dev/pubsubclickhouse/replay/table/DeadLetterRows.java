@@ -376,19 +376,20 @@ final class DeadLetterRows {
   }
 
   private StoredDeadLetter read(GenericRecord row, List<Position> rows) {
-    return new StoredDeadLetter(
-        row.getString("_key"),
-        rows,
-        row.getLong("_failed_ns"),
-        data(row.getString("_raw"), row.getString("_raw_encoding")),
-        row.getString("_error"),
-        known(row.getString("_message_id")),
-        publishTime(row.getString("_publish_ns"), row.getString("_publish_text")),
-        attributes(row.getString("_attributes")),
-        row.getString("_ordering_key"),
-        known(row.getString("_subscription")),
-        deliveryAttempt(known(row.getString("_delivery_attempt"))),
-        row.getString("_source_row"));
+    return StoredDeadLetter.builder()
+        .key(row.getString("_key"))
+        .rows(rows)
+        .failedAtNanos(row.getLong("_failed_ns"))
+        .data(data(row.getString("_raw"), row.getString("_raw_encoding")))
+        .errorMessage(row.getString("_error"))
+        .messageId(known(row.getString("_message_id")))
+        .publishTime(publishTime(row.getString("_publish_ns"), row.getString("_publish_text")))
+        .attributes(attributes(row.getString("_attributes")))
+        .orderingKey(row.getString("_ordering_key"))
+        .subscription(known(row.getString("_subscription")))
+        .deliveryAttempt(deliveryAttempt(known(row.getString("_delivery_attempt"))))
+        .sourceRow(row.getString("_source_row"))
+        .build();
   }
 
   /** The payload's bytes: raw_message's, or what its base64 holds when it is marked so. */

@@ -6,7 +6,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One row of the dead-letter table as the replay reads it, and the message it was.
+ * One row of the dead-letter table as the replay reads it, and the message it was. Built with
+ * {@link #builder()}.
  *
  * @param key a hash of every column: rows with the same key are one dead letter written twice
  * @param rows where its rows and its copies' (the same message with the same raw_message and
@@ -50,14 +51,15 @@ record StoredDeadLetter(
 
   /** The message as Pub/Sub delivered it, so far as the table kept it. */
   PubSubMessage message() {
-    return new PubSubMessage(
-        data,
-        attributes,
-        orNull(messageId),
-        publishTime,
-        orNull(orderingKey),
-        orNull(subscription),
-        deliveryAttempt);
+    return PubSubMessage.builder()
+        .data(data)
+        .attributes(attributes)
+        .messageId(orNull(messageId))
+        .publishTime(publishTime)
+        .orderingKey(orNull(orderingKey))
+        .subscription(orNull(subscription))
+        .deliveryAttempt(deliveryAttempt)
+        .build();
   }
 
   /** For lines about it: the message id, or where the row is. */
@@ -70,5 +72,103 @@ record StoredDeadLetter(
 
   private static String orNull(String text) {
     return text.isEmpty() ? null : text;
+  }
+
+  static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link StoredDeadLetter}. */
+  static final class Builder {
+    private String key;
+    private List<DeadLetterRows.Position> rows;
+    private long failedAtNanos;
+    private byte[] data;
+    private String errorMessage;
+    private String messageId;
+    private String publishTime;
+    private Map<String, String> attributes;
+    private String orderingKey;
+    private String subscription;
+    private Integer deliveryAttempt;
+    private String sourceRow;
+
+    private Builder() {}
+
+    Builder key(String key) {
+      this.key = key;
+      return this;
+    }
+
+    Builder rows(List<DeadLetterRows.Position> rows) {
+      this.rows = rows;
+      return this;
+    }
+
+    Builder failedAtNanos(long failedAtNanos) {
+      this.failedAtNanos = failedAtNanos;
+      return this;
+    }
+
+    Builder data(byte[] data) {
+      this.data = data;
+      return this;
+    }
+
+    Builder errorMessage(String errorMessage) {
+      this.errorMessage = errorMessage;
+      return this;
+    }
+
+    Builder messageId(String messageId) {
+      this.messageId = messageId;
+      return this;
+    }
+
+    Builder publishTime(String publishTime) {
+      this.publishTime = publishTime;
+      return this;
+    }
+
+    Builder attributes(Map<String, String> attributes) {
+      this.attributes = attributes;
+      return this;
+    }
+
+    Builder orderingKey(String orderingKey) {
+      this.orderingKey = orderingKey;
+      return this;
+    }
+
+    Builder subscription(String subscription) {
+      this.subscription = subscription;
+      return this;
+    }
+
+    Builder deliveryAttempt(Integer deliveryAttempt) {
+      this.deliveryAttempt = deliveryAttempt;
+      return this;
+    }
+
+    Builder sourceRow(String sourceRow) {
+      this.sourceRow = sourceRow;
+      return this;
+    }
+
+    StoredDeadLetter build() {
+      return new StoredDeadLetter(
+          key,
+          rows,
+          failedAtNanos,
+          data,
+          errorMessage,
+          messageId,
+          publishTime,
+          attributes,
+          orderingKey,
+          subscription,
+          deliveryAttempt,
+          sourceRow);
+    }
   }
 }
