@@ -102,6 +102,31 @@ class ProviderSchemaTest {
   }
 
   @Test
+  void aMovedBlockMustLeaveItsOldAddressAndNameADeclaredNewOne() {
+    HclFile monitoring = TREE.module("modules/pubsub-clickhouse").file("monitoring.tf");
+    for (String[] typo :
+        new String[][] {
+          {
+            "to   = google_monitoring_alert_policy.pipeline[\"service_5xx\"]",
+            "to   = google_monitoring_alert_policy.pipelines[\"service_5xx\"]"
+          },
+          {
+            "from = google_monitoring_alert_policy.service_5xx[0]",
+            "from = google_monitoring_alert_policy.pipeline[\"service_5xx\"]"
+          },
+        }) {
+      assertThat(monitoring.source()).contains(typo[0]);
+      HclFile mutated =
+          HclFile.parse("monitoring.tf", monitoring.source().replace(typo[0], typo[1]));
+
+      assertThat(CHECK.check(TREE.withFile(Path.of("modules/pubsub-clickhouse"), mutated)))
+          .as(typo[1])
+          .singleElement()
+          .satisfies(p -> assertThat(p.message()).startsWith("moved"));
+    }
+  }
+
+  @Test
   void theSchemaKnowsCloudRunsNestedBlocksAndTheBetaOnlyServiceIdentity() {
     ProviderSchema.Node service =
         ProviderSchema.google().resource("google_cloud_run_v2_service").orElseThrow();
