@@ -92,13 +92,8 @@ class PushSubscriptionTest {
   @Test
   void theDeadLetterTopicHasOnePullSubscriptionKeepingMessagesSevenDays() {
     List<HclBlock> onDeadLetterTopic =
-        TF.resources("google_pubsub_subscription").stream()
-            .filter(
-                s ->
-                    s.expr("topic")
-                        .references()
-                        .equals(List.of("google_pubsub_topic.dead_letter.id")))
-            .collect(Collectors.toList());
+        TF.resourcesReferencing(
+            "google_pubsub_subscription", "topic", "google_pubsub_topic.dead_letter.id");
 
     assertThat(onDeadLetterTopic).extracting(b -> b.label(1)).containsExactly("dead_letter");
     HclBlock pull = onDeadLetterTopic.get(0);

@@ -78,6 +78,17 @@ public final class TerraformConfig {
         .collect(Collectors.toList());
   }
 
+  /**
+   * Resources of {@code resourceType} whose {@code attribute} references exactly {@code reference},
+   * e.g. the grants whose member is one account.
+   */
+  public List<HclBlock> resourcesReferencing(
+      String resourceType, String attribute, String reference) {
+    return resources(resourceType).stream()
+        .filter(b -> b.expr(attribute).references().equals(List.of(reference)))
+        .collect(Collectors.toList());
+  }
+
   /** Resources whose type matches, e.g. every {@code google_*_iam_member}. */
   public List<HclBlock> resourcesMatching(String typeRegex) {
     return blocks("resource").stream()
