@@ -211,6 +211,187 @@ check "backlog_alert_before_dead_letters" {
   }
 }
 
+locals {
+  # The dashboard's charts, two a row, half the width each, in this order.
+  dashboard_widgets = [
+    {
+      title = "Ingest rate (messages published to ${google_pubsub_topic.ingest.name} / s)"
+      xyChart = {
+        dataSets = [{
+          plotType = "LINE"
+          timeSeriesQuery = {
+            timeSeriesFilter = {
+              filter = "${local.ingest_topic_filter} AND metric.type = \"pubsub.googleapis.com/topic/send_message_operation_count\""
+              aggregation = {
+                alignmentPeriod    = "60s"
+                perSeriesAligner   = "ALIGN_RATE"
+                crossSeriesReducer = "REDUCE_SUM"
+              }
+            }
+          }
+        }]
+      }
+    },
+    {
+      title = "Push requests by response class (/ s)"
+      xyChart = {
+        dataSets = [{
+          plotType = "STACKED_AREA"
+          timeSeriesQuery = {
+            timeSeriesFilter = {
+              filter = "${local.push_subscription_filter} AND metric.type = \"pubsub.googleapis.com/subscription/push_request_count\""
+              aggregation = {
+                alignmentPeriod    = "60s"
+                perSeriesAligner   = "ALIGN_RATE"
+                crossSeriesReducer = "REDUCE_SUM"
+                groupByFields      = ["metric.labels.response_class"]
+              }
+            }
+          }
+        }]
+      }
+    },
+    {
+      title = "Rows inserted into ClickHouse (/ s; needs the Prometheus sidecar)"
+      xyChart = {
+        dataSets = [{
+          plotType = "LINE"
+          timeSeriesQuery = {
+            prometheusQuery = "sum(rate(${var.app_metric_prefix}_inserted_rows_total${local.prometheus_selector}[5m]))"
+          }
+        }]
+      }
+    },
+    {
+      title = "INSERT statements, succeeded and failed (/ s; needs the Prometheus sidecar)"
+      xyChart = {
+        dataSets = [
+          {
+            plotType = "LINE"
+            timeSeriesQuery = {
+              prometheusQuery = "sum(rate(${var.app_metric_prefix}_inserts_total${local.prometheus_selector}[5m]))"
+            }
+          },
+          {
+            plotType = "LINE"
+            timeSeriesQuery = {
+              prometheusQuery = "sum(rate(${var.app_metric_prefix}_insert_failures_total${local.prometheus_selector}[5m]))"
+            }
+          },
+        ]
+      }
+    },
+    {
+      title = "INSERT latency p50 / p99 (ms, retries included; needs the Prometheus sidecar)"
+      xyChart = {
+        dataSets = [
+          {
+            plotType = "LINE"
+            timeSeriesQuery = {
+              prometheusQuery = "histogram_quantile(0.5, sum by (le) (rate(${var.app_metric_prefix}_insert_latency_ms_bucket${local.prometheus_selector}[5m])))"
+            }
+          },
+          {
+            plotType = "LINE"
+            timeSeriesQuery = {
+              prometheusQuery = "histogram_quantile(0.99, sum by (le) (rate(${var.app_metric_prefix}_insert_latency_ms_bucket${local.prometheus_selector}[5m])))"
+            }
+          },
+        ]
+      }
+    },
+    {
+      title = "Dead letters (published to ${google_pubsub_topic.dead_letter.name}; waiting in ${google_pubsub_subscription.dead_letter.name})"
+      xyChart = {
+        dataSets = [
+          {
+            plotType = "STACKED_BAR"
+            timeSeriesQuery = {
+              timeSeriesFilter = {
+                filter = "${local.dead_letter_topic_filter} AND metric.type = \"pubsub.googleapis.com/topic/send_message_operation_count\""
+                aggregation = {
+                  alignmentPeriod    = "300s"
+                  perSeriesAligner   = "ALIGN_DELTA"
+                  crossSeriesReducer = "REDUCE_SUM"
+                }
+              }
+            }
+          },
+          {
+            plotType = "LINE"
+            timeSeriesQuery = {
+              timeSeriesFilter = {
+                filter = "resource.type = \"pubsub_subscription\" AND resource.labels.subscription_id = \"${google_pubsub_subscription.dead_letter.name}\" AND metric.type = \"pubsub.googleapis.com/subscription/num_undelivered_messages\""
+                aggregation = {
+                  alignmentPeriod    = "300s"
+                  perSeriesAligner   = "ALIGN_MAX"
+                  crossSeriesReducer = "REDUCE_SUM"
+                }
+              }
+            }
+          },
+        ]
+      }
+    },
+    {
+      title = "Oldest unacked message on ${google_pubsub_subscription.push.name} (s)"
+      xyChart = {
+        dataSets = [{
+          plotType = "LINE"
+          timeSeriesQuery = {
+            timeSeriesFilter = {
+              filter = "${local.push_subscription_filter} AND metric.type = \"pubsub.googleapis.com/subscription/oldest_unacked_message_age\""
+              aggregation = {
+                alignmentPeriod  = "60s"
+                perSeriesAligner = "ALIGN_MAX"
+              }
+            }
+          }
+        }]
+        thresholds = [{
+          value = local.oldest_unacked_alert_seconds
+          label = "alert"
+        }]
+      }
+    },
+    {
+      title = "Cloud Run requests by response class (/ s) and instances"
+      xyChart = {
+        dataSets = [
+          {
+            plotType = "STACKED_AREA"
+            timeSeriesQuery = {
+              timeSeriesFilter = {
+                filter = "${local.run_service_filter} AND metric.type = \"run.googleapis.com/request_count\""
+                aggregation = {
+                  alignmentPeriod    = "60s"
+                  perSeriesAligner   = "ALIGN_RATE"
+                  crossSeriesReducer = "REDUCE_SUM"
+                  groupByFields      = ["metric.labels.response_code_class"]
+                }
+              }
+            }
+          },
+          {
+            plotType   = "LINE"
+            targetAxis = "Y2"
+            timeSeriesQuery = {
+              timeSeriesFilter = {
+                filter = "${local.run_service_filter} AND metric.type = \"run.googleapis.com/container/instance_count\""
+                aggregation = {
+                  alignmentPeriod    = "60s"
+                  perSeriesAligner   = "ALIGN_MAX"
+                  crossSeriesReducer = "REDUCE_SUM"
+                }
+              }
+            }
+          },
+        ]
+      }
+    },
+  ]
+}
+
 resource "google_monitoring_dashboard" "pipeline" {
   count = var.create_monitoring ? 1 : 0
 
@@ -219,231 +400,13 @@ resource "google_monitoring_dashboard" "pipeline" {
     displayName = "Pub/Sub to ClickHouse: ${local.service_name}"
     mosaicLayout = {
       columns = 12
-      tiles = [
-        {
-          xPos   = 0
-          yPos   = 0
-          width  = 6
-          height = 4
-          widget = {
-            title = "Ingest rate (messages published to ${google_pubsub_topic.ingest.name} / s)"
-            xyChart = {
-              dataSets = [{
-                plotType = "LINE"
-                timeSeriesQuery = {
-                  timeSeriesFilter = {
-                    filter = "${local.ingest_topic_filter} AND metric.type = \"pubsub.googleapis.com/topic/send_message_operation_count\""
-                    aggregation = {
-                      alignmentPeriod    = "60s"
-                      perSeriesAligner   = "ALIGN_RATE"
-                      crossSeriesReducer = "REDUCE_SUM"
-                    }
-                  }
-                }
-              }]
-            }
-          }
-        },
-        {
-          xPos   = 6
-          yPos   = 0
-          width  = 6
-          height = 4
-          widget = {
-            title = "Push requests by response class (/ s)"
-            xyChart = {
-              dataSets = [{
-                plotType = "STACKED_AREA"
-                timeSeriesQuery = {
-                  timeSeriesFilter = {
-                    filter = "${local.push_subscription_filter} AND metric.type = \"pubsub.googleapis.com/subscription/push_request_count\""
-                    aggregation = {
-                      alignmentPeriod    = "60s"
-                      perSeriesAligner   = "ALIGN_RATE"
-                      crossSeriesReducer = "REDUCE_SUM"
-                      groupByFields      = ["metric.labels.response_class"]
-                    }
-                  }
-                }
-              }]
-            }
-          }
-        },
-        {
-          xPos   = 0
-          yPos   = 4
-          width  = 6
-          height = 4
-          widget = {
-            title = "Rows inserted into ClickHouse (/ s; needs the Prometheus sidecar)"
-            xyChart = {
-              dataSets = [{
-                plotType = "LINE"
-                timeSeriesQuery = {
-                  prometheusQuery = "sum(rate(${var.app_metric_prefix}_inserted_rows_total${local.prometheus_selector}[5m]))"
-                }
-              }]
-            }
-          }
-        },
-        {
-          xPos   = 6
-          yPos   = 4
-          width  = 6
-          height = 4
-          widget = {
-            title = "INSERT statements, succeeded and failed (/ s; needs the Prometheus sidecar)"
-            xyChart = {
-              dataSets = [
-                {
-                  plotType = "LINE"
-                  timeSeriesQuery = {
-                    prometheusQuery = "sum(rate(${var.app_metric_prefix}_inserts_total${local.prometheus_selector}[5m]))"
-                  }
-                },
-                {
-                  plotType = "LINE"
-                  timeSeriesQuery = {
-                    prometheusQuery = "sum(rate(${var.app_metric_prefix}_insert_failures_total${local.prometheus_selector}[5m]))"
-                  }
-                },
-              ]
-            }
-          }
-        },
-        {
-          xPos   = 0
-          yPos   = 8
-          width  = 6
-          height = 4
-          widget = {
-            title = "INSERT latency p50 / p99 (ms, retries included; needs the Prometheus sidecar)"
-            xyChart = {
-              dataSets = [
-                {
-                  plotType = "LINE"
-                  timeSeriesQuery = {
-                    prometheusQuery = "histogram_quantile(0.5, sum by (le) (rate(${var.app_metric_prefix}_insert_latency_ms_bucket${local.prometheus_selector}[5m])))"
-                  }
-                },
-                {
-                  plotType = "LINE"
-                  timeSeriesQuery = {
-                    prometheusQuery = "histogram_quantile(0.99, sum by (le) (rate(${var.app_metric_prefix}_insert_latency_ms_bucket${local.prometheus_selector}[5m])))"
-                  }
-                },
-              ]
-            }
-          }
-        },
-        {
-          xPos   = 6
-          yPos   = 8
-          width  = 6
-          height = 4
-          widget = {
-            title = "Dead letters (published to ${google_pubsub_topic.dead_letter.name}; waiting in ${google_pubsub_subscription.dead_letter.name})"
-            xyChart = {
-              dataSets = [
-                {
-                  plotType = "STACKED_BAR"
-                  timeSeriesQuery = {
-                    timeSeriesFilter = {
-                      filter = "${local.dead_letter_topic_filter} AND metric.type = \"pubsub.googleapis.com/topic/send_message_operation_count\""
-                      aggregation = {
-                        alignmentPeriod    = "300s"
-                        perSeriesAligner   = "ALIGN_DELTA"
-                        crossSeriesReducer = "REDUCE_SUM"
-                      }
-                    }
-                  }
-                },
-                {
-                  plotType = "LINE"
-                  timeSeriesQuery = {
-                    timeSeriesFilter = {
-                      filter = "resource.type = \"pubsub_subscription\" AND resource.labels.subscription_id = \"${google_pubsub_subscription.dead_letter.name}\" AND metric.type = \"pubsub.googleapis.com/subscription/num_undelivered_messages\""
-                      aggregation = {
-                        alignmentPeriod    = "300s"
-                        perSeriesAligner   = "ALIGN_MAX"
-                        crossSeriesReducer = "REDUCE_SUM"
-                      }
-                    }
-                  }
-                },
-              ]
-            }
-          }
-        },
-        {
-          xPos   = 0
-          yPos   = 12
-          width  = 6
-          height = 4
-          widget = {
-            title = "Oldest unacked message on ${google_pubsub_subscription.push.name} (s)"
-            xyChart = {
-              dataSets = [{
-                plotType = "LINE"
-                timeSeriesQuery = {
-                  timeSeriesFilter = {
-                    filter = "${local.push_subscription_filter} AND metric.type = \"pubsub.googleapis.com/subscription/oldest_unacked_message_age\""
-                    aggregation = {
-                      alignmentPeriod  = "60s"
-                      perSeriesAligner = "ALIGN_MAX"
-                    }
-                  }
-                }
-              }]
-              thresholds = [{
-                value = local.oldest_unacked_alert_seconds
-                label = "alert"
-              }]
-            }
-          }
-        },
-        {
-          xPos   = 6
-          yPos   = 12
-          width  = 6
-          height = 4
-          widget = {
-            title = "Cloud Run requests by response class (/ s) and instances"
-            xyChart = {
-              dataSets = [
-                {
-                  plotType = "STACKED_AREA"
-                  timeSeriesQuery = {
-                    timeSeriesFilter = {
-                      filter = "${local.run_service_filter} AND metric.type = \"run.googleapis.com/request_count\""
-                      aggregation = {
-                        alignmentPeriod    = "60s"
-                        perSeriesAligner   = "ALIGN_RATE"
-                        crossSeriesReducer = "REDUCE_SUM"
-                        groupByFields      = ["metric.labels.response_code_class"]
-                      }
-                    }
-                  }
-                },
-                {
-                  plotType   = "LINE"
-                  targetAxis = "Y2"
-                  timeSeriesQuery = {
-                    timeSeriesFilter = {
-                      filter = "${local.run_service_filter} AND metric.type = \"run.googleapis.com/container/instance_count\""
-                      aggregation = {
-                        alignmentPeriod    = "60s"
-                        perSeriesAligner   = "ALIGN_MAX"
-                        crossSeriesReducer = "REDUCE_SUM"
-                      }
-                    }
-                  }
-                },
-              ]
-            }
-          }
-        },
-      ]
+      tiles = [for i, widget in local.dashboard_widgets : {
+        xPos   = i % 2 * 6
+        yPos   = floor(i / 2) * 4
+        width  = 6
+        height = 4
+        widget = widget
+      }]
     }
   })
 

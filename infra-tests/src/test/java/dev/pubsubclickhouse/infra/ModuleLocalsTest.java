@@ -43,7 +43,14 @@ class ModuleLocalsTest {
                     TerraformFiles.MODULE
                         .resource("google_monitoring_alert_policy", "pipeline")
                         .expr("for_each")
-                        .text()));
+                        .text(),
+                "dashboard_tiles",
+                    "jsondecode("
+                        + TerraformFiles.MODULE
+                            .resource("google_monitoring_dashboard", "pipeline")
+                            .expr("dashboard_json")
+                            .text()
+                        + ").mosaicLayout.tiles"));
   }
 
   @Test
@@ -139,6 +146,20 @@ class ModuleLocalsTest {
     assertThat(evaluate("length(local.alerts)", noMonitoring)).isEqualTo("0");
   }
 
+  @Test
+  void theDashboardPlacesItsEightChartsTwoARowWithoutOverlap() {
+    Map<String, String> existing = Map.of("clickhouse_url", "https://ch.example:8443");
+
+    assertThat(
+            evaluate(
+                "join(\" \", [for t in local.dashboard_tiles :"
+                    + " \"${t.xPos},${t.yPos},${t.width}x${t.height}\"])",
+                existing))
+        .isEqualTo("\"0,0,6x4 6,0,6x4 0,4,6x4 6,4,6x4 0,8,6x4 6,8,6x4 0,12,6x4 6,12,6x4\"");
+    assertThat(evaluate("local.dashboard_tiles[7].widget.title", existing))
+        .isEqualTo("\"Cloud Run requests by response class (/ s) and instances\"");
+  }
+
   /**
    * Pub/Sub waits before each redelivery, doubling from minimum_backoff up to maximum_backoff; the
    * sum of the waits between max_delivery_attempts attempts is how long a ClickHouse outage the
@@ -174,6 +195,7 @@ class ModuleLocalsTest {
     all.put("stub_google_compute_address_clickhouse", "[{address=\"10.0.0.5\"}]");
     all.put("stub_google_pubsub_topic_dead_letter", "{id=\"projects/p/topics/dl\", name=\"dl\"}");
     all.put("stub_google_pubsub_subscription_push", "{name=\"push\"}");
+    all.put("stub_google_pubsub_topic_ingest", "{name=\"ingest\"}");
     all.put("stub_google_pubsub_subscription_dead_letter", "{name=\"dl-pull\"}");
     all.put("stub_google_cloud_run_v2_service_ingest", "{name=\"ingest\"}");
     all.put("stub_google_cloud_run_v2_job_backfill", "[{name=\"the-job\"}]");
