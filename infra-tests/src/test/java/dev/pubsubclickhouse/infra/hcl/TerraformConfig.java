@@ -114,6 +114,11 @@ public final class TerraformConfig {
         .orElseThrow(() -> new AssertionError("no variable " + name));
   }
 
+  /** The literal default of variable {@code name}, if it has one. */
+  public Optional<HclExpression.Literal> variableDefault(String name) {
+    return variable(name).attribute("default").flatMap(d -> d.value().literal());
+  }
+
   public List<HclBlock> outputs() {
     return blocks("output");
   }
