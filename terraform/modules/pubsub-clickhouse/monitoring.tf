@@ -167,8 +167,9 @@ resource "google_monitoring_alert_policy" "pipeline" {
           per_series_aligner   = conditions.value.aggregations.per_series_aligner
           cross_series_reducer = conditions.value.aggregations.cross_series_reducer
         }
+        # Decided by the condition's keys, known at plan time even while the filter's names are not.
         dynamic "denominator_aggregations" {
-          for_each = lookup(conditions.value, "denominator_filter", null) == null ? [] : [conditions.value.aggregations]
+          for_each = contains(keys(conditions.value), "denominator_filter") ? [conditions.value.aggregations] : []
           content {
             alignment_period     = denominator_aggregations.value.alignment_period
             per_series_aligner   = denominator_aggregations.value.per_series_aligner
