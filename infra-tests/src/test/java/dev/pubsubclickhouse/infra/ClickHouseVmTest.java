@@ -65,8 +65,7 @@ class ClickHouseVmTest {
         .containsExactly("var.clickhouse_vm_tls_certificate_secret");
     assertThat(template.objectEntry("clickhouse_version").orElseThrow().references())
         .containsExactly("var.clickhouse_vm_version");
-    assertThat(TF.variable("clickhouse_vm_version").expr("default").literal())
-        .contains(Literal.string("25.8.*"));
+    assertThat(TF.variableDefault("clickhouse_vm_version")).contains(Literal.string("25.8.*"));
     assertThat(VM.expr("metadata").objectEntry("clickhouse-grants").orElseThrow().text())
         .contains("sql/grants.sql");
     assertThat(
@@ -242,8 +241,7 @@ class ClickHouseVmTest {
     assertThat(TF.blocks("data")).noneMatch(b -> b.label(0).equals("google_compute_zones"));
     assertThat(TF.local("clickhouse_vm_zone").references())
         .containsExactlyInAnyOrder("var.create_clickhouse_vm", "var.clickhouse_vm_zone");
-    assertThat(TF.variable("clickhouse_vm_zone").expr("default").literal())
-        .contains(Literal.nullValue());
+    assertThat(TF.variableDefault("clickhouse_vm_zone")).contains(Literal.nullValue());
     assertThat(subnetworkPreconditions()).contains("var.clickhouse_vm_zone != null");
     HclBlock example = TerraformFiles.TREE.module("examples/clickhouse-vm").blocks("module").get(0);
     assertThat(example.expr("clickhouse_vm_zone").references())

@@ -206,8 +206,7 @@ class CloudRunTest {
             TF.local("service_env_all").objectEntry("DEAD_LETTER_TOPIC").orElseThrow().references())
         .containsExactly(
             "var.service_dead_letter_publishing", "google_pubsub_topic.dead_letter.id");
-    assertThat(TF.variable("service_dead_letter_publishing").expr("default").literal())
-        .contains(Literal.bool(true));
+    assertThat(TF.variableDefault("service_dead_letter_publishing")).contains(Literal.bool(true));
   }
 
   @Test
@@ -227,8 +226,7 @@ class CloudRunTest {
     // /livez: the process serves; /healthz would hold the first apply until ClickHouse answers.
     assertThat(startup.block("http_get").expr("path").references())
         .containsExactly("var.startup_probe_path");
-    assertThat(TF.variable("startup_probe_path").expr("default").literal())
-        .contains(Literal.string("/livez"));
+    assertThat(TF.variableDefault("startup_probe_path")).contains(Literal.string("/livez"));
   }
 
   @Test
@@ -246,8 +244,7 @@ class CloudRunTest {
   void backfillTasksRunInParallelUnlessLimited() {
     assertThat(JOB.block("template").expr("parallelism").references())
         .containsExactly("var.backfill_parallelism");
-    assertThat(TF.variable("backfill_parallelism").expr("default").literal())
-        .contains(Literal.nullValue());
+    assertThat(TF.variableDefault("backfill_parallelism")).contains(Literal.nullValue());
   }
 
   @Test
@@ -273,8 +270,7 @@ class CloudRunTest {
     assertThat(startup.expr("path").references()).containsExactly("var.startup_probe_path");
     assertThat(liveness.expr("port").literal()).contains(Literal.number("8080"));
     assertThat(liveness.expr("path").references()).containsExactly("liveness_probe.value");
-    assertThat(TF.variable("liveness_probe_path").expr("default").literal())
-        .contains(Literal.string("/livez"));
+    assertThat(TF.variableDefault("liveness_probe_path")).contains(Literal.string("/livez"));
     assertThat(container.block("ports").expr("container_port").literal())
         .contains(Literal.number("8080"));
   }
@@ -286,15 +282,14 @@ class CloudRunTest {
 
     assertThat(template.expr("max_instance_request_concurrency").references())
         .containsExactly("var.max_instance_request_concurrency");
-    assertThat(TF.variable("max_instance_request_concurrency").expr("default").literal())
+    assertThat(TF.variableDefault("max_instance_request_concurrency"))
         .contains(Literal.number("250"));
     assertThat(limits.expr("limits").objectEntry("cpu").orElseThrow().references())
         .containsExactly("var.service_cpu");
     assertThat(limits.expr("limits").objectEntry("memory").orElseThrow().references())
         .containsExactly("var.service_memory");
-    assertThat(TF.variable("service_cpu").expr("default").literal()).contains(Literal.string("1"));
-    assertThat(TF.variable("service_memory").expr("default").literal())
-        .contains(Literal.string("512Mi"));
+    assertThat(TF.variableDefault("service_cpu")).contains(Literal.string("1"));
+    assertThat(TF.variableDefault("service_memory")).contains(Literal.string("512Mi"));
   }
 
   @Test

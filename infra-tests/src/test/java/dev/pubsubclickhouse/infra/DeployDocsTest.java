@@ -75,7 +75,7 @@ class DeployDocsTest {
         .contains(
             "var.service_image",
             "data.google_artifact_registry_docker_image.function[0].self_link");
-    assertThat(TerraformFiles.MODULE.variable("service_image").expr("default").literal())
+    assertThat(TerraformFiles.MODULE.variableDefault("service_image"))
         .contains(Literal.nullValue());
   }
 
@@ -185,11 +185,7 @@ class DeployDocsTest {
         new Yaml(new SafeConstructor(new LoaderOptions())).load(RepoFiles.read("cloudbuild.yaml"));
     @SuppressWarnings("unchecked")
     Map<String, Object> substitutions = (Map<String, Object>) build.get("substitutions");
-    assertThat(
-            TerraformFiles.MODULE
-                .variable("artifact_registry_repository_id")
-                .expr("default")
-                .literal())
+    assertThat(TerraformFiles.MODULE.variableDefault("artifact_registry_repository_id"))
         .contains(Literal.string((String) substitutions.get("_REPOSITORY")));
   }
 

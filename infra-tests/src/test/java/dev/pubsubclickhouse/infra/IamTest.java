@@ -52,32 +52,28 @@ class IamTest {
 
   @Test
   void thePubSubServiceAgentMayPublishToTheDeadLetterTopic() {
-    List<HclBlock> grants =
-        TF.resources("google_pubsub_topic_iam_member").stream()
-            .filter(
-                b -> b.expr("member").references().equals(List.of("local.pubsub_service_agent")))
-            .collect(Collectors.toList());
+    HclBlock grant = onlyGrantToTheAgent("google_pubsub_topic_iam_member");
 
-    assertThat(grants).hasSize(1);
-    assertThat(grants.get(0).expr("topic").references())
+    assertThat(grant.expr("topic").references())
         .containsExactly("google_pubsub_topic.dead_letter.id");
-    assertThat(grants.get(0).expr("role").literal())
-        .contains(Literal.string("roles/pubsub.publisher"));
+    assertThat(grant.expr("role").literal()).contains(Literal.string("roles/pubsub.publisher"));
   }
 
   @Test
   void thePubSubServiceAgentMaySubscribeToThePushSubscription() {
-    List<HclBlock> grants =
-        TF.resources("google_pubsub_subscription_iam_member").stream()
-            .filter(
-                b -> b.expr("member").references().equals(List.of("local.pubsub_service_agent")))
-            .collect(Collectors.toList());
+    HclBlock grant = onlyGrantToTheAgent("google_pubsub_subscription_iam_member");
 
-    assertThat(grants).hasSize(1);
-    assertThat(grants.get(0).expr("subscription").references())
+    assertThat(grant.expr("subscription").references())
         .containsExactly("google_pubsub_subscription.push.id");
-    assertThat(grants.get(0).expr("role").literal())
-        .contains(Literal.string("roles/pubsub.subscriber"));
+    assertThat(grant.expr("role").literal()).contains(Literal.string("roles/pubsub.subscriber"));
+  }
+
+  /** The one grant of this type to the Pub/Sub service agent. */
+  private static HclBlock onlyGrantToTheAgent(String grantType) {
+    List<HclBlock> grants =
+        TF.resourcesReferencing(grantType, "member", "local.pubsub_service_agent");
+    assertThat(grants).as(grantType).hasSize(1);
+    return grants.get(0);
   }
 
   @Test
@@ -153,8 +149,10 @@ class IamTest {
 
   /** "role member-references if count-references" of every grant on this secret. */
   private static List<String> grantsOn(String secretReference) {
-    return TF.resources("google_secret_manager_secret_iam_member").stream()
-        .filter(b -> b.expr("secret_id").references().equals(List.of(secretReference)))
+    return TF
+        .resourcesReferencing(
+            "google_secret_manager_secret_iam_member", "secret_id", secretReference)
+        .stream()
         .map(
             b ->
                 b.expr("role").literal().orElseThrow().value()
@@ -254,8 +252,9 @@ class IamTest {
   }
 
   private static List<String> projectRolesOf(String accountEmailReference) {
-    return TF.resources("google_project_iam_member").stream()
-        .filter(b -> b.expr("member").references().equals(List.of(accountEmailReference)))
+    return TF
+        .resourcesReferencing("google_project_iam_member", "member", accountEmailReference)
+        .stream()
         .map(b -> b.expr("role").literal().orElseThrow().value())
         .collect(Collectors.toList());
   }

@@ -38,7 +38,19 @@ class ModuleLocalsTest {
                 "service", "local.service_env",
                 "backfill", "local.backfill_env",
                 "budget", "local.outage_budget_seconds",
-                "backlog_alert", "local.oldest_unacked_alert_seconds"));
+                "backlog_alert", "local.oldest_unacked_alert_seconds",
+                "alerts",
+                    TerraformFiles.MODULE
+                        .resource("google_monitoring_alert_policy", "pipeline")
+                        .expr("for_each")
+                        .text(),
+                "dashboard_tiles",
+                    "jsondecode("
+                        + TerraformFiles.MODULE
+                            .resource("google_monitoring_dashboard", "pipeline")
+                            .expr("dashboard_json")
+                            .text()
+                        + ").mosaicLayout.tiles"));
   }
 
   @Test
@@ -99,6 +111,55 @@ class ModuleLocalsTest {
         .isEqualTo("\"unset\"");
   }
 
+  @Test
+  void eachAlertPolicyHasItsThresholdsAndTheBackfillsComesOnlyWithTheJob() {
+    Map<String, String> existing = Map.of("clickhouse_url", "https://ch.example:8443");
+    String summary =
+        "join(\" | \", [for name, p in local.alerts : \"${name} ${p.severity}: ${join(\"; \", ["
+            + "for c in p.conditions : join(\" \", [c.threshold_value, c.duration,"
+            + " c.aggregations.alignment_period, c.aggregations.per_series_aligner,"
+            + " coalesce(c.aggregations.cross_series_reducer, \"-\"),"
+            + " lookup(c, \"denominator_filter\", null) == null ? \"-\" : \"ratio\"])])}\"])";
+
+    assertThat(evaluate(summary, existing))
+        .isEqualTo(
+            "\"backfill_failed ERROR: 0 0s 300s ALIGN_DELTA REDUCE_SUM -"
+                + " | dead_letter_backlog ERROR: 1000 300s 60s ALIGN_MAX - -;"
+                + " 259200 300s 60s ALIGN_MAX - -"
+                + " | dead_letters WARNING: 0 0s 300s ALIGN_DELTA REDUCE_SUM -;"
+                + " 0 0s 300s ALIGN_DELTA REDUCE_SUM -"
+                + " | oldest_unacked_age ERROR: 600 300s 60s ALIGN_MAX - -"
+                + " | service_5xx ERROR: 0.05 300s 60s ALIGN_RATE REDUCE_SUM ratio"
+                + " | service_overload WARNING: 0.1 600s 60s ALIGN_RATE REDUCE_SUM ratio\"");
+    assertThat(evaluate("local.alerts.backfill_failed.conditions[0].filter", existing))
+        .contains("resource.labels.job_name = \\\"the-job\\\"");
+
+    // Without the job its policy is left out before anything reads the job's (absent) name.
+    Map<String, String> noJob = new LinkedHashMap<>(existing);
+    noJob.put("create_backfill_job", "false");
+    noJob.put("stub_google_cloud_run_v2_job_backfill", "[]");
+    assertThat(evaluate("join(\",\", keys(local.alerts))", noJob))
+        .isEqualTo(
+            "\"dead_letter_backlog,dead_letters,oldest_unacked_age,service_5xx,service_overload\"");
+    Map<String, String> noMonitoring = new LinkedHashMap<>(existing);
+    noMonitoring.put("create_monitoring", "false");
+    assertThat(evaluate("length(local.alerts)", noMonitoring)).isEqualTo("0");
+  }
+
+  @Test
+  void theDashboardPlacesItsEightChartsTwoARowWithoutOverlap() {
+    Map<String, String> existing = Map.of("clickhouse_url", "https://ch.example:8443");
+
+    assertThat(
+            evaluate(
+                "join(\" \", [for t in local.dashboard_tiles :"
+                    + " \"${t.xPos},${t.yPos},${t.width}x${t.height}\"])",
+                existing))
+        .isEqualTo("\"0,0,6x4 6,0,6x4 0,4,6x4 6,4,6x4 0,8,6x4 6,8,6x4 0,12,6x4 6,12,6x4\"");
+    assertThat(evaluate("local.dashboard_tiles[7].widget.title", existing))
+        .isEqualTo("\"Cloud Run requests by response class (/ s) and instances\"");
+  }
+
   /**
    * Pub/Sub waits before each redelivery, doubling from minimum_backoff up to maximum_backoff; the
    * sum of the waits between max_delivery_attempts attempts is how long a ClickHouse outage the
@@ -132,7 +193,12 @@ class ModuleLocalsTest {
     all.put("service_image", "image");
     all.put("clickhouse_table", "logs");
     all.put("stub_google_compute_address_clickhouse", "[{address=\"10.0.0.5\"}]");
-    all.put("stub_google_pubsub_topic_dead_letter", "{id=\"projects/p/topics/dl\"}");
+    all.put("stub_google_pubsub_topic_dead_letter", "{id=\"projects/p/topics/dl\", name=\"dl\"}");
+    all.put("stub_google_pubsub_subscription_push", "{name=\"push\"}");
+    all.put("stub_google_pubsub_topic_ingest", "{name=\"ingest\"}");
+    all.put("stub_google_pubsub_subscription_dead_letter", "{name=\"dl-pull\"}");
+    all.put("stub_google_cloud_run_v2_service_ingest", "{name=\"ingest\"}");
+    all.put("stub_google_cloud_run_v2_job_backfill", "[{name=\"the-job\"}]");
     all.put("stub_google_service_account_push", "{email=\"push@p.iam.gserviceaccount.com\"}");
     all.put(
         "stub_google_bigquery_dataset_backfill_dead_letters",

@@ -2,36 +2,44 @@ package dev.pubsubclickhouse.infra;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pubsubclickhouse.infra.hcl.Expr;
 import dev.pubsubclickhouse.infra.hcl.HclBlock;
+import dev.pubsubclickhouse.infra.hcl.HclExpression;
 import dev.pubsubclickhouse.infra.hcl.TerraformConfig;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** The module's monitoring.tf: an alert for each way the pipeline fails, on built-in metrics. */
+/**
+ * The module's monitoring.tf: an alert for each way the pipeline fails, on built-in metrics. The
+ * policies are entries of local.alert_policies (local.backfill_alert_policies for the backfill's),
+ * all made by the one resource google_monitoring_alert_policy.pipeline.
+ */
 class MonitoringTest {
   private static final TerraformConfig TF = TerraformFiles.MODULE;
+  private static final HclBlock POLICIES =
+      TF.resource("google_monitoring_alert_policy", "pipeline");
 
   @Test
   void aFailedBackfillExecutionAlerts() {
-    HclBlock policy = TF.resource("google_monitoring_alert_policy", "backfill_failed");
+    HclExpression policy = policy("backfill_failed");
 
     assertThat(filters(policy))
         .containsExactly(
             "resource.type = \"cloud_run_job\" AND resource.labels.job_name = \"${google_cloud_run_v2_job.backfill[0].name}\""
                 + " AND metric.type = \"run.googleapis.com/job/completed_execution_count\""
                 + " AND metric.labels.result = \"failed\"");
-    assertThat(threshold(policy, 0).expr("threshold_value").literal().orElseThrow().value())
-        .isEqualTo("0");
-    assertThat(policy.expr("count").references())
+    assertThat(threshold(policy, 0).literal().orElseThrow().value()).isEqualTo("0");
+    assertThat(switches("backfill_failed"))
         .containsExactly("var.create_monitoring", "var.create_backfill_job");
   }
 
   @Test
   void theBacklogAlertFiresAtAFractionOfTheOutageBudgetAtTheLatest() {
-    HclBlock policy = TF.resource("google_monitoring_alert_policy", "oldest_unacked_age");
+    HclExpression policy = policy("oldest_unacked_age");
 
-    assertThat(threshold(policy, 0).expr("threshold_value").references())
+    assertThat(threshold(policy, 0).references())
         .containsExactly("local.oldest_unacked_alert_seconds");
     assertThat(TF.local("oldest_unacked_alert_seconds").references())
         .containsExactlyInAnyOrder(
@@ -48,22 +56,21 @@ class MonitoringTest {
 
   @Test
   void aSustainedShareOf429AnswersAlerts() {
-    HclBlock policy = TF.resource("google_monitoring_alert_policy", "service_overload");
-    HclBlock condition = threshold(policy, 0);
+    HclExpression condition = conditions(policy("service_overload")).get(0);
 
-    assertThat(condition.expr("filter").text())
+    assertThat(entry(condition, "filter").text())
         .contains("run.googleapis.com/request_count")
         .contains("metric.labels.response_code = \\\"429\\\"");
-    assertThat(condition.expr("denominator_filter").text())
+    assertThat(entry(condition, "denominator_filter").text())
         .contains("run.googleapis.com/request_count")
         .doesNotContain("response_code");
-    assertThat(condition.expr("threshold_value").references())
+    assertThat(entry(condition, "threshold_value").references())
         .containsExactly("var.alert_429_ratio");
   }
 
   @Test
   void deadLettersPilingUpOrGrowingOldAlertBeforeRetentionDropsThem() {
-    HclBlock policy = TF.resource("google_monitoring_alert_policy", "dead_letter_backlog");
+    HclExpression policy = policy("dead_letter_backlog");
 
     assertThat(filters(policy))
         .containsExactly(
@@ -71,9 +78,9 @@ class MonitoringTest {
             "${local.dead_letter_sub_filter} AND metric.type = \"pubsub.googleapis.com/subscription/oldest_unacked_message_age\"");
     assertThat(TF.local("dead_letter_sub_filter").references())
         .containsExactly("google_pubsub_subscription.dead_letter.name");
-    assertThat(threshold(policy, 1).expr("threshold_value").references())
+    assertThat(threshold(policy, 1).references())
         .containsExactly("var.alert_dead_letter_age_seconds");
-    assertThat(policy.block("lifecycle").block("precondition").expr("condition").text())
+    assertThat(POLICIES.block("lifecycle").block("precondition").expr("condition").text())
         .isEqualTo("var.alert_dead_letter_age_seconds < var.dead_letter_retention_seconds");
   }
 
@@ -105,10 +112,8 @@ class MonitoringTest {
 
   @Test
   void everyAlertNotifiesTheConfiguredChannelsAndNeedsNoAgent() {
-    List<HclBlock> policies = TF.resources("google_monitoring_alert_policy");
-
-    assertThat(policies)
-        .extracting(p -> p.label(1))
+    assertThat(TF.resources("google_monitoring_alert_policy")).containsExactly(POLICIES);
+    assertThat(policyNames())
         .containsExactlyInAnyOrder(
             "oldest_unacked_age",
             "dead_letters",
@@ -116,22 +121,104 @@ class MonitoringTest {
             "service_5xx",
             "service_overload",
             "backfill_failed");
-    for (HclBlock policy : policies) {
-      assertThat(policy.expr("notification_channels").references())
-          .containsExactly("var.notification_channels");
-      assertThat(filters(policy))
+    assertThat(POLICIES.expr("notification_channels").references())
+        .containsExactly("var.notification_channels");
+    for (String name : policyNames()) {
+      assertThat(filters(policy(name)))
           .allSatisfy(f -> assertThat(f).doesNotContain("prometheus.googleapis.com"));
     }
   }
 
-  private static HclBlock threshold(HclBlock policy, int index) {
-    return policy.blocks("conditions").get(index).block("condition_threshold");
+  @Test
+  void anExistingDeploymentKeepsEachPolicyAtItsNewAddress() {
+    // Each policy was a resource of its own, counted by create_monitoring: without a moved block
+    // the next apply would delete it and create it again.
+    List<String> moves =
+        TF.blocks("moved").stream()
+            .map(m -> m.expr("from").text() + " -> " + m.expr("to").text())
+            .collect(Collectors.toList());
+
+    assertThat(moves)
+        .containsExactlyInAnyOrderElementsOf(
+            policyNames().stream()
+                .map(
+                    name ->
+                        "google_monitoring_alert_policy."
+                            + name
+                            + "[0] -> google_monitoring_alert_policy.pipeline[\""
+                            + name
+                            + "\"]")
+                .collect(Collectors.toList()));
+  }
+
+  /** The policies the resource makes: the keys of both locals. */
+  private static List<String> policyNames() {
+    List<String> names = new ArrayList<>();
+    for (Expr.ObjectCons policies : List.of(pipelinePolicies(), backfillPolicies())) {
+      for (Expr.ObjectItem item : policies.items()) {
+        names.add(((Expr.Literal) item.key()).value());
+      }
+    }
+    return names;
+  }
+
+  private static Expr.ObjectCons pipelinePolicies() {
+    return (Expr.ObjectCons) TF.local("alert_policies").expr();
+  }
+
+  /** The backfill's policies, which exist only when the conditional around them holds. */
+  private static Expr.ObjectCons backfillPolicies() {
+    return (Expr.ObjectCons) backfillCondition().whenTrue();
+  }
+
+  private static Expr.Conditional backfillCondition() {
+    return (Expr.Conditional) TF.local("backfill_alert_policies").expr();
+  }
+
+  /** The policy's entry in whichever local holds it. */
+  private static HclExpression policy(String name) {
+    return TF.findLocal("alert_policies")
+        .flatMap(local -> local.objectEntry(name))
+        .or(() -> TF.local("backfill_alert_policies").objectEntry(name))
+        .orElseThrow(() -> new AssertionError("no alert policy " + name));
+  }
+
+  /**
+   * The variables that decide whether the policy exists: the resource's for_each, and for the
+   * backfill's policies the condition of their local.
+   */
+  private static List<String> switches(String name) {
+    List<String> switches =
+        POLICIES.expr("for_each").references().stream()
+            .filter(r -> r.startsWith("var."))
+            .collect(Collectors.toCollection(ArrayList::new));
+    HclExpression backfill = TF.local("backfill_alert_policies");
+    if (backfill.objectEntry(name).isPresent()) {
+      switches.addAll(backfill.part(backfillCondition().condition()).references());
+    }
+    return switches;
+  }
+
+  private static List<HclExpression> conditions(HclExpression policy) {
+    HclExpression conditions = entry(policy, "conditions");
+    return ((Expr.Tuple) conditions.expr())
+        .items().stream().map(conditions::part).collect(Collectors.toList());
+  }
+
+  private static HclExpression entry(HclExpression object, String key) {
+    return object
+        .objectEntry(key)
+        .orElseThrow(() -> new AssertionError("no " + key + " in " + object.text()));
+  }
+
+  private static HclExpression threshold(HclExpression policy, int index) {
+    return entry(conditions(policy).get(index), "threshold_value");
   }
 
   /** Each condition's filter, with the escaped quotes of the HCL string read back. */
-  private static List<String> filters(HclBlock policy) {
-    return policy.blocks("conditions").stream()
-        .map(c -> c.block("condition_threshold").expr("filter").text())
+  private static List<String> filters(HclExpression policy) {
+    return conditions(policy).stream()
+        .map(c -> entry(c, "filter").text())
         .map(t -> t.substring(1, t.length() - 1).replace("\\\"", "\""))
         .collect(Collectors.toList());
   }

@@ -82,8 +82,6 @@ class ProviderSchemaTest {
 
   @Test
   void aMisspelledReferenceIsRefused() {
-    TerraformConfig module = TREE.module("modules/pubsub-clickhouse");
-    HclFile outputs = module.file("outputs.tf");
     for (String[] typo :
         new String[][] {
           {"google_cloud_run_v2_service.ingest.uri", "google_cloud_run_v2_service.ingest.urix"},
@@ -91,14 +89,40 @@ class ProviderSchemaTest {
           {"var.create_backfill_job", "var.create_backfill_jobx"},
           {"local.clickhouse_url", "local.clickhouse_urlx"},
         }) {
-      assertThat(outputs.source()).contains(typo[0]);
-      HclFile mutated = HclFile.parse("outputs.tf", outputs.source().replace(typo[0], typo[1]));
-
-      assertThat(CHECK.check(TREE.withFile(Path.of("modules/pubsub-clickhouse"), mutated)))
+      assertThat(problemsInModuleWith("outputs.tf", typo[0], typo[1]))
           .as(typo[1])
           .isNotEmpty()
           .allSatisfy(p -> assertThat(p.file()).isEqualTo("modules/pubsub-clickhouse/outputs.tf"));
     }
+  }
+
+  @Test
+  void aMovedBlockMustLeaveItsOldAddressAndNameADeclaredNewOne() {
+    for (String[] typo :
+        new String[][] {
+          {
+            "to   = google_monitoring_alert_policy.pipeline[\"service_5xx\"]",
+            "to   = google_monitoring_alert_policy.pipelines[\"service_5xx\"]"
+          },
+          {
+            "from = google_monitoring_alert_policy.service_5xx[0]",
+            "from = google_monitoring_alert_policy.pipeline[\"service_5xx\"]"
+          },
+        }) {
+      assertThat(problemsInModuleWith("monitoring.tf", typo[0], typo[1]))
+          .as(typo[1])
+          .singleElement()
+          .satisfies(p -> assertThat(p.message()).startsWith("moved"));
+    }
+  }
+
+  /** What the check finds in the module with {@code text} in one of its files made {@code typo}. */
+  private static List<Problem> problemsInModuleWith(String fileName, String text, String typo) {
+    Path dir = Path.of("modules/pubsub-clickhouse");
+    HclFile file = TREE.module(dir.toString()).file(fileName);
+    assertThat(file.source()).contains(text);
+    return CHECK.check(
+        TREE.withFile(dir, HclFile.parse(fileName, file.source().replace(text, typo))));
   }
 
   @Test

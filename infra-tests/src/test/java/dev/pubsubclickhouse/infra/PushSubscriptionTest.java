@@ -65,15 +65,13 @@ class PushSubscriptionTest {
   void ackDeadlineIsAVariableDefaultingTo60Seconds() {
     assertThat(PUSH.expr("ack_deadline_seconds").references())
         .containsExactly("var.ack_deadline_seconds");
-    assertThat(TF.variable("ack_deadline_seconds").expr("default").literal())
-        .contains(Literal.number("60"));
+    assertThat(TF.variableDefault("ack_deadline_seconds")).contains(Literal.number("60"));
   }
 
   @Test
   void filterIsOptionalAndUnsetByDefault() {
     assertThat(PUSH.expr("filter").references()).containsExactly("var.subscription_filter");
-    assertThat(TF.variable("subscription_filter").expr("default").literal())
-        .contains(Literal.nullValue());
+    assertThat(TF.variableDefault("subscription_filter")).contains(Literal.nullValue());
   }
 
   @Test
@@ -83,8 +81,7 @@ class PushSubscriptionTest {
     assertThat(noWrapper.expr("for_each").references()).containsExactly("var.push_unwrapped");
     assertThat(noWrapper.block("content").expr("write_metadata").literal())
         .contains(Literal.bool(true));
-    assertThat(TF.variable("push_unwrapped").expr("default").literal())
-        .contains(Literal.bool(false));
+    assertThat(TF.variableDefault("push_unwrapped")).contains(Literal.bool(false));
     assertThat(TF.local("service_env_all").objectEntry("PUSH_UNWRAPPED").orElseThrow().references())
         .containsExactly("var.push_unwrapped");
   }
@@ -92,20 +89,15 @@ class PushSubscriptionTest {
   @Test
   void theDeadLetterTopicHasOnePullSubscriptionKeepingMessagesSevenDays() {
     List<HclBlock> onDeadLetterTopic =
-        TF.resources("google_pubsub_subscription").stream()
-            .filter(
-                s ->
-                    s.expr("topic")
-                        .references()
-                        .equals(List.of("google_pubsub_topic.dead_letter.id")))
-            .collect(Collectors.toList());
+        TF.resourcesReferencing(
+            "google_pubsub_subscription", "topic", "google_pubsub_topic.dead_letter.id");
 
     assertThat(onDeadLetterTopic).extracting(b -> b.label(1)).containsExactly("dead_letter");
     HclBlock pull = onDeadLetterTopic.get(0);
     assertThat(pull.blocks("push_config")).isEmpty();
     assertThat(pull.expr("message_retention_duration").references())
         .containsExactly("var.dead_letter_retention_seconds");
-    assertThat(TF.variable("dead_letter_retention_seconds").expr("default").literal())
+    assertThat(TF.variableDefault("dead_letter_retention_seconds"))
         .contains(Literal.number(String.valueOf(7 * 24 * 3600)));
     assertThat(pull.block("expiration_policy").expr("ttl").literal()).contains(Literal.string(""));
   }

@@ -21,6 +21,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 /**
@@ -87,82 +88,74 @@ public final class HclExpression {
    * references; their arguments are searched.
    */
   public List<String> references() {
-    List<String> found = new ArrayList<>();
-    visit(
-        e -> {
+    return collect(
+        (e, found) -> {
           if (e instanceof Traversal t && t.source() instanceof Name) {
-            found.add(render(t));
+            found.accept(render(t));
           } else if (e instanceof Name n && !isTraversalRoot(n)) {
-            found.add(n.name());
+            found.accept(n.name());
           }
         });
-    return found;
   }
 
   /** Names of the functions the expression calls. */
   public Set<String> functions() {
-    Set<String> found = new LinkedHashSet<>();
-    visit(
-        e -> {
-          if (e instanceof FunctionCall call) {
-            found.add(call.name());
-          }
-        });
-    return found;
+    return new LinkedHashSet<>(
+        this.<String>collect(
+            (e, found) -> {
+              if (e instanceof FunctionCall call) {
+                found.accept(call.name());
+              }
+            }));
   }
 
   /** Every quoted string's literal text, including the literal parts of {@code "a${x}b"}. */
   public List<String> stringLiterals() {
-    List<String> found = new ArrayList<>();
-    visit(
-        e -> {
+    return collect(
+        (e, found) -> {
           if (e instanceof Expr.Literal l && l.kind() == LiteralKind.STRING) {
-            found.add(l.value());
+            found.accept(l.value());
           }
         });
-    return found;
   }
 
   /** Every literal, of any type, in source order. */
   public List<Literal> literals() {
-    List<Literal> found = new ArrayList<>();
-    visit(
-        e -> {
+    return collect(
+        (e, found) -> {
           if (e instanceof Expr.Literal l) {
-            found.add(toLiteral(l));
+            found.accept(toLiteral(l));
           }
         });
-    return found;
   }
 
   /** Keys of the object constructors anywhere inside, e.g. the keys of {@code merge({...})}. */
   public Set<String> objectKeys() {
-    Set<String> found = new LinkedHashSet<>();
-    visit(
-        e -> {
-          if (e instanceof ObjectCons object) {
-            for (ObjectItem item : object.items()) {
-              literalOf(item.key()).ifPresent(key -> found.add(key.value()));
-            }
-          }
-        });
-    return found;
+    return new LinkedHashSet<>(
+        this.<String>collect(
+            (e, found) -> {
+              if (e instanceof ObjectCons object) {
+                for (ObjectItem item : object.items()) {
+                  literalOf(item.key()).ifPresent(key -> found.accept(key.value()));
+                }
+              }
+            }));
   }
 
   /** The value of object key {@code key} anywhere inside (the first one in source order). */
   public Optional<HclExpression> objectEntry(String key) {
-    List<HclExpression> found = new ArrayList<>();
-    visit(
-        e -> {
-          if (e instanceof ObjectCons object) {
-            for (ObjectItem item : object.items()) {
-              if (literalOf(item.key()).map(l -> l.value().equals(key)).orElse(false)) {
-                found.add(new HclExpression(item.value(), text));
+    return this.<HclExpression>collect(
+            (e, found) -> {
+              if (e instanceof ObjectCons object) {
+                for (ObjectItem item : object.items()) {
+                  if (literalOf(item.key()).map(l -> l.value().equals(key)).orElse(false)) {
+                    found.accept(new HclExpression(item.value(), text));
+                  }
+                }
               }
-            }
-          }
-        });
-    return found.stream().findFirst();
+            })
+        .stream()
+        .findFirst();
   }
 
   /** {@code reference operator literal}, such as {@code var.x >= 5}. */
@@ -170,18 +163,16 @@ public final class HclExpression {
 
   /** Every comparison of a reference with a literal anywhere inside, in source order. */
   public List<Comparison> comparisons() {
-    List<Comparison> found = new ArrayList<>();
-    visit(
-        e -> {
+    return collect(
+        (e, found) -> {
           if (e instanceof Binary b
               && b.left() instanceof Traversal t
               && t.source() instanceof Name
               && List.of("==", "!=", "<", "<=", ">", ">=").contains(b.operator())) {
             literalOf(b.right())
-                .ifPresent(l -> found.add(new Comparison(render(t), b.operator(), l)));
+                .ifPresent(l -> found.accept(new Comparison(render(t), b.operator(), l)));
           }
         });
-    return found;
   }
 
   /** The expression's text as written. */
@@ -253,18 +244,20 @@ public final class HclExpression {
 
   /** Names that start a traversal are reported with it, not alone. */
   private boolean isTraversalRoot(Name name) {
-    List<Boolean> root = new ArrayList<>();
-    visit(
-        e -> {
-          if (e instanceof Traversal t && t.source() == name) {
-            root.add(true);
-          }
-        });
-    return !root.isEmpty();
+    return !this.<Boolean>collect(
+            (e, found) -> {
+              if (e instanceof Traversal t && t.source() == name) {
+                found.accept(true);
+              }
+            })
+        .isEmpty();
   }
 
-  private void visit(Consumer<Expr> visitor) {
-    visit(expr, visitor);
+  /** What {@code finder} passes on for each node, depth first in source order. */
+  private <T> List<T> collect(BiConsumer<Expr, Consumer<T>> finder) {
+    List<T> found = new ArrayList<>();
+    visit(expr, e -> finder.accept(e, found::add));
+    return found;
   }
 
   /** Depth first, in source order. */

@@ -78,6 +78,17 @@ public final class TerraformConfig {
         .collect(Collectors.toList());
   }
 
+  /**
+   * Resources of {@code resourceType} whose {@code attribute} references exactly {@code reference},
+   * e.g. the grants whose member is one account.
+   */
+  public List<HclBlock> resourcesReferencing(
+      String resourceType, String attribute, String reference) {
+    return resources(resourceType).stream()
+        .filter(b -> b.expr(attribute).references().equals(List.of(reference)))
+        .collect(Collectors.toList());
+  }
+
   /** Resources whose type matches, e.g. every {@code google_*_iam_member}. */
   public List<HclBlock> resourcesMatching(String typeRegex) {
     return blocks("resource").stream()
@@ -101,6 +112,11 @@ public final class TerraformConfig {
         .filter(b -> b.label(0).equals(name))
         .findFirst()
         .orElseThrow(() -> new AssertionError("no variable " + name));
+  }
+
+  /** The literal default of variable {@code name}, if it has one. */
+  public Optional<HclExpression.Literal> variableDefault(String name) {
+    return variable(name).attribute("default").flatMap(d -> d.value().literal());
   }
 
   public List<HclBlock> outputs() {

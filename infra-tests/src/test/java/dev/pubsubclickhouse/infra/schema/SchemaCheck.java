@@ -28,8 +28,8 @@ import java.util.stream.Collectors;
  * terraform validate} would with the provider installed: every resource and data source type, every
  * argument and nested block (inside dynamic blocks too), every provider argument and
  * lifecycle.ignore_changes path, the arguments of module calls against the called module's
- * variables, and every reference ({@code var.}, {@code local.}, resources, data sources, module
- * outputs and the attributes read from them).
+ * variables, every reference ({@code var.}, {@code local.}, resources, data sources, module outputs
+ * and the attributes read from them), and the addresses of moved blocks.
  */
 public final class SchemaCheck {
   /** One thing the check refuses, where it is written. */
@@ -192,6 +192,13 @@ public final class SchemaCheck {
           block
               .attribute("id")
               .ifPresent(id -> expression(id.value(), id.value().expr(), Set.of()));
+        }
+        case "moved" -> {
+          // A resource's old address, which no block declares any more, to its new one.
+          only(block, Set.of("from", "to"));
+          noBlocks(block);
+          movedAddress(block, "from", false);
+          movedAddress(block, "to", true);
         }
         case "resource" -> resourceOrData(block, true);
         case "data" -> resourceOrData(block, false);
@@ -532,6 +539,35 @@ public final class SchemaCheck {
         default:
           problem(line, "no schema for provider " + name);
           return null;
+      }
+    }
+
+    /** The resource a moved block's {@code from} or {@code to} names, declared or gone. */
+    private void movedAddress(HclBlock moved, String end, boolean declaredHere) {
+      Optional<HclAttribute> attribute = moved.attribute(end);
+      if (attribute.isEmpty()) {
+        problem(moved.line(), "moved has no " + end);
+        return;
+      }
+      Expr address = attribute.get().value().expr();
+      List<String> names =
+          address instanceof Traversal t
+              ? t.steps().stream()
+                  .filter(GetAttr.class::isInstance)
+                  .map(step -> ((GetAttr) step).name())
+                  .collect(Collectors.toList())
+              : List.of();
+      if (names.size() != 1) {
+        problem(attribute.get().line(), "moved " + end + " is no resource address");
+        return;
+      }
+      String resource = rootName(address) + "." + names.get(0);
+      if (declared.containsKey("resource " + resource) != declaredHere) {
+        problem(
+            attribute.get().line(),
+            declaredHere
+                ? "moved to names no resource " + resource
+                : "moved from names " + resource + ", which is still declared");
       }
     }
 
