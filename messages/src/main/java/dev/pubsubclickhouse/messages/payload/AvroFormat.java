@@ -198,9 +198,7 @@ final class AvroFormat extends SchemaFormat {
 
     @Override
     protected void addToArray(Object array, long pos, Object e) {
-      mayHold(1);
-      itemsLeft--;
-      nodes.add();
+      readItem();
       super.addToArray(array, pos, e);
     }
 
@@ -212,10 +210,15 @@ final class AvroFormat extends SchemaFormat {
 
     @Override
     protected void addToMap(Object map, Object key, Object value) {
+      readItem();
+      super.addToMap(map, key, value);
+    }
+
+    /** One more array or map item: counted against the data's bytes, and charged as a node. */
+    private void readItem() {
       mayHold(1);
       itemsLeft--;
       nodes.add();
-      super.addToMap(map, key, value);
     }
 
     /** Checked before a block is sized, so that its count cannot allocate more than the data. */
