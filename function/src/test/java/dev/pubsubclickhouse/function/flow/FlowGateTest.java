@@ -1,6 +1,7 @@
 package dev.pubsubclickhouse.function.flow;
 
 import static dev.pubsubclickhouse.function.flow.Eventually.awaitTrue;
+import static dev.pubsubclickhouse.function.flow.TableLoads.parts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pubsubclickhouse.core.schema.TableName;
@@ -39,16 +40,6 @@ class FlowGateTest {
           },
           metrics,
           new FlowPolicy(0, Duration.ofSeconds(2)));
-
-  private static TableLoad parts(long parts) {
-    return TableLoad.builder()
-        .partitionParts(parts)
-        .activeParts(parts)
-        .partsToDelayInsert(10)
-        .partsToThrowInsert(20)
-        .maxPartsInTotal(100_000)
-        .build();
-  }
 
   /** What the batch writer does with a batch: the gate's messages written, or none. */
   private void send(List<PendingMessage> batch) {

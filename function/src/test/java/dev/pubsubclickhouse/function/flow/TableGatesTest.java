@@ -1,6 +1,7 @@
 package dev.pubsubclickhouse.function.flow;
 
 import static dev.pubsubclickhouse.function.flow.Eventually.awaitTrue;
+import static dev.pubsubclickhouse.function.flow.TableLoads.parts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pubsubclickhouse.core.schema.TableName;
@@ -53,16 +54,6 @@ class TableGatesTest {
         reader,
         metrics,
         new FlowPolicy(0, Duration.ofMillis(10)));
-  }
-
-  private static TableLoad parts(long count) {
-    return TableLoad.builder()
-        .partitionParts(count)
-        .activeParts(count)
-        .partsToDelayInsert(10)
-        .partsToThrowInsert(20)
-        .maxPartsInTotal(100_000)
-        .build();
   }
 
   @AfterEach
