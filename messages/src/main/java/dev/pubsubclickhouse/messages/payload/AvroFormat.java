@@ -70,12 +70,10 @@ final class AvroFormat extends SchemaFormat {
    */
   private static final int BYTES_PER_DATA_BYTE = 4;
 
-  private final String resource;
   private final Schema schema;
 
   private AvroFormat(String resource, Schema schema, boolean binary) {
-    super(binary, BYTES_PER_DATA_BYTE);
-    this.resource = resource;
+    super(resource, binary, BYTES_PER_DATA_BYTE);
     this.schema = schema;
   }
 

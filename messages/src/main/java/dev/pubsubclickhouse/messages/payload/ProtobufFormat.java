@@ -38,12 +38,10 @@ final class ProtobufFormat extends SchemaFormat {
    */
   private static final int BYTES_PER_DATA_BYTE = 16;
 
-  private final String resource;
   private final Descriptor type;
 
   private ProtobufFormat(String resource, Descriptor type, boolean binary) {
-    super(binary, BYTES_PER_DATA_BYTE);
-    this.resource = resource;
+    super(resource, binary, BYTES_PER_DATA_BYTE);
     this.type = type;
   }
 

@@ -15,12 +15,16 @@ abstract class SchemaFormat implements PayloadFormat {
   /** Heap for a decoder's own state, whatever the size of the data. */
   private static final int DECODER_HEAP = 64 * 1024;
 
+  /** The schema's resource name, which a rejection names. */
+  final String resource;
+
   /** True for the binary encoding, false for the JSON one. */
   final boolean binary;
 
   private final int bytesPerDataByte;
 
-  SchemaFormat(boolean binary, int bytesPerDataByte) {
+  SchemaFormat(String resource, boolean binary, int bytesPerDataByte) {
+    this.resource = resource;
     this.binary = binary;
     this.bytesPerDataByte = bytesPerDataByte;
   }
