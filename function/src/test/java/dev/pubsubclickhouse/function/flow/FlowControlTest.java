@@ -1,7 +1,7 @@
 package dev.pubsubclickhouse.function.flow;
 
-import static dev.pubsubclickhouse.function.flow.TableLoads.load;
-import static dev.pubsubclickhouse.function.flow.TableLoads.parts;
+import static dev.pubsubclickhouse.function.flow.FlowFixtures.load;
+import static dev.pubsubclickhouse.function.flow.FlowFixtures.parts;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 

@@ -1,8 +1,30 @@
 package dev.pubsubclickhouse.function.flow;
 
-/** Loads of a table whose parts limits are 10 (delay), 20 (throw) and 100,000 in total. */
-final class TableLoads {
-  private TableLoads() {}
+import dev.pubsubclickhouse.core.schema.TableName;
+import dev.pubsubclickhouse.function.observability.Metrics;
+import java.time.Duration;
+import java.util.function.Supplier;
+
+/**
+ * What the flow control tests share: a table's load against parts limits of 10 (delay), 20 (throw)
+ * and 100,000 in total, and a gate.
+ */
+final class FlowFixtures {
+  private FlowFixtures() {}
+
+  /**
+   * A gate for 500 INSERTs a second at most, with no table share and a pace of at most 10 s, that
+   * reads its table every {@code watchInterval}.
+   */
+  static FlowGate gate(
+      TableName table, Supplier<TableLoad> reader, Metrics metrics, Duration watchInterval) {
+    return new FlowGate(
+        table,
+        new FlowControl(500, 0, 10_000_000_000L),
+        reader,
+        metrics,
+        new FlowPolicy(0, watchInterval));
+  }
 
   /** {@code parts} in its fullest partition, and in all. */
   static TableLoad parts(long parts) {
