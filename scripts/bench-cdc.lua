@@ -3,7 +3,7 @@
 -- `C <base64>` lines are constant text, `S <name> <width>` lines are slots that start at a
 -- multiple of 3 bytes, so base64 of the whole is the constant parts and each slot encoded alone.
 -- Each request fills the slots as cdc.py's slot_values says: a new key, a higher LSN (run base
--- plus the step), the op c and u alternating. Prints the same WRKJSON line as bench-push.lua.
+-- plus the step), the op c and u alternating. Prints the WRKJSON line of bench-result.lua.
 local STRIDE = 16
 local B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 local headers = { ["Content-Type"] = "application/json" }
@@ -71,13 +71,5 @@ function request()
   return wrk.format("POST", "/", headers, table.concat(out))
 end
 
-function done(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format(
-    'WRKJSON {"requests":%d,"duration_us":%d,"bytes":%d,"errors_status":%d,"errors_connect":%d,'
-      .. '"errors_read":%d,"errors_write":%d,"errors_timeout":%d,"p50_us":%d,"p90_us":%d,'
-      .. '"p99_us":%d,"max_us":%d,"mean_us":%.1f}\n',
-    summary.requests, summary.duration, summary.bytes, e.status, e.connect, e.read, e.write,
-    e.timeout, latency:percentile(50), latency:percentile(90), latency:percentile(99),
-    latency.max, latency.mean))
-end
+-- done(): the WRKJSON line, from bench-result.lua beside this script (wrk loads one script).
+dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "") .. "bench-result.lua")

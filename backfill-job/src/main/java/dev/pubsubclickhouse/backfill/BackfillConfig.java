@@ -3,6 +3,7 @@ package dev.pubsubclickhouse.backfill;
 import static dev.pubsubclickhouse.backfill.BackfillParameters.*;
 
 import com.google.cloud.bigquery.TableId;
+import dev.pubsubclickhouse.backfill.source.SourceResolver.QuerySpec;
 import dev.pubsubclickhouse.backfill.source.TableSpec;
 import dev.pubsubclickhouse.core.config.ClickHouseConfig;
 import dev.pubsubclickhouse.core.config.ConfigReader;
@@ -222,6 +223,16 @@ public record BackfillConfig(
         .notes(notes)
         .verbose(config.bool(VERBOSE))
         .build();
+  }
+
+  /**
+   * The query whose result is read, as BigQuery runs it.
+   *
+   * @throws java.util.NoSuchElementException when the job reads a table, not a query
+   */
+  public QuerySpec querySpec() {
+    return new QuerySpec(
+        query.orElseThrow(), useLegacySql, queryLocation, queryTempDataset, kmsKey);
   }
 
   public static Builder builder() {

@@ -15,7 +15,6 @@ import dev.pubsubclickhouse.backfill.source.ReadUnit;
 import dev.pubsubclickhouse.backfill.source.RowRange;
 import dev.pubsubclickhouse.backfill.source.SourceException;
 import dev.pubsubclickhouse.backfill.source.SourceResolver;
-import dev.pubsubclickhouse.backfill.source.SourceResolver.QuerySpec;
 import dev.pubsubclickhouse.backfill.source.StorageReads;
 import dev.pubsubclickhouse.backfill.source.TableSpec;
 import dev.pubsubclickhouse.backfill.write.BigQueryDeadLetters;
@@ -108,7 +107,7 @@ public final class BackfillJob {
             usingBigQuery(),
             () ->
                 config.query().isPresent()
-                    ? resolver.schemaOf(querySpec())
+                    ? resolver.schemaOf(config.querySpec())
                     : resolver.describe(config.inputTable().orElseThrow()).schema());
     TableName targetName = config.clickHouse().table();
     if (existing.isEmpty()) {
@@ -409,14 +408,7 @@ public final class BackfillJob {
   private List<DeadLetterSink> deadLetterSinks(Client client, ClickHouseInserter inserter)
       throws InterruptedException {
     List<DeadLetterSink> sinks = new ArrayList<>();
-    if (config.clickHouse().deadLetterTable().isPresent()) {
-      sinks.add(
-          DeadLetterTable.open(
-              client,
-              config.clickHouse().deadLetterTable().get(),
-              config.clickHouse().createDeadLetterTable(),
-              inserter));
-    }
+    DeadLetterTable.configured(client, config.clickHouse(), inserter).ifPresent(sinks::add);
     if (config.deadLetterTable().isPresent()) {
       BigQuery writer = bigQuery();
       DeadLetterCheck.check(writer, config.deadLetterTable().get(), retry);
@@ -465,15 +457,6 @@ public final class BackfillJob {
     config.clickHouse().deadLetterTable().ifPresent(t -> planned.add("ClickHouse " + t));
     config.deadLetterTable().ifPresent(t -> planned.add("BigQuery " + TableSpec.format(t)));
     return planned;
-  }
-
-  private QuerySpec querySpec() {
-    return new QuerySpec(
-        config.query().orElseThrow(),
-        config.useLegacySql(),
-        config.queryLocation(),
-        config.queryTempDataset(),
-        config.kmsKey());
   }
 
   private Map<String, Object> startFields() {

@@ -19,7 +19,6 @@ import dev.pubsubclickhouse.backfill.source.RowRange;
 import dev.pubsubclickhouse.backfill.source.Source;
 import dev.pubsubclickhouse.backfill.source.SourceException;
 import dev.pubsubclickhouse.backfill.source.SourceResolver;
-import dev.pubsubclickhouse.backfill.source.SourceResolver.QuerySpec;
 import dev.pubsubclickhouse.backfill.source.SourceResolver.TableFacts;
 import dev.pubsubclickhouse.backfill.source.StorageReads;
 import dev.pubsubclickhouse.backfill.source.TableRange;
@@ -141,7 +140,7 @@ final class ExecutionPlanner {
 
   private Source restSource() throws InterruptedException {
     if (config.query().isPresent()) {
-      return resolver.query(querySpec(), config.executionId(), planKey());
+      return resolver.query(config.querySpec(), config.executionId(), planKey());
     }
     TableFacts table = resolver.describe(config.inputTable().orElseThrow());
     return resolver.snapshot(
@@ -158,7 +157,7 @@ final class ExecutionPlanner {
     // A table read as itself may have been read by an earlier execution, unchanged since.
     Optional<TableFacts> table = Optional.empty();
     if (config.query().isPresent()) {
-      Source result = resolver.query(querySpec(), config.executionId(), planKey());
+      Source result = resolver.query(config.querySpec(), config.executionId(), planKey());
       readTable = result.table();
       schema = result.schema();
       snapshot = Optional.empty();
@@ -372,14 +371,5 @@ final class ExecutionPlanner {
   /** Now, to the millisecond: BigQuery's time travel has millisecond precision. */
   private Instant proposedSnapshot() {
     return clock.instant().truncatedTo(ChronoUnit.MILLIS);
-  }
-
-  private QuerySpec querySpec() {
-    return new QuerySpec(
-        config.query().orElseThrow(),
-        config.useLegacySql(),
-        config.queryLocation(),
-        config.queryTempDataset(),
-        config.kmsKey());
   }
 }

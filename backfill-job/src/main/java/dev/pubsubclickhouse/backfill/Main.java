@@ -4,7 +4,6 @@ import dev.pubsubclickhouse.core.config.ConfigurationException;
 import dev.pubsubclickhouse.core.log.JsonLog;
 import java.io.PrintStream;
 import java.util.Map;
-import java.util.logging.Level;
 
 /**
  * {@code java -jar backfill-job.jar [--flag=value ...]}: one task of a backfill. Exit codes: 0 when
@@ -32,11 +31,8 @@ public final class Main {
       out.print(CommandLineFlags.help());
       return 0;
     }
-    // Set first: reading the configuration may warn (a plaintext CLICKHOUSE_URL). The libraries
-    // speak up only when something is wrong.
-    JsonLog.redirect(out);
-    JsonLog.format(terminal ? JsonLog.Format.TEXT : JsonLog.Format.JSON);
-    JsonLog.captureLibraryLogs(Level.WARNING);
+    // Set first: reading the configuration may warn (a plaintext CLICKHOUSE_URL).
+    JsonLog.forCommandLine(out, terminal ? JsonLog.Format.TEXT : JsonLog.Format.JSON);
     BackfillConfig config;
     try {
       config = BackfillConfig.read(environment, args);

@@ -2,7 +2,6 @@ package dev.pubsubclickhouse.benchmarks;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pubsubclickhouse.core.encode.JsonPayloads;
-import dev.pubsubclickhouse.core.encode.RowBinaryOutput;
 import dev.pubsubclickhouse.core.encode.RowEncoder;
 import dev.pubsubclickhouse.core.schema.ColumnDefinition;
 import dev.pubsubclickhouse.core.schema.TableName;
@@ -81,7 +80,7 @@ public class EncoderBenchmark {
   private byte[] mixedPayload;
   private RowEncoder seedEncoder;
   private RowEncoder mixedEncoder;
-  private final RowBinaryOutput out = new RowBinaryOutput(1 << 20);
+  private final RowBuffer out = new RowBuffer();
 
   @Setup
   public void setUp() {
@@ -107,24 +106,15 @@ public class EncoderBenchmark {
    */
   @Benchmark
   public int mixedRow20ColumnsFindingUnplacedFields() throws Exception {
-    if (out.size() > (1 << 19)) {
-      out.reset();
-    }
+    List<JsonNode> rows = JsonPayloads.rows(mixedPayload);
     int unplaced = 0;
-    for (JsonNode row : JsonPayloads.rows(mixedPayload)) {
+    for (JsonNode row : rows) {
       unplaced += mixedEncoder.unplacedFields(row).size();
-      mixedEncoder.encode(row, out);
     }
-    return out.size() + unplaced;
+    return out.encode(mixedEncoder, rows) + unplaced;
   }
 
   private int encode(RowEncoder encoder, byte[] payload) throws Exception {
-    if (out.size() > (1 << 19)) {
-      out.reset();
-    }
-    for (JsonNode row : JsonPayloads.rows(payload)) {
-      encoder.encode(row, out);
-    }
-    return out.size();
+    return out.encode(encoder, JsonPayloads.rows(payload));
   }
 }

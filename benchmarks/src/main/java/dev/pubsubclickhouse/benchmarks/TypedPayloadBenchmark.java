@@ -1,10 +1,8 @@
 package dev.pubsubclickhouse.benchmarks;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.CodedOutputStream;
 import com.google.pubsub.v1.Schema.Type;
-import dev.pubsubclickhouse.core.encode.RowBinaryOutput;
 import dev.pubsubclickhouse.core.encode.RowEncoder;
 import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.core.schema.TableSchema;
@@ -99,7 +97,7 @@ public class TypedPayloadBenchmark {
           + "\"big\":\"18446744073709551615\",\"message\":\"a longer free-text message body\","
           + "\"codes\":[1,2,3]}";
 
-  private final RowBinaryOutput out = new RowBinaryOutput(1 << 20);
+  private final RowBuffer out = new RowBuffer();
   private RowEncoder encoder;
   private PayloadFormat avroBinary;
   private PayloadFormat avroJson;
@@ -165,13 +163,7 @@ public class TypedPayloadBenchmark {
   }
 
   private int encode(PayloadFormat format, byte[] payload) throws Exception {
-    if (out.size() > (1 << 19)) {
-      out.reset();
-    }
-    for (JsonNode row : format.rows(payload)) {
-      encoder.encode(row, out);
-    }
-    return out.size();
+    return out.encode(encoder, format.rows(payload));
   }
 
   private static GenericRecord avroRecord() {

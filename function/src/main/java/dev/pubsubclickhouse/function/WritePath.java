@@ -29,8 +29,6 @@ import dev.pubsubclickhouse.function.observability.PushWriteEvents;
 import dev.pubsubclickhouse.messages.MessageEncoder;
 import dev.pubsubclickhouse.messages.cdc.ChangeReading;
 import dev.pubsubclickhouse.messages.cdc.ChangeRow;
-import dev.pubsubclickhouse.messages.cdc.LatestStoredValues;
-import dev.pubsubclickhouse.messages.cdc.VersionedDeletes;
 import dev.pubsubclickhouse.messages.payload.PayloadDecompressor;
 import dev.pubsubclickhouse.messages.payload.PayloadFormats;
 import dev.pubsubclickhouse.messages.payload.SchemaService;
@@ -101,14 +99,7 @@ record WritePath(
     checkPassedNamesAreSettings(client, config.clickHouse().insertOptions().extraSettings());
     checkPassedSettings(inserter);
     List<DeadLetterSink> sinks = new ArrayList<>();
-    if (config.clickHouse().deadLetterTable().isPresent()) {
-      sinks.add(
-          DeadLetterTable.open(
-              client,
-              config.clickHouse().deadLetterTable().get(),
-              config.clickHouse().createDeadLetterTable(),
-              inserter));
-    }
+    DeadLetterTable.configured(client, config.clickHouse(), inserter).ifPresent(sinks::add);
     if (topicSink != null) {
       sinks.add(topicSink);
     }
@@ -118,14 +109,7 @@ record WritePath(
         config
             .tables()
             .changeCapture()
-            .map(
-                capture ->
-                    ChangeReading.open(
-                        capture,
-                        decompressor,
-                        new VersionedDeletes(client),
-                        new LatestStoredValues(client, capture),
-                        messageEvents));
+            .map(capture -> ChangeReading.open(capture, decompressor, client, messageEvents));
     Destinations destinations =
         Destinations.open(
             config.tables(),

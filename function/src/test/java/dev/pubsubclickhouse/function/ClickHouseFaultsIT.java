@@ -78,12 +78,7 @@ class ClickHouseFaultsIT {
       env.put("CLICKHOUSE_TABLE", "restarted");
       env.put("MAX_RETRIES", "1");
       env.put("INSERT_TIMEOUT_MS", "2000");
-      try (var client =
-          new com.clickhouse.client.api.Client.Builder()
-              .addEndpoint(server.url())
-              .setUsername("default")
-              .setPassword("")
-              .build()) {
+      try (var client = clientOf(server)) {
         client
             .execute("CREATE TABLE restarted (message String) ENGINE = MergeTree ORDER BY message")
             .get()
@@ -97,12 +92,7 @@ class ClickHouseFaultsIT {
         server.start();
         assertThat(service.push("2", EVENT.formatted("two"))).isEqualTo(204);
       }
-      try (var client =
-          new com.clickhouse.client.api.Client.Builder()
-              .addEndpoint(server.url())
-              .setUsername("default")
-              .setPassword("")
-              .build()) {
+      try (var client = clientOf(server)) {
         assertThat(
                 client.queryAll("SELECT message FROM restarted ORDER BY message").stream()
                     .map(r -> r.getString("message"))
@@ -112,6 +102,15 @@ class ClickHouseFaultsIT {
     } finally {
       server.stop();
     }
+  }
+
+  /** A client of the server's default user, which has no password. */
+  private static com.clickhouse.client.api.Client clientOf(LocalClickHouse server) {
+    return new com.clickhouse.client.api.Client.Builder()
+        .addEndpoint(server.url())
+        .setUsername("default")
+        .setPassword("")
+        .build();
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.pubsubclickhouse.messages;
 
+import static dev.pubsubclickhouse.messages.ByteArrays.concat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -71,14 +72,6 @@ class MappedMessageTest {
   private static byte[] bytes(EncodedRows rows) {
     assertThat(rows.rejection()).isNull();
     return Arrays.copyOfRange(rows.bytes(), rows.offset(), rows.offset() + rows.length());
-  }
-
-  private static byte[] concat(byte[]... parts) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    for (byte[] part : parts) {
-      out.writeBytes(part);
-    }
-    return out.toByteArray();
   }
 
   @Test

@@ -14,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.logging.Level;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -55,9 +54,7 @@ public final class Main {
       PrintStream out,
       PrintStream err,
       boolean terminal) {
-    JsonLog.redirect(err);
-    JsonLog.format(terminal ? JsonLog.Format.MESSAGE : JsonLog.Format.JSON);
-    JsonLog.captureLibraryLogs(Level.WARNING);
+    JsonLog.forCommandLine(err, terminal ? JsonLog.Format.MESSAGE : JsonLog.Format.JSON);
     if (!List.of(args).contains("--verbose")) {
       JsonLog.quietClickHouseClient();
     }

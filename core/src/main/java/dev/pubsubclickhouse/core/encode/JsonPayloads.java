@@ -282,7 +282,11 @@ public final class JsonPayloads {
         : reason;
   }
 
-  private static String firstLine(String message) {
+  /**
+   * What a refusal quotes of a JSON parser's message: its first line (the rest shows the input
+   * around the error), at most 200 characters of it; empty for none.
+   */
+  public static String firstLine(String message) {
     if (message == null) {
       return "";
     }

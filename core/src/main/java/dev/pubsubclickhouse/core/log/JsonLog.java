@@ -79,6 +79,16 @@ public final class JsonLog {
     format = value;
   }
 
+  /**
+   * A command-line tool's log: lines to {@code stream} in {@code format}, and the libraries'
+   * records with them from WARNING up, so that libraries speak up only when something is wrong.
+   */
+  public static void forCommandLine(PrintStream stream, Format format) {
+    redirect(stream);
+    format(format);
+    captureLibraryLogs(Level.WARNING);
+  }
+
   /** The clock of the lines' {@code time}; tests fix it. */
   public static void clock(Clock value) {
     clock = value;

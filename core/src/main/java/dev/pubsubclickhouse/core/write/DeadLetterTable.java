@@ -5,6 +5,7 @@ import com.clickhouse.data.ClickHouseColumn;
 import com.clickhouse.data.ClickHouseDataType;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pubsubclickhouse.core.config.ClickHouseConfig;
 import dev.pubsubclickhouse.core.encode.RowBinaryOutput;
 import dev.pubsubclickhouse.core.encode.RowEncoder;
 import dev.pubsubclickhouse.core.encode.RowRejectedException;
@@ -24,6 +25,7 @@ import java.util.Base64;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -122,6 +124,19 @@ public final class DeadLetterTable implements DeadLetterSink {
         + " attributes Map(String, String) DEFAULT map(), ordering_key String DEFAULT '',"
         + " subscription String DEFAULT '', delivery_attempt Nullable(UInt32))"
         + " ENGINE = MergeTree ORDER BY failed_at";
+  }
+
+  /**
+   * The sink of the configured DEAD_LETTER_TABLE, opened as {@link #open} does (created first when
+   * CREATE_DEAD_LETTER_TABLE is set); empty when none is configured.
+   *
+   * @throws IllegalStateException naming the table and what is wrong with it
+   */
+  public static Optional<DeadLetterTable> configured(
+      Client client, ClickHouseConfig config, ClickHouseInserter inserter) {
+    return config
+        .deadLetterTable()
+        .map(table -> open(client, table, config.createDeadLetterTable(), inserter));
   }
 
   /**

@@ -51,6 +51,31 @@ class ClickHouseInserterIT {
         config.insertOptions());
   }
 
+  /** The encoder of the configured table as it is now, read through a client of the config's. */
+  private static RowEncoder encoder(ClickHouseConfig config) {
+    try (Client client = ClickHouseClients.open(config, "inserter-it", 2)) {
+      return RowEncoder.forTable(new SchemaReader(client).read(config.table()));
+    }
+  }
+
+  /** One INSERT of these JSON rows into the configured table, by a new inserter. */
+  private void insert(ClickHouseConfig config, RowEncoder encoder, String token, String... json)
+      throws Exception {
+    inserter(config).insert(config.table(), columns(encoder), rows(encoder, json), token);
+  }
+
+  /** Columns of a raw row of one UInt32 column v. */
+  private static final InsertColumns ONE_UINT32 =
+      new InsertColumns(List.of("v"), List.of("UInt32"), false);
+
+  /** A raw row for {@link #ONE_UINT32}, written without a table's encoder. */
+  private static RowBinaryOutput oneUInt32Row() {
+    RowBinaryOutput out = new RowBinaryOutput();
+    out.writeByte(0);
+    out.writeIntLE(1);
+    return out;
+  }
+
   private static InsertColumns columns(RowEncoder encoder) {
     return new InsertColumns(
         encoder.columnNames(), encoder.columnTypes(), encoder.readsJsonAsString());
@@ -70,12 +95,7 @@ class ClickHouseInserterIT {
     ClickHouseConfig config =
         config(
             "settings_probe", Map.of("CLICKHOUSE_SETTINGS", "max_threads=3", "INSERT_QUORUM", "1"));
-    try (Client client = ClickHouseClients.open(config, "inserter-it", 2)) {
-      RowEncoder encoder = RowEncoder.forTable(new SchemaReader(client).read(config.table()));
-      inserter(config)
-          .insert(
-              config.table(), columns(encoder), rows(encoder, "{\"v\":1}", "{\"v\":2}"), "tok-a");
-    }
+    insert(config, encoder(config), "tok-a", "{\"v\":1}", "{\"v\":2}");
     database.flushLogs();
     assertThat(
             database.query(
@@ -101,10 +121,7 @@ class ClickHouseInserterIT {
       RowEncoder encoder =
           RowEncoder.forTable(new SchemaReader(database.client()).read(config.table()));
       proxy.slowInserts(Duration.ofSeconds(2));
-      assertThatThrownBy(
-              () ->
-                  inserter(config)
-                      .insert(config.table(), columns(encoder), rows(encoder, "{\"v\":1}"), "t"))
+      assertThatThrownBy(() -> insert(config, encoder, "t", "{\"v\":1}"))
           .isInstanceOf(InsertException.class)
           .hasMessageContaining("ClickHouse did not answer within PT0.3S");
     }
@@ -119,42 +136,40 @@ class ClickHouseInserterIT {
               "waited_for",
               Map.of(
                   "CLICKHOUSE_URL", proxy.url(), "INSERT_TIMEOUT_MS", "20000", "MAX_RETRIES", "3"));
-      try (Client client = ClickHouseClients.open(config, "inserter-it", 2)) {
-        RowEncoder encoder = RowEncoder.forTable(new SchemaReader(client).read(config.table()));
-        ClickHouseInserter inserter = inserter(config);
-        proxy.slowInserts(Duration.ofSeconds(3));
-        long start = System.nanoTime();
-        assertThatThrownBy(
-                () ->
-                    inserter.insert(
-                        config.table(),
-                        columns(encoder),
-                        rows(encoder, "{\"v\":1}"),
-                        "tok-slow",
-                        new WaitedFor(() -> true, start + Duration.ofMillis(500).toNanos())))
-            .isInstanceOfSatisfying(
-                InsertException.class, e -> assertThat(e.kind()).isEqualTo(FailureKind.TRANSIENT))
-            .hasMessageContaining("when nobody waited for the rows any more");
-        assertThat(Duration.ofNanos(System.nanoTime() - start))
-            .as("cut at the time the rows are waited for, not INSERT_TIMEOUT_MS")
-            .isLessThan(Duration.ofMillis(1500));
-        assertThatThrownBy(
-                () ->
-                    inserter.insert(
-                        config.table(),
-                        columns(encoder),
-                        rows(encoder, "{\"v\":2}"),
-                        "tok-late",
-                        new WaitedFor(() -> true, System.nanoTime() - 1)))
-            .isInstanceOfSatisfying(
-                InsertException.class, e -> assertThat(e.kind()).isEqualTo(FailureKind.TRANSIENT))
-            .hasMessageContaining("nobody waits for the rows any more");
-        Thread.sleep(3500); // the proxy passes the slow INSERT on after 3 s
-        assertThat(proxy.inserts())
-            .as("the cut attempt is not tried again, and rows nobody waits for are not sent")
-            .extracting(FaultInjectingProxy.Insert::deduplicationToken)
-            .containsExactly("tok-slow");
-      }
+      RowEncoder encoder = encoder(config);
+      ClickHouseInserter inserter = inserter(config);
+      proxy.slowInserts(Duration.ofSeconds(3));
+      long start = System.nanoTime();
+      assertThatThrownBy(
+              () ->
+                  inserter.insert(
+                      config.table(),
+                      columns(encoder),
+                      rows(encoder, "{\"v\":1}"),
+                      "tok-slow",
+                      new WaitedFor(() -> true, start + Duration.ofMillis(500).toNanos())))
+          .isInstanceOfSatisfying(
+              InsertException.class, e -> assertThat(e.kind()).isEqualTo(FailureKind.TRANSIENT))
+          .hasMessageContaining("when nobody waited for the rows any more");
+      assertThat(Duration.ofNanos(System.nanoTime() - start))
+          .as("cut at the time the rows are waited for, not INSERT_TIMEOUT_MS")
+          .isLessThan(Duration.ofMillis(1500));
+      assertThatThrownBy(
+              () ->
+                  inserter.insert(
+                      config.table(),
+                      columns(encoder),
+                      rows(encoder, "{\"v\":2}"),
+                      "tok-late",
+                      new WaitedFor(() -> true, System.nanoTime() - 1)))
+          .isInstanceOfSatisfying(
+              InsertException.class, e -> assertThat(e.kind()).isEqualTo(FailureKind.TRANSIENT))
+          .hasMessageContaining("nobody waits for the rows any more");
+      Thread.sleep(3500); // the proxy passes the slow INSERT on after 3 s
+      assertThat(proxy.inserts())
+          .as("the cut attempt is not tried again, and rows nobody waits for are not sent")
+          .extracting(FaultInjectingProxy.Insert::deduplicationToken)
+          .containsExactly("tok-slow");
     }
   }
 
@@ -164,14 +179,12 @@ class ClickHouseInserterIT {
         "CREATE TABLE dedup (v UInt32) ENGINE = MergeTree ORDER BY v"
             + " SETTINGS non_replicated_deduplication_window = 100");
     ClickHouseConfig config = config("dedup", Map.of());
-    try (Client client = ClickHouseClients.open(config, "inserter-it", 2)) {
-      RowEncoder encoder = RowEncoder.forTable(new SchemaReader(client).read(config.table()));
-      ClickHouseInserter inserter = inserter(config);
-      for (int i = 0; i < 3; i++) {
-        inserter.insert(config.table(), columns(encoder), rows(encoder, "{\"v\":7}"), "page-1");
-      }
-      inserter.insert(config.table(), columns(encoder), rows(encoder, "{\"v\":7}"), "page-2");
+    RowEncoder encoder = encoder(config);
+    ClickHouseInserter inserter = inserter(config);
+    for (int i = 0; i < 3; i++) {
+      inserter.insert(config.table(), columns(encoder), rows(encoder, "{\"v\":7}"), "page-1");
     }
+    inserter.insert(config.table(), columns(encoder), rows(encoder, "{\"v\":7}"), "page-2");
     assertThat(database.count("dedup")).isEqualTo(2);
   }
 
@@ -187,10 +200,7 @@ class ClickHouseInserterIT {
     org.junit.jupiter.api.Assumptions.assumeTrue(
         database.server().url().startsWith("http://127.0.0.1"),
         "the local server has the pipeline user");
-    try (Client client = ClickHouseClients.open(config, "inserter-it", 2)) {
-      RowEncoder encoder = RowEncoder.forTable(new SchemaReader(client).read(config.table()));
-      inserter(config).insert(config.table(), columns(encoder), rows(encoder, "{\"v\":1}"), null);
-    }
+    insert(config, encoder(config), null, "{\"v\":1}");
     assertThat(database.count("auth")).isEqualTo(1);
   }
 
@@ -202,20 +212,13 @@ class ClickHouseInserterIT {
             "wrong_password",
             Map.of("CLICKHOUSE_USER", "pipeline", "CLICKHOUSE_PASSWORD", "not-the-password-42"));
     try (Client client = ClickHouseClients.open(config, "inserter-it", 2)) {
-      RowBinaryOutput out = new RowBinaryOutput();
-      out.writeByte(0);
-      out.writeIntLE(1);
       assertThatThrownBy(
               () ->
                   new ClickHouseInserter(
                           ClickHouseHttp.open(config, "inserter-it"),
                           InsertFormat.TYPED,
                           config.insertOptions())
-                      .insert(
-                          config.table(),
-                          new InsertColumns(List.of("v"), List.of("UInt32"), false),
-                          out,
-                          null))
+                      .insert(config.table(), ONE_UINT32, oneUInt32Row(), null))
           .isInstanceOfSatisfying(
               InsertException.class, e -> assertThat(e.kind()).isEqualTo(FailureKind.NOT_THE_ROWS))
           .hasMessageNotContaining("not-the-password-42");
@@ -227,23 +230,14 @@ class ClickHouseInserterIT {
     database.execute(
         "CREATE TABLE checked (v UInt32, CONSTRAINT small CHECK v < 10) ENGINE = MergeTree ORDER BY v");
     ClickHouseConfig config = config("checked", Map.of());
-    try (Client client = ClickHouseClients.open(config, "inserter-it", 2)) {
-      RowEncoder encoder = RowEncoder.forTable(new SchemaReader(client).read(config.table()));
-      assertThatThrownBy(
-              () ->
-                  inserter(config)
-                      .insert(
-                          config.table(),
-                          columns(encoder),
-                          rows(encoder, "{\"v\":1}", "{\"v\":11}"),
-                          null))
-          .isInstanceOfSatisfying(
-              InsertException.class,
-              e -> {
-                assertThat(e.kind()).isEqualTo(FailureKind.REFUSED);
-                assertThat(e.serverCode()).isEqualTo(469);
-              });
-    }
+    RowEncoder encoder = encoder(config);
+    assertThatThrownBy(() -> insert(config, encoder, null, "{\"v\":1}", "{\"v\":11}"))
+        .isInstanceOfSatisfying(
+            InsertException.class,
+            e -> {
+              assertThat(e.kind()).isEqualTo(FailureKind.REFUSED);
+              assertThat(e.serverCode()).isEqualTo(469);
+            });
     assertThat(database.count("checked")).isZero();
   }
 
@@ -251,37 +245,24 @@ class ClickHouseInserterIT {
   void aDroppedColumnIsASchemaChange() throws Exception {
     database.execute("CREATE TABLE changing (a UInt32, b String) ENGINE = MergeTree ORDER BY a");
     ClickHouseConfig config = config("changing", Map.of());
-    try (Client client = ClickHouseClients.open(config, "inserter-it", 2)) {
-      RowEncoder stale = RowEncoder.forTable(new SchemaReader(client).read(config.table()));
-      database.execute("ALTER TABLE changing DROP COLUMN b");
-      assertThatThrownBy(
-              () ->
-                  inserter(config)
-                      .insert(
-                          config.table(),
-                          columns(stale),
-                          rows(stale, "{\"a\":1,\"b\":\"x\"}"),
-                          null))
-          .isInstanceOfSatisfying(
-              InsertException.class,
-              e -> assertThat(e.kind()).isEqualTo(FailureKind.SCHEMA_CHANGED));
-    }
+    RowEncoder stale = encoder(config);
+    database.execute("ALTER TABLE changing DROP COLUMN b");
+    assertThatThrownBy(() -> insert(config, stale, null, "{\"a\":1,\"b\":\"x\"}"))
+        .isInstanceOfSatisfying(
+            InsertException.class, e -> assertThat(e.kind()).isEqualTo(FailureKind.SCHEMA_CHANGED));
   }
 
   @Test
   void aMissingTableIsNotTheRows() throws Exception {
     ClickHouseConfig config = config("no_such_table", Map.of());
     try (Client client = ClickHouseClients.open(config, "inserter-it", 2)) {
-      RowBinaryOutput out = new RowBinaryOutput();
-      out.writeByte(0);
-      out.writeIntLE(1);
       assertThatThrownBy(
               () ->
                   inserter(config)
                       .insert(
                           new TableName(database.name(), "no_such_table"),
-                          new InsertColumns(List.of("v"), List.of("UInt32"), false),
-                          out,
+                          ONE_UINT32,
+                          oneUInt32Row(),
                           null))
           .isInstanceOfSatisfying(
               InsertException.class,
@@ -296,18 +277,11 @@ class ClickHouseInserterIT {
   void aColumnRetypedToTheSameWidthIsASchemaChangeNotGarbage() throws Exception {
     database.execute("CREATE TABLE retyped (id UInt32, v Int64) ENGINE = MergeTree ORDER BY id");
     ClickHouseConfig config = config("retyped", Map.of());
-    try (Client client = ClickHouseClients.open(config, "inserter-it", 2)) {
-      RowEncoder stale = RowEncoder.forTable(new SchemaReader(client).read(config.table()));
-      database.execute("ALTER TABLE retyped MODIFY COLUMN v Float64");
-      assertThatThrownBy(
-              () ->
-                  inserter(config)
-                      .insert(
-                          config.table(), columns(stale), rows(stale, "{\"id\":1,\"v\":3}"), null))
-          .isInstanceOfSatisfying(
-              InsertException.class,
-              e -> assertThat(e.kind()).isEqualTo(FailureKind.SCHEMA_CHANGED));
-    }
+    RowEncoder stale = encoder(config);
+    database.execute("ALTER TABLE retyped MODIFY COLUMN v Float64");
+    assertThatThrownBy(() -> insert(config, stale, null, "{\"id\":1,\"v\":3}"))
+        .isInstanceOfSatisfying(
+            InsertException.class, e -> assertThat(e.kind()).isEqualTo(FailureKind.SCHEMA_CHANGED));
     assertThat(database.count("retyped")).isZero();
   }
 
@@ -319,23 +293,14 @@ class ClickHouseInserterIT {
         "CREATE MATERIALIZED VIEW viewing TO view_target AS"
             + " SELECT throwIf(v < 0, 'negative') + v AS r FROM viewed");
     ClickHouseConfig config = config("viewed", Map.of());
-    try (Client client = ClickHouseClients.open(config, "inserter-it", 2)) {
-      RowEncoder encoder = RowEncoder.forTable(new SchemaReader(client).read(config.table()));
-      assertThatThrownBy(
-              () ->
-                  inserter(config)
-                      .insert(
-                          config.table(),
-                          columns(encoder),
-                          rows(encoder, "{\"v\":1}", "{\"v\":-1}", "{\"v\":2}"),
-                          null))
-          .isInstanceOfSatisfying(
-              InsertException.class,
-              e -> {
-                assertThat(e.kind()).isEqualTo(FailureKind.VIEW_FAILED);
-                assertThat(e.writtenRows()).isEqualTo(3);
-              });
-    }
+    RowEncoder encoder = encoder(config);
+    assertThatThrownBy(() -> insert(config, encoder, null, "{\"v\":1}", "{\"v\":-1}", "{\"v\":2}"))
+        .isInstanceOfSatisfying(
+            InsertException.class,
+            e -> {
+              assertThat(e.kind()).isEqualTo(FailureKind.VIEW_FAILED);
+              assertThat(e.writtenRows()).isEqualTo(3);
+            });
     assertThat(database.query("SELECT groupArray(v) FROM (SELECT v FROM viewed ORDER BY v)"))
         .isEqualTo("[-1,1,2]");
     assertThat(database.count("view_target")).isZero();

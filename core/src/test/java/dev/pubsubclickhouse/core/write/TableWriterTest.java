@@ -18,6 +18,7 @@ import dev.pubsubclickhouse.core.insert.ClickHouseHttp;
 import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
 import dev.pubsubclickhouse.core.insert.InsertException;
 import dev.pubsubclickhouse.core.insert.InsertFormat;
+import dev.pubsubclickhouse.core.insert.InsertOptions;
 import dev.pubsubclickhouse.core.insert.WaitedFor;
 import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.core.schema.ColumnDefinition;
@@ -60,23 +61,29 @@ class TableWriterTest {
   void start() throws Exception {
     server.setDispatcher(clickHouse);
     server.start();
-    ClickHouseConfig config =
-        ClickHouseConfig.read(
-            new ConfigReader(
-                Map.of(
-                    "CLICKHOUSE_URL", "http://127.0.0.1:" + server.getPort(),
-                    "CLICKHOUSE_DATABASE", "db",
-                    "CLICKHOUSE_TABLE", "t")),
-            new SecretManagerAccess(Map.of()));
     inserter =
-        new ClickHouseInserter(
-            ClickHouseHttp.open(config, "writer-test"),
+        inserter(
             InsertFormat.TYPED,
-            config.insertOptions().toBuilder()
+            config().insertOptions().toBuilder()
                 .maxRetries(2)
                 .backoff(Duration.ofMillis(1), Duration.ofMillis(2))
                 .timeout(Duration.ofSeconds(5))
                 .build());
+  }
+
+  /** The configuration of table db.t on the scripted server. */
+  private ClickHouseConfig config() {
+    return ClickHouseConfig.read(
+        new ConfigReader(
+            Map.of(
+                "CLICKHOUSE_URL", "http://127.0.0.1:" + server.getPort(),
+                "CLICKHOUSE_DATABASE", "db",
+                "CLICKHOUSE_TABLE", "t")),
+        new SecretManagerAccess(Map.of()));
+  }
+
+  private ClickHouseInserter inserter(InsertFormat format, InsertOptions options) {
+    return new ClickHouseInserter(ClickHouseHttp.open(config(), "writer-test"), format, options);
   }
 
   @AfterEach
@@ -609,19 +616,7 @@ class TableWriterTest {
 
   @Test
   void theUntypedFormatReadsTheSchemaBeforeEveryInsertAndCatchesARetypedColumn() throws Exception {
-    ClickHouseInserter untyped =
-        new ClickHouseInserter(
-            ClickHouseHttp.open(
-                ClickHouseConfig.read(
-                    new ConfigReader(
-                        Map.of(
-                            "CLICKHOUSE_URL", "http://127.0.0.1:" + server.getPort(),
-                            "CLICKHOUSE_DATABASE", "db",
-                            "CLICKHOUSE_TABLE", "t")),
-                    new SecretManagerAccess(Map.of())),
-                "writer-test"),
-            InsertFormat.UNTYPED,
-            inserter.options());
+    ClickHouseInserter untyped = inserter(InsertFormat.UNTYPED, inserter.options());
     TableWriter writer =
         new TableWriter(new TargetTable(TABLE, schemas), untyped, List.of(), events, "test");
     List<Row> batch = rows(0, 2);
@@ -649,18 +644,7 @@ class TableWriterTest {
   @Test
   void aFailedViewOverSeveralBlocksIsNotTakenAsWrittenWhateverTheSummarySays() throws Exception {
     ClickHouseInserter smallBlocks =
-        new ClickHouseInserter(
-            ClickHouseHttp.open(
-                ClickHouseConfig.read(
-                    new ConfigReader(
-                        Map.of(
-                            "CLICKHOUSE_URL", "http://127.0.0.1:" + server.getPort(),
-                            "CLICKHOUSE_DATABASE", "db",
-                            "CLICKHOUSE_TABLE", "t")),
-                    new SecretManagerAccess(Map.of())),
-                "writer-test"),
-            InsertFormat.TYPED,
-            inserter.options().toBuilder().maxInsertBlockSize(2).build());
+        inserter(InsertFormat.TYPED, inserter.options().toBuilder().maxInsertBlockSize(2).build());
     // The views' rows inflate written_rows: 11 for an INSERT of 4 whose last block never landed.
     clickHouse.poison(3);
     clickHouse.poisonAnswers(

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import dev.pubsubclickhouse.core.encode.JsonPayloads;
 import dev.pubsubclickhouse.core.encode.Utf8Bytes;
 import dev.pubsubclickhouse.messages.PubSubMessage;
 import java.io.IOException;
@@ -136,7 +137,7 @@ public final class PushRequestParser {
       }
     } catch (IOException e) {
       throw new NotAPushRequestException(
-          "body is not a valid push request: " + firstLine(e.getMessage()));
+          "body is not a valid push request: " + JsonPayloads.firstLine(e.getMessage()));
     }
     if (!envelope.hasMessage) {
       throw new NotAPushRequestException("no \"message\" object: not a Pub/Sub push request");
@@ -234,15 +235,6 @@ public final class PushRequestParser {
       }
     }
     return text;
-  }
-
-  private static String firstLine(String message) {
-    if (message == null) {
-      return "";
-    }
-    int newline = message.indexOf('\n');
-    String line = newline < 0 ? message : message.substring(0, newline);
-    return line.length() > 200 ? line.substring(0, 200) + "..." : line;
   }
 
   private static final class Envelope {

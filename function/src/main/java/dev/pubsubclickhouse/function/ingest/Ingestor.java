@@ -3,16 +3,16 @@ package dev.pubsubclickhouse.function.ingest;
 import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.function.observability.Metrics;
+import dev.pubsubclickhouse.function.observability.WarningInterval;
 import dev.pubsubclickhouse.messages.MemoryCharge;
 import dev.pubsubclickhouse.messages.MessageEncoder;
 import dev.pubsubclickhouse.messages.PubSubMessage;
 import dev.pubsubclickhouse.messages.UnavailableException;
 import dev.pubsubclickhouse.messages.tables.Destinations;
 import dev.pubsubclickhouse.messages.tables.Route;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
 /**
@@ -23,16 +23,15 @@ import java.util.function.Predicate;
  * ({@link AnswerDeadlines}), and says how the message ended and, when it could not be written, why.
  */
 public final class Ingestor {
-  /** One log line per this interval about messages answered 503 before their batch. */
-  private static final long UNAVAILABLE_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
-
   private final Destinations destinations;
   private final MessageEncoder encoder;
   private final GroupCommitBatcher batcher;
   private final AnswerDeadlines deadlines;
   private final Metrics metrics;
   private final Predicate<TableName> admits;
-  private final AtomicLong lastUnavailableLog = new AtomicLong(System.nanoTime() - (1L << 62));
+
+  /** One log line per interval about messages answered 503 before their batch. */
+  private final WarningInterval unavailableWarnings = new WarningInterval(Duration.ofSeconds(10));
 
   /**
    * @param admits false for a table that cannot take more now (flow control)
@@ -174,10 +173,7 @@ public final class Ingestor {
   }
 
   private void logUnavailable(PubSubMessage message, UnavailableException e) {
-    long now = System.nanoTime();
-    long last = lastUnavailableLog.get();
-    if (now - last >= UNAVAILABLE_LOG_INTERVAL_NANOS
-        && lastUnavailableLog.compareAndSet(last, now)) {
+    if (unavailableWarnings.mayLog()) {
       JsonLog.warning(
           "a message cannot be taken now; answered 503 so Pub/Sub delivers it again",
           Map.of("message", message.describe(), "error", String.valueOf(e.getMessage())));

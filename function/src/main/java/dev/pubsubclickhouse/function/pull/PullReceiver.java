@@ -14,10 +14,11 @@ import dev.pubsubclickhouse.function.ingest.PushOutcome;
 import dev.pubsubclickhouse.function.ingest.RequestMemoryBudget;
 import dev.pubsubclickhouse.function.observability.Metrics;
 import dev.pubsubclickhouse.function.observability.RefusalLog;
+import dev.pubsubclickhouse.function.observability.WarningInterval;
 import dev.pubsubclickhouse.messages.PubSubMessage;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The pull edge, as thin as the push handler: a pulled message takes a hold on the memory budget as
@@ -32,13 +33,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * under another deduplication token; the exactly-once layout collapses the two under FINAL.
  */
 final class PullReceiver implements MessageReceiverWithAckResponse {
-  /** One log line per this interval about acks Pub/Sub refused. */
-  private static final long ACK_FAILURE_LOG_INTERVAL_NANOS = 10_000_000_000L;
-
   private final PushService service;
   private final String subscription;
   private final Metrics metrics;
-  private final AtomicLong lastAckFailureLog = new AtomicLong(System.nanoTime() - (1L << 62));
+
+  /** One log line per interval about acks Pub/Sub refused. */
+  private final WarningInterval ackFailureWarnings = new WarningInterval(Duration.ofSeconds(10));
 
   private final RefusalLog refusals = new RefusalLog(System::nanoTime, "nacked");
 
@@ -106,10 +106,7 @@ final class PullReceiver implements MessageReceiverWithAckResponse {
       return;
     }
     metrics.pullAckFailures.increment();
-    long now = System.nanoTime();
-    long last = lastAckFailureLog.get();
-    if (now - last >= ACK_FAILURE_LOG_INTERVAL_NANOS
-        && lastAckFailureLog.compareAndSet(last, now)) {
+    if (ackFailureWarnings.mayLog()) {
       JsonLog.warning(
           "Pub/Sub refused an ack; the message comes again and is written again",
           Map.of(

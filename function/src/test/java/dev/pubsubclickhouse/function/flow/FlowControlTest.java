@@ -1,5 +1,7 @@
 package dev.pubsubclickhouse.function.flow;
 
+import static dev.pubsubclickhouse.function.flow.FlowFixtures.load;
+import static dev.pubsubclickhouse.function.flow.FlowFixtures.parts;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
@@ -12,24 +14,6 @@ class FlowControlTest {
 
   /** 500 INSERTs/s per instance, 200 for the table, the pace at most 10 s. */
   private final FlowControl control = new FlowControl(500, 200, 10 * SECOND);
-
-  /** A table with limits 10 (delay) and 20 (throw) and {@code parts} in its fullest partition. */
-  private static TableLoad parts(long parts) {
-    return load(parts, 0, 0, 0);
-  }
-
-  private static TableLoad load(long parts, long blocks, long delayed, long rejected) {
-    return TableLoad.builder()
-        .partitionParts(parts)
-        .activeParts(parts)
-        .partsToDelayInsert(10)
-        .partsToThrowInsert(20)
-        .maxPartsInTotal(100_000)
-        .blocksWritten(blocks)
-        .delayedInserts(delayed)
-        .rejectedInserts(rejected)
-        .build();
-  }
 
   private static TableLoad blocks(long blocks) {
     return load(1, blocks, 0, 0);

@@ -1,6 +1,7 @@
 package dev.pubsubclickhouse.function.flow;
 
 import static dev.pubsubclickhouse.function.flow.Eventually.awaitTrue;
+import static dev.pubsubclickhouse.function.flow.FlowFixtures.parts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pubsubclickhouse.core.schema.TableName;
@@ -27,9 +28,8 @@ class FlowGateTest {
   private TableLoad next = parts(0);
   private static final TableName TABLE = new TableName("db", "events");
   private final FlowGate gate =
-      new FlowGate(
+      FlowFixtures.gate(
           TABLE,
-          new FlowControl(500, 0, 10_000_000_000L),
           () -> {
             reads.incrementAndGet();
             if (next == null) {
@@ -38,17 +38,7 @@ class FlowGateTest {
             return next;
           },
           metrics,
-          new FlowPolicy(0, Duration.ofSeconds(2)));
-
-  private static TableLoad parts(long parts) {
-    return TableLoad.builder()
-        .partitionParts(parts)
-        .activeParts(parts)
-        .partsToDelayInsert(10)
-        .partsToThrowInsert(20)
-        .maxPartsInTotal(100_000)
-        .build();
-  }
+          Duration.ofSeconds(2));
 
   /** What the batch writer does with a batch: the gate's messages written, or none. */
   private void send(List<PendingMessage> batch) {
@@ -128,12 +118,7 @@ class FlowGateTest {
   }
 
   private FlowGate watchedEvery10Ms(Supplier<TableLoad> reader) {
-    return new FlowGate(
-        TABLE,
-        new FlowControl(500, 0, 10_000_000_000L),
-        reader,
-        metrics,
-        new FlowPolicy(0, Duration.ofMillis(10)));
+    return FlowFixtures.gate(TABLE, reader, metrics, Duration.ofMillis(10));
   }
 
   @Test

@@ -1,6 +1,7 @@
 package dev.pubsubclickhouse.function.flow;
 
 import static dev.pubsubclickhouse.function.flow.Eventually.awaitTrue;
+import static dev.pubsubclickhouse.function.flow.FlowFixtures.parts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pubsubclickhouse.core.schema.TableName;
@@ -47,22 +48,7 @@ class TableGatesTest {
 
   /** A gate whose table is read every 10 ms, for 500 INSERTs a second at most. */
   private FlowGate gate(TableName table, Supplier<TableLoad> reader) {
-    return new FlowGate(
-        table,
-        new FlowControl(500, 0, 10_000_000_000L),
-        reader,
-        metrics,
-        new FlowPolicy(0, Duration.ofMillis(10)));
-  }
-
-  private static TableLoad parts(long count) {
-    return TableLoad.builder()
-        .partitionParts(count)
-        .activeParts(count)
-        .partsToDelayInsert(10)
-        .partsToThrowInsert(20)
-        .maxPartsInTotal(100_000)
-        .build();
+    return FlowFixtures.gate(table, reader, metrics, Duration.ofMillis(10));
   }
 
   @AfterEach

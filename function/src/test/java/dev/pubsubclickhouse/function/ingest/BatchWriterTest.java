@@ -127,6 +127,21 @@ class BatchWriterTest {
   }
 
   /**
+   * Messages m-1 and m-2 for table a, whose inserter backs off 3 seconds, to be answered within
+   * these milliseconds from now; their first INSERT is answered as too large, so that they are
+   * split in two.
+   */
+  private List<PendingMessage> splitInTwo(long firstWithinMillis, long secondWithinMillis) {
+    Destination a = destination("a", backingOff3Seconds());
+    PendingMessage first = pending("m-1", a);
+    PendingMessage second = pending("m-2", a);
+    first.answerBy(System.nanoTime() + Duration.ofMillis(firstWithinMillis).toNanos());
+    second.answerBy(System.nanoTime() + Duration.ofMillis(secondWithinMillis).toNanos());
+    server.enqueue(new MockResponse().setResponseCode(413));
+    return List.of(first, second);
+  }
+
+  /**
    * An INSERT not sent because every deadline of its group passed costs the batch no time: the
    * other half of the split, whose request still waits, is sent at once (before: the inserter slept
    * its first backoff for the attempt it never made, and the waiting half missed its own deadline:
@@ -134,15 +149,13 @@ class BatchWriterTest {
    */
   @Test
   void aHalfNotSentForItsDeadlineCostsTheOtherHalfNoTime() throws Exception {
-    Destination a = destination("a", backingOff3Seconds());
-    PendingMessage overdue = pending("m-1", a);
-    PendingMessage waiting = pending("m-2", a);
-    overdue.answerBy(System.nanoTime()); // not yet answered: the sweep has not run
-    waiting.answerBy(System.nanoTime() + Duration.ofMillis(1500).toNanos());
-    server.enqueue(new MockResponse().setResponseCode(413)); // both: too large, split them
+    // The overdue one is not yet answered: the sweep has not run.
+    List<PendingMessage> split = splitInTwo(0, 1500);
+    PendingMessage overdue = split.get(0);
+    PendingMessage waiting = split.get(1);
     server.enqueue(written(1));
 
-    new BatchWriter().accept(List.of(overdue, waiting));
+    new BatchWriter().accept(split);
 
     assertThat(overdue.answer()).isCompletedWithValue(PushOutcome.UNAVAILABLE);
     assertThat(waiting.answer()).isCompletedWithValue(PushOutcome.STORED);
@@ -156,16 +169,13 @@ class BatchWriterTest {
    */
   @Test
   void anAttemptCutAtItsDeadlineCostsTheOtherHalfNoTime() throws Exception {
-    Destination a = destination("a", backingOff3Seconds());
-    PendingMessage soon = pending("m-1", a);
-    PendingMessage later = pending("m-2", a);
-    soon.answerBy(System.nanoTime() + Duration.ofMillis(1500).toNanos());
-    later.answerBy(System.nanoTime() + Duration.ofMillis(3000).toNanos());
-    server.enqueue(new MockResponse().setResponseCode(413)); // both: too large, split them
+    List<PendingMessage> split = splitInTwo(1500, 3000);
+    PendingMessage soon = split.get(0);
+    PendingMessage later = split.get(1);
     server.enqueue(written(1).setHeadersDelay(5, TimeUnit.SECONDS));
     server.enqueue(written(1));
 
-    new BatchWriter().accept(List.of(soon, later));
+    new BatchWriter().accept(split);
 
     assertThat(soon.answer()).isCompletedWithValue(PushOutcome.UNAVAILABLE);
     assertThat(later.answer()).isCompletedWithValue(PushOutcome.STORED);

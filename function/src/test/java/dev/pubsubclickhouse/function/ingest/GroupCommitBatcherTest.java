@@ -1,5 +1,9 @@
 package dev.pubsubclickhouse.function.ingest;
 
+import static dev.pubsubclickhouse.function.ingest.BatcherFixtures.PATIENT;
+import static dev.pubsubclickhouse.function.ingest.BatcherFixtures.await;
+import static dev.pubsubclickhouse.function.ingest.BatcherFixtures.awaitWaiting;
+import static dev.pubsubclickhouse.function.ingest.BatcherFixtures.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pubsubclickhouse.core.schema.TableName;
@@ -23,28 +27,10 @@ import org.junit.jupiter.api.Test;
  * a broken test, and are far longer than any wait the rule could choose.
  */
 class GroupCommitBatcherTest {
-  private static final long PATIENT = 60;
   private static final TableName EVENTS = new TableName("db", "events");
   private static final TableName CLICKS = new TableName("db", "clicks");
   private final List<List<PendingMessage>> batches = new CopyOnWriteArrayList<>();
   private final AtomicLong now = new AtomicLong(1_000_000_000L);
-
-  /**
-   * One INSERT at a time, a batch up to 1000 rows, waiting ten minutes at most: tests change what
-   * they are about.
-   */
-  private static BatchPolicy.Builder policy() {
-    return BatchPolicy.builder()
-        .maxRows(1000)
-        .maxBytes(1 << 20)
-        .maxWait(Duration.ofMinutes(10))
-        .linger(Duration.ZERO)
-        .maxConcurrentInserts(1)
-        .maxInsertsPerSecond(10_000)
-        .maxPendingBytes(1 << 30)
-        .maxPendingMessages(100)
-        .answerTimeout(Duration.ofSeconds(5));
-  }
 
   private PendingMessage message(String id) {
     return PendingMessages.of(id, now.get());
@@ -73,6 +59,14 @@ class GroupCommitBatcherTest {
       await(releaseFirst);
     }
     record(batch);
+  }
+
+  /** As {@link #recordHoldingTheFirst}, the first INSERT taking 3 ms on the test's clock. */
+  private void recordHoldingAFirstOf3Ms(List<PendingMessage> batch) {
+    if (batches.isEmpty()) {
+      now.addAndGet(3_000_000);
+    }
+    recordHoldingTheFirst(batch);
   }
 
   @Test
@@ -249,12 +243,7 @@ class GroupCommitBatcherTest {
     try (GroupCommitBatcher batcher =
         batcher(
             policy().build(), // one INSERT at a time
-            batch -> {
-              if (batches.isEmpty()) {
-                now.addAndGet(3_000_000); // the first INSERT takes 3 ms
-              }
-              recordHoldingTheFirst(batch);
-            })) {
+            this::recordHoldingAFirstOf3Ms)) {
       offerFromAnotherThread(batcher, e0);
       await(firstWriting);
       next.forEach(batcher::offer);
@@ -376,15 +365,7 @@ class GroupCommitBatcherTest {
 
   @Test
   void whileAnInsertIsInFlightNewMessagesGatherForTheNext() throws Exception {
-    try (GroupCommitBatcher batcher =
-        batcher(
-            policy().build(),
-            batch -> {
-              if (batches.isEmpty()) {
-                now.addAndGet(3_000_000); // the first INSERT takes 3 ms
-              }
-              recordHoldingTheFirst(batch);
-            })) {
+    try (GroupCommitBatcher batcher = batcher(policy().build(), this::recordHoldingAFirstOf3Ms)) {
       PendingMessage first = message("first");
       offerFromAnotherThread(batcher, first);
       await(firstWriting); // the first batch is now held inside the writer
@@ -445,15 +426,7 @@ class GroupCommitBatcherTest {
   @Test
   void theBatchGoesWithoutTheRequestsThatDoNotComeBackOnceTwiceTheInsertHasPassed()
       throws Exception {
-    try (GroupCommitBatcher batcher =
-        batcher(
-            policy().build(),
-            batch -> {
-              if (batches.isEmpty()) {
-                now.addAndGet(3_000_000); // the first INSERT takes 3 ms
-              }
-              recordHoldingTheFirst(batch);
-            })) {
+    try (GroupCommitBatcher batcher = batcher(policy().build(), this::recordHoldingAFirstOf3Ms)) {
       offerFromAnotherThread(batcher, message("a"));
       await(firstWriting);
       PendingMessage waiting = message("waiting");
@@ -542,23 +515,6 @@ class GroupCommitBatcherTest {
     while (batcher.flushersWaiting() != count) {
       assertThat(System.nanoTime()).as("flushers waiting").isLessThan(deadline);
       Thread.yield();
-    }
-  }
-
-  /** Until exactly {@code count} messages are held (the batch before them has been answered). */
-  private static void awaitWaiting(GroupCommitBatcher batcher, int count) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(PATIENT);
-    while (batcher.waiting() != count) {
-      assertThat(System.nanoTime()).as("messages waiting").isLessThan(deadline);
-      Thread.yield();
-    }
-  }
-
-  private static void await(CountDownLatch latch) {
-    try {
-      latch.await(PATIENT, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
   }
 

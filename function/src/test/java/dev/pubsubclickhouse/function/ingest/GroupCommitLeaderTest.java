@@ -1,5 +1,8 @@
 package dev.pubsubclickhouse.function.ingest;
 
+import static dev.pubsubclickhouse.function.ingest.BatcherFixtures.PATIENT;
+import static dev.pubsubclickhouse.function.ingest.BatcherFixtures.await;
+import static dev.pubsubclickhouse.function.ingest.BatcherFixtures.awaitWaiting;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pubsubclickhouse.core.schema.TableName;
@@ -15,6 +18,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,28 +26,41 @@ import org.junit.jupiter.api.Test;
  * write the batches themselves: who writes is asserted by thread, and what is written by value.
  */
 class GroupCommitLeaderTest {
-  private static final long PATIENT = 60;
   private final AtomicLong now = new AtomicLong(1_000_000_000L);
   private final List<List<String>> batches = new CopyOnWriteArrayList<>();
   private final List<Thread> writers = new CopyOnWriteArrayList<>();
 
   private static BatchPolicy.Builder policy() {
-    return BatchPolicy.builder()
-        .maxRows(1000)
-        .maxBytes(1 << 20)
-        .maxWait(Duration.ofMinutes(10))
-        .linger(Duration.ZERO)
-        .maxConcurrentInserts(1)
-        .maxInsertsPerSecond(10_000)
-        .maxPendingBytes(1 << 30)
-        .maxPendingMessages(10_000)
-        .answerTimeout(Duration.ofSeconds(5));
+    return BatcherFixtures.policy().maxPendingMessages(10_000);
   }
 
   private void record(List<PendingMessage> batch) {
     writers.add(Thread.currentThread());
     batches.add(batch.stream().map(m -> m.message().messageId()).toList());
     batch.forEach(m -> m.answer().complete(PushOutcome.STORED));
+  }
+
+  /** On the test's clock, and a pace of zero. */
+  private GroupCommitBatcher batcher(
+      BatchPolicy policy, boolean severalTables, Consumer<List<PendingMessage>> writer) {
+    return new GroupCommitBatcher(policy, table -> 0, severalTables, now::get, writer);
+  }
+
+  private final CountDownLatch firstWriting = new CountDownLatch(1);
+  private final CountDownLatch releaseFirst = new CountDownLatch(1);
+
+  /**
+   * Holds a writer in the first INSERT, which takes 3 ms on the batcher's clock (past the pace),
+   * until {@link #releaseFirst}: true for the first batch, false for every later one.
+   */
+  private boolean holdsFirstInsert() {
+    if (!batches.isEmpty()) {
+      return false;
+    }
+    now.addAndGet(3_000_000);
+    firstWriting.countDown();
+    await(releaseFirst);
+    return true;
   }
 
   /** A request's thread: offers its message and waits for the answer in the batcher. */
@@ -76,20 +93,12 @@ class GroupCommitLeaderTest {
 
   @Test
   void aBatchDueWhenAnInsertEndsIsWrittenByTheThreadOfItsFirstMessage() throws Exception {
-    CountDownLatch firstWriting = new CountDownLatch(1);
-    CountDownLatch releaseFirst = new CountDownLatch(1);
     try (GroupCommitBatcher batcher =
-        new GroupCommitBatcher(
+        batcher(
             policy().maxRows(3).build(),
-            table -> 0,
             false,
-            now::get,
             batch -> {
-              if (batches.isEmpty()) {
-                now.addAndGet(3_000_000); // the first INSERT takes 3 ms, past the pace
-                firstWriting.countDown();
-                await(releaseFirst);
-              }
+              holdsFirstInsert();
               record(batch);
             })) {
       lead = new Request(batcher, PendingMessages.of("lead", now.get()));
@@ -118,31 +127,23 @@ class GroupCommitLeaderTest {
     // The first request of "clicks" arrives while its table's batch cannot go: the only slot is
     // taken by "events". When that INSERT ends, the clicks batch (full at one row) is due and goes
     // to that request.
-    CountDownLatch eventsWriting = new CountDownLatch(1);
-    CountDownLatch releaseEvents = new CountDownLatch(1);
     TableName events = new TableName("db", "events");
     TableName clicks = new TableName("db", "clicks");
     try (GroupCommitBatcher batcher =
-        new GroupCommitBatcher(
+        batcher(
             policy().maxRows(1).build(),
-            table -> 0,
             true,
-            now::get,
             batch -> {
-              if (batches.isEmpty()) {
-                now.addAndGet(3_000_000); // the first INSERT takes 3 ms, past the pace
-                eventsWriting.countDown();
-                await(releaseEvents);
-              }
+              holdsFirstInsert();
               record(batch);
             })) {
       Request first = new Request(batcher, PendingMessages.to(events, "e1"));
       first.start();
-      await(eventsWriting);
+      await(firstWriting);
       Request click = new Request(batcher, PendingMessages.to(clicks, "c1"));
       click.start();
       awaitWaiting(batcher, 2);
-      releaseEvents.countDown();
+      releaseFirst.countDown();
       assertThat(click.outcome.get(PATIENT, TimeUnit.SECONDS)).isEqualTo(PushOutcome.STORED);
       assertThat(first.outcome.get(PATIENT, TimeUnit.SECONDS)).isEqualTo(PushOutcome.STORED);
     }
@@ -219,11 +220,9 @@ class GroupCommitLeaderTest {
   void aWrittenMessageKnowsWhenItsBatchWasTakenAndWhenItWasAnswered() throws Exception {
     long before = System.nanoTime();
     try (GroupCommitBatcher batcher =
-        new GroupCommitBatcher(
+        batcher(
             policy().build(),
-            table -> 0,
             false,
-            now::get,
             batch -> {
               now.addAndGet(3_000_000);
               record(batch);
@@ -241,22 +240,14 @@ class GroupCommitLeaderTest {
   @Test
   void aBatchGoesToItsWaiterWithTheLastDeadlineSoThatNoEarlierAnswerWaitsForItsInsert()
       throws Exception {
-    CountDownLatch firstWriting = new CountDownLatch(1);
-    CountDownLatch releaseFirst = new CountDownLatch(1);
     CountDownLatch secondWriting = new CountDownLatch(1);
     CountDownLatch releaseSecond = new CountDownLatch(1);
     try (GroupCommitBatcher batcher =
-        new GroupCommitBatcher(
+        batcher(
             policy().maxRows(3).build(),
-            table -> 0,
             false,
-            now::get,
             batch -> {
-              if (batches.isEmpty()) {
-                now.addAndGet(3_000_000);
-                firstWriting.countDown();
-                await(releaseFirst);
-              } else {
+              if (!holdsFirstInsert()) {
                 secondWriting.countDown();
                 await(releaseSecond);
               }
@@ -294,32 +285,24 @@ class GroupCommitLeaderTest {
 
   @Test
   void aBatchHandedToAnInterruptedThreadIsWrittenWithoutTheInterrupt() throws Exception {
-    CountDownLatch blockerWriting = new CountDownLatch(1);
-    CountDownLatch releaseBlocker = new CountDownLatch(1);
     List<Boolean> interruptedWhileWriting = new CopyOnWriteArrayList<>();
     try (GroupCommitBatcher batcher =
-        new GroupCommitBatcher(
+        batcher(
             policy().maxRows(1).build(),
-            table -> 0,
             false,
-            now::get,
             batch -> {
-              if (batches.isEmpty()) {
-                now.addAndGet(3_000_000);
-                blockerWriting.countDown();
-                await(releaseBlocker);
-              }
+              holdsFirstInsert();
               interruptedWhileWriting.add(Thread.currentThread().isInterrupted());
               record(batch);
             })) {
       lead = new Request(batcher, PendingMessages.of("blocker", now.get()));
       lead.start();
-      await(blockerWriting);
+      await(firstWriting);
       PendingMessage mine = PendingMessages.of("mine", now.get());
       mine.waitsInBatcher();
       assertThat(batcher.offer(mine))
           .isEqualTo(GroupCommitBatcher.Refusal.NONE); // the slot is taken
-      releaseBlocker.countDown();
+      releaseFirst.countDown();
       lead.join(
           TimeUnit.SECONDS.toMillis(PATIENT)); // its INSERT ended: mine's batch is handed here
       // An interrupt (a server stopping) must not fail the INSERT of the batch this thread leads:
@@ -335,8 +318,7 @@ class GroupCommitLeaderTest {
 
   @Test
   void aLeaderThatAnswersItsOwnMessageLeavesNoWakeUpBehind() throws Exception {
-    try (GroupCommitBatcher batcher =
-        new GroupCommitBatcher(policy().build(), table -> 0, false, now::get, this::record)) {
+    try (GroupCommitBatcher batcher = batcher(policy().build(), false, this::record)) {
       PendingMessage message = PendingMessages.of("m", now.get());
       message.waitsInBatcher();
       LockSupport.parkNanos(1); // drops a wake-up this thread may hold from before
@@ -378,21 +360,5 @@ class GroupCommitLeaderTest {
     Thread thread = new Thread(action);
     thread.start();
     thread.join(TimeUnit.SECONDS.toMillis(PATIENT));
-  }
-
-  private static void awaitWaiting(GroupCommitBatcher batcher, int count) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(PATIENT);
-    while (batcher.waiting() != count) {
-      assertThat(System.nanoTime()).as("messages waiting").isLessThan(deadline);
-      Thread.yield();
-    }
-  }
-
-  private static void await(CountDownLatch latch) {
-    try {
-      latch.await(PATIENT, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
   }
 }

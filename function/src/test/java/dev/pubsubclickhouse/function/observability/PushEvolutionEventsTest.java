@@ -3,44 +3,26 @@ package dev.pubsubclickhouse.function.observability;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.core.schema.TableName;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Schema evolution's log lines: a flood of declined fields is counted, not logged line by line. */
 class PushEvolutionEventsTest {
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final TableName EVENTS = new TableName("db", "events");
   private static final TableName CLICKS = new TableName("db", "clicks");
 
-  private final ByteArrayOutputStream captured = new ByteArrayOutputStream();
+  @RegisterExtension final CapturedLog log = new CapturedLog();
   private final Metrics metrics = new Metrics();
   private final AtomicLong clock = new AtomicLong(-5);
   private final PushEvolutionEvents events = new PushEvolutionEvents(metrics, clock::get);
 
-  @BeforeEach
-  void capture() {
-    JsonLog.redirect(new PrintStream(captured, true, StandardCharsets.UTF_8));
-  }
-
-  @AfterEach
-  void restore() {
-    JsonLog.redirect(System.out);
-  }
-
   private List<String> lines() throws Exception {
     List<String> lines = new ArrayList<>();
-    for (String line : captured.toString(StandardCharsets.UTF_8).split("\n")) {
-      JsonNode json = JSON.readTree(line);
+    for (JsonNode json : log.lines()) {
       lines.add(
           json.get("message").asText()
               + " "

@@ -3,38 +3,21 @@ package dev.pubsubclickhouse.function.observability;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.messages.PubSubMessage;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The refused messages' log lines: five a second, and the next line counts those left out. */
 class RefusalLogTest {
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final long MILLI = TimeUnit.MILLISECONDS.toNanos(1);
 
-  private final ByteArrayOutputStream captured = new ByteArrayOutputStream();
+  @RegisterExtension final CapturedLog captured = new CapturedLog();
   private final AtomicLong clock = new AtomicLong(-7 * MILLI);
   private final RefusalLog log = new RefusalLog(clock::get);
-
-  @BeforeEach
-  void capture() {
-    JsonLog.redirect(new PrintStream(captured, true, StandardCharsets.UTF_8));
-  }
-
-  @AfterEach
-  void restore() {
-    JsonLog.redirect(System.out);
-  }
 
   private static PubSubMessage message(String id) {
     return PubSubMessage.builder()
@@ -48,12 +31,7 @@ class RefusalLogTest {
   /** Each line as "severity message messageId outcome reason [notLogged]". */
   private List<String> lines() throws Exception {
     List<String> lines = new ArrayList<>();
-    String text = captured.toString(StandardCharsets.UTF_8);
-    if (text.isEmpty()) {
-      return lines;
-    }
-    for (String line : text.split("\n")) {
-      JsonNode json = JSON.readTree(line);
+    for (JsonNode json : captured.lines()) {
       lines.add(
           String.join(
               " ",
@@ -80,7 +58,7 @@ class RefusalLogTest {
             "WARNING a message cannot be written m-2 dead-lettered reason 2 -",
             "WARNING a message cannot be written m-3 answered 422 reason 3 -",
             "WARNING a message cannot be written m-4 dead-lettered reason 4 -");
-    captured.reset();
+    captured.clear();
     clock.addAndGet(879 * MILLI); // 999 ms after the first line: still its second
     log.refused(message("m-12"), true, "reason 12");
     assertThat(lines()).isEmpty();

@@ -1,5 +1,6 @@
 package dev.pubsubclickhouse.messages.cdc;
 
+import com.clickhouse.client.api.Client;
 import dev.pubsubclickhouse.messages.MessageEvents;
 import dev.pubsubclickhouse.messages.payload.PayloadDecompressor;
 
@@ -9,12 +10,17 @@ import dev.pubsubclickhouse.messages.payload.PayloadDecompressor;
  * the format that reads its rows, sharing one reader and the truncates' marks.
  */
 public record ChangeReading(ChangeRouter router, ChangeFormat format) {
+  /**
+   * The reading whose truncates delete through {@code client} ({@link VersionedDeletes}) and whose
+   * unchanged TOASTed values are read from the stored rows there ({@link LatestStoredValues}).
+   */
   public static ChangeReading open(
       ChangeCapture capture,
       PayloadDecompressor decompressor,
-      RowDeleter deleter,
-      StoredValues stored,
+      Client client,
       MessageEvents events) {
+    RowDeleter deleter = new VersionedDeletes(client);
+    StoredValues stored = new LatestStoredValues(client, capture);
     ChangeEventReader reader = new ChangeEventReader(new ChangeVersion(capture.versionEpoch()));
     TruncateMarks marks = new TruncateMarks();
     return new ChangeReading(

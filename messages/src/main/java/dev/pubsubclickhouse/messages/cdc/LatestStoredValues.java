@@ -195,16 +195,7 @@ public final class LatestStoredValues implements StoredValues {
 
   private static PayloadRejectedException refusal(
       ChangeEvent event, Set<String> columns, String why) {
-    return new PayloadRejectedException(
-        "column '"
-            + columns.iterator().next()
-            + "' of "
-            + event.table()
-            + " holds Debezium's TOAST placeholder ("
-            + ToastPlaceholder.TEXT
-            + "), the event has no before value for it, and "
-            + why
-            + ": set REPLICA IDENTITY FULL on the source table so that updates carry the"
-            + " unchanged value");
+    return ToastPlaceholder.refusal(
+        event, columns, ", the event has no before value for it, and " + why);
   }
 }

@@ -14,15 +14,7 @@ public interface StoredValues {
   /** Reads nothing: every such event is refused with the reason. */
   StoredValues NONE =
       (event, columns) -> {
-        throw new PayloadRejectedException(
-            "column '"
-                + columns.iterator().next()
-                + "' of "
-                + event.table()
-                + " holds Debezium's TOAST placeholder ("
-                + ToastPlaceholder.TEXT
-                + ") and the event has no before value for it: set REPLICA IDENTITY FULL on the"
-                + " source table so that updates carry the unchanged value");
+        throw ToastPlaceholder.refusal(event, columns, " and the event has no before value for it");
       };
 
   /**

@@ -1,8 +1,10 @@
 package dev.pubsubclickhouse.messages.cdc;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pubsubclickhouse.core.encode.PayloadRejectedException;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.Set;
 
 /**
  * Debezium's stand-in for a Postgres value it did not receive: a TOASTed column that an update did
@@ -35,5 +37,24 @@ public final class ToastPlaceholder {
       }
     }
     return false;
+  }
+
+  /**
+   * The refusal of an event that holds the placeholder in {@code columns} (the first is named), for
+   * the {@code circumstance} in which no stored value could stand in for it.
+   */
+  static PayloadRejectedException refusal(
+      ChangeEvent event, Set<String> columns, String circumstance) {
+    return new PayloadRejectedException(
+        "column '"
+            + columns.iterator().next()
+            + "' of "
+            + event.table()
+            + " holds Debezium's TOAST placeholder ("
+            + TEXT
+            + ")"
+            + circumstance
+            + ": set REPLICA IDENTITY FULL on the source table so that updates carry the"
+            + " unchanged value");
   }
 }

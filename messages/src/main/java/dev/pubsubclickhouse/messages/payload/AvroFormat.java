@@ -47,7 +47,7 @@ import org.apache.avro.util.Utf8;
  * logical types date as YYYY-MM-DD text, timestamps as ISO-8601 instants (local ones as ClickHouse
  * text in the column's zone), decimal exactly, uuid as text.
  */
-final class AvroFormat implements PayloadFormat {
+final class AvroFormat extends SchemaFormat {
   /** How a message names the field that holds what it refuses. */
   private static final String FIELD = "field ";
 
@@ -70,14 +70,11 @@ final class AvroFormat implements PayloadFormat {
    */
   private static final int BYTES_PER_DATA_BYTE = 4;
 
-  private final String resource;
   private final Schema schema;
-  private final boolean binary;
 
   private AvroFormat(String resource, Schema schema, boolean binary) {
-    this.resource = resource;
+    super(resource, binary, BYTES_PER_DATA_BYTE);
     this.schema = schema;
-    this.binary = binary;
   }
 
   /**
@@ -97,21 +94,6 @@ final class AvroFormat implements PayloadFormat {
     return new AvroFormat(resource, schema, binary);
   }
 
-  @Override
-  public boolean binary() {
-    return binary;
-  }
-
-  @Override
-  public List<JsonNode> rows(byte[] data) throws PayloadRejectedException {
-    return rows(data, MemoryCharge.NONE);
-  }
-
-  @Override
-  public int leastHeapPerByte() {
-    return BYTES_PER_DATA_BYTE;
-  }
-
   /**
    * The strings and bytes the decoder copies are charged before it starts ({@link
    * #BYTES_PER_DATA_BYTE} per byte), its fields, items and records as it reads them ({@link
@@ -119,7 +101,7 @@ final class AvroFormat implements PayloadFormat {
    */
   @Override
   public List<JsonNode> rows(byte[] data, MemoryCharge memory) throws PayloadRejectedException {
-    memory.charge(BYTES_PER_DATA_BYTE * data.length + 64 * 1024);
+    chargeDecoding(data, memory);
     Object datum;
     try {
       MessageReader reader = new MessageReader(data.length, new NodeCharge(memory));
@@ -130,14 +112,9 @@ final class AvroFormat implements PayloadFormat {
           throw new PayloadRejectedException(describe() + ": bytes left after the record");
         }
       } else {
-        String text =
-            Utf8Bytes.text(data, data.length)
-                .orElseThrow(
-                    () -> new PayloadRejectedException(describe() + ": the data is not UTF-8"));
+        String text = jsonText(data);
         datum = reader.read(null, DecoderFactory.get().jsonDecoder(schema, text));
-        if (!JsonText.endsAfterOneValue(text)) {
-          throw new PayloadRejectedException(describe() + ": content after the message");
-        }
+        requireOneMessage(text);
       }
     } catch (MemoryCharge.Refusal e) {
       throw e;
@@ -219,9 +196,7 @@ final class AvroFormat implements PayloadFormat {
 
     @Override
     protected void addToArray(Object array, long pos, Object e) {
-      mayHold(1);
-      itemsLeft--;
-      nodes.add();
+      readItem();
       super.addToArray(array, pos, e);
     }
 
@@ -233,10 +208,15 @@ final class AvroFormat implements PayloadFormat {
 
     @Override
     protected void addToMap(Object map, Object key, Object value) {
+      readItem();
+      super.addToMap(map, key, value);
+    }
+
+    /** One more array or map item: counted against the data's bytes, and charged as a node. */
+    private void readItem() {
       mayHold(1);
       itemsLeft--;
       nodes.add();
-      super.addToMap(map, key, value);
     }
 
     /** Checked before a block is sized, so that its count cannot allocate more than the data. */
@@ -264,7 +244,8 @@ final class AvroFormat implements PayloadFormat {
     }
   }
 
-  private String describe() {
+  @Override
+  String describe() {
     return "data does not decode as Avro ("
         + (binary ? "binary" : "JSON")
         + ") of schema "

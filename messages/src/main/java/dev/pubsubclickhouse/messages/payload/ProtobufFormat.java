@@ -13,7 +13,6 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
 import dev.pubsubclickhouse.core.encode.PayloadRejectedException;
-import dev.pubsubclickhouse.core.encode.Utf8Bytes;
 import dev.pubsubclickhouse.messages.MemoryCharge;
 import java.math.BigInteger;
 import java.util.List;
@@ -29,7 +28,7 @@ import java.util.Locale;
  * always written, so a zero reaches its column as zero; a field with presence that is not set is
  * left to the column's DEFAULT.
  */
-final class ProtobufFormat implements PayloadFormat {
+final class ProtobufFormat extends SchemaFormat {
   private static final JsonNodeFactory NODES = JsonNodeFactory.withExactBigDecimals(true);
   private static final JsonFormat.Parser JSON = JsonFormat.parser();
 
@@ -39,14 +38,11 @@ final class ProtobufFormat implements PayloadFormat {
    */
   private static final int BYTES_PER_DATA_BYTE = 16;
 
-  private final String resource;
   private final Descriptor type;
-  private final boolean binary;
 
   private ProtobufFormat(String resource, Descriptor type, boolean binary) {
-    this.resource = resource;
+    super(resource, binary, BYTES_PER_DATA_BYTE);
     this.type = type;
-    this.binary = binary;
   }
 
   /**
@@ -56,42 +52,22 @@ final class ProtobufFormat implements PayloadFormat {
     return new ProtobufFormat(resource, ProtoDefinitions.topLevelMessage(definition), binary);
   }
 
-  @Override
-  public boolean binary() {
-    return binary;
-  }
-
-  @Override
-  public List<JsonNode> rows(byte[] data) throws PayloadRejectedException {
-    return rows(data, MemoryCharge.NONE);
-  }
-
-  @Override
-  public int leastHeapPerByte() {
-    return BYTES_PER_DATA_BYTE;
-  }
-
   /**
    * The parsed message is charged before it is parsed ({@link #BYTES_PER_DATA_BYTE} per byte), the
    * row's nodes as they are made ({@link NodeCharge}).
    */
   @Override
   public List<JsonNode> rows(byte[] data, MemoryCharge memory) throws PayloadRejectedException {
-    memory.charge(BYTES_PER_DATA_BYTE * data.length + 64 * 1024);
+    chargeDecoding(data, memory);
     DynamicMessage message;
     try {
       if (binary) {
         message = DynamicMessage.parseFrom(type, data);
       } else {
-        String text =
-            Utf8Bytes.text(data, data.length)
-                .orElseThrow(
-                    () -> new PayloadRejectedException(describe() + ": the data is not UTF-8"));
+        String text = jsonText(data);
         DynamicMessage.Builder builder = DynamicMessage.newBuilder(type);
         JSON.merge(text, builder);
-        if (!JsonText.endsAfterOneValue(text)) {
-          throw new PayloadRejectedException(describe() + ": content after the message");
-        }
+        requireOneMessage(text);
         message = builder.build();
       }
     } catch (InvalidProtocolBufferException e) {
@@ -110,7 +86,8 @@ final class ProtobufFormat implements PayloadFormat {
     }
   }
 
-  private String describe() {
+  @Override
+  String describe() {
     return "data does not decode as Protocol Buffers ("
         + (binary ? "binary" : "JSON")
         + ") message "

@@ -54,28 +54,14 @@ public final class Destinations {
   /**
    * The tables messages may go to, each with its writer (one INSERT per table per batch): the
    * default one, read already, and those the mapping allows, read when a message first names them.
+   * With PAYLOAD_FORMAT=debezium, {@code changes} routes each change event, and every CDC_TABLES
+   * target is read now (a missing one fails the start, which readiness retries).
    *
    * @param addsColumns the writer adds columns for new fields (SCHEMA_EVOLUTION): each table must
    *     take them
    * @param events the writer's events for a table
-   * @throws IllegalArgumentException when the default table cannot be written as configured
-   */
-  public static Destinations open(
-      TableMapping mapping,
-      SchemaSource reader,
-      TargetTable defaultTable,
-      ClickHouseInserter inserter,
-      List<DeadLetterSink> sinks,
-      boolean addsColumns,
-      Function<TableName, WriteEvents> events) {
-    return open(mapping, reader, defaultTable, inserter, sinks, addsColumns, events, null);
-  }
-
-  /**
-   * As above; with PAYLOAD_FORMAT=debezium, {@code changes} routes each change event, and every
-   * CDC_TABLES target is read now (a missing one fails the start, which readiness retries).
-   *
    * @param changes routes change events; null for routing by attribute
+   * @throws IllegalArgumentException when the default table cannot be written as configured
    */
   public static Destinations open(
       TableMapping mapping,

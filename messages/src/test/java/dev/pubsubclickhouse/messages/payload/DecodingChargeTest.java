@@ -15,33 +15,6 @@ import org.junit.jupiter.api.Test;
 class DecodingChargeTest {
   private static final int ITEMS = 100_000;
 
-  private static final class Charges implements MemoryCharge {
-    private final long limit;
-    private long held;
-
-    Charges(long limit) {
-      this.limit = limit;
-    }
-
-    @Override
-    public void charge(long bytes) {
-      if (held + bytes > limit) {
-        throw new Refusal("full") {
-          @Override
-          public boolean mayPass() {
-            return true;
-          }
-        };
-      }
-      held += bytes;
-    }
-
-    @Override
-    public void giveBack(long bytes) {
-      held -= bytes;
-    }
-  }
-
   private static void varint(ByteArrayOutputStream out, long value) {
     while ((value & ~0x7FL) != 0) {
       out.write((int) ((value & 0x7F) | 0x80));
@@ -80,7 +53,7 @@ class DecodingChargeTest {
 
   @Test
   void anAvroArrayOfEmptyRecordsIsChargedWhatItsItemsTake() throws Exception {
-    Charges charges = new Charges(Long.MAX_VALUE);
+    ChargeLimit charges = new ChargeLimit(Long.MAX_VALUE);
     assertThat(AvroFormat.of("s", AVRO, true).rows(avroData(), charges).get(0).get("a").size())
         .isEqualTo(ITEMS);
     // Measured: 172 bytes an item, the decoder's record and the row's object.
@@ -89,7 +62,7 @@ class DecodingChargeTest {
 
   @Test
   void aProtobufArrayOfEmptyMessagesIsChargedWhatItsItemsTake() throws Exception {
-    Charges charges = new Charges(Long.MAX_VALUE);
+    ChargeLimit charges = new ChargeLimit(Long.MAX_VALUE);
     assertThat(
             ProtobufFormat.of("s", PROTO, true).rows(protoData(), charges).get(0).get("e").size())
         .isEqualTo(ITEMS);
@@ -99,10 +72,11 @@ class DecodingChargeTest {
 
   @Test
   void aChargeThatDoesNotFitStopsTheDecodingAsItIs() {
-    assertThatThrownBy(() -> AvroFormat.of("s", AVRO, true).rows(avroData(), new Charges(1 << 20)))
+    assertThatThrownBy(
+            () -> AvroFormat.of("s", AVRO, true).rows(avroData(), new ChargeLimit(1 << 20)))
         .isInstanceOf(MemoryCharge.Refusal.class);
     assertThatThrownBy(
-            () -> ProtobufFormat.of("s", PROTO, true).rows(protoData(), new Charges(1 << 20)))
+            () -> ProtobufFormat.of("s", PROTO, true).rows(protoData(), new ChargeLimit(1 << 20)))
         .isInstanceOf(MemoryCharge.Refusal.class);
   }
 }

@@ -1,5 +1,6 @@
 package dev.pubsubclickhouse.messages.payload;
 
+import static dev.pubsubclickhouse.messages.ByteArrays.concat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -51,14 +52,6 @@ class PayloadDecompressorTest {
     assertThatThrownBy(() -> decompressor.decompress(truncated))
         .isInstanceOf(IOException.class)
         .hasMessageStartingWith("corrupt gzip data: ");
-  }
-
-  private static byte[] concat(byte[]... parts) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    for (byte[] part : parts) {
-      out.writeBytes(part);
-    }
-    return out.toByteArray();
   }
 
   @Test
@@ -117,42 +110,12 @@ class PayloadDecompressorTest {
     assertThat(decompressor.decompress(withOptions)).isEqualTo(json);
   }
 
-  /** Takes charges up to a limit, then refuses; remembers the most it held. */
-  private static final class Charges implements MemoryCharge {
-    private final long limit;
-    private long held;
-    private long most;
-
-    Charges(long limit) {
-      this.limit = limit;
-    }
-
-    @Override
-    public void charge(long bytes) {
-      if (held + bytes > limit) {
-        throw new Refusal("full") {
-          @Override
-          public boolean mayPass() {
-            return true;
-          }
-        };
-      }
-      held += bytes;
-      most = Math.max(most, held);
-    }
-
-    @Override
-    public void giveBack(long bytes) {
-      held -= bytes;
-    }
-  }
-
   @Test
   void aBombIsRefusedWhenWhatItExpandsIntoDoesNotFitNotOnceItHasExpanded() throws Exception {
     PayloadDecompressor large = new PayloadDecompressor(16 << 20);
     byte[] expanded = new byte[(16 << 20) - 1];
     for (byte[] bomb : new byte[][] {gzip(expanded), Zstd.compress(expanded)}) {
-      Charges charges = new Charges(1 << 20);
+      ChargeLimit charges = new ChargeLimit(1 << 20);
       assertThatThrownBy(() -> large.decompress(bomb, charges, 6))
           .isInstanceOf(MemoryCharge.Refusal.class);
       assertThat(charges.most).isLessThanOrEqualTo(1 << 20);
@@ -165,7 +128,7 @@ class PayloadDecompressorTest {
     byte[] data = new byte[300_000];
     Arrays.fill(data, (byte) 'x');
     for (byte[] compressed : new byte[][] {gzip(data), Zstd.compress(data)}) {
-      Charges charges = new Charges(Long.MAX_VALUE);
+      ChargeLimit charges = new ChargeLimit(Long.MAX_VALUE);
       assertThat(large.decompress(compressed, charges, 6)).isEqualTo(data);
       assertThat(charges.held).isEqualTo(7L * data.length);
       assertThat(charges.most).isGreaterThanOrEqualTo(8L * data.length);
@@ -174,7 +137,7 @@ class PayloadDecompressorTest {
 
   @Test
   void plainDataChargesNothing() throws Exception {
-    Charges charges = new Charges(0);
+    ChargeLimit charges = new ChargeLimit(0);
     assertThat(decompressor.decompress(json, charges, 6)).isSameAs(json);
   }
 }

@@ -46,6 +46,15 @@ class ProtobufFormatTest {
     return bytes.toByteArray();
   }
 
+  /** A map's entry whose key {@code key} writes, and whose value is "max". */
+  private static byte[] entryToMax(Fields key) throws IOException {
+    return message(
+        entry -> {
+          key.write(entry);
+          entry.writeString(2, "max");
+        });
+  }
+
   @Test
   void unsignedMapKeysKeepTheirUnsignedValue() throws Exception {
     ProtobufFormat format =
@@ -55,30 +64,10 @@ class ProtobufFormatTest {
                 + " map<uint64, string> u64 = 2; map<fixed32, string> f32 = 3;"
                 + " map<fixed64, string> f64 = 4; }",
             true);
-    byte[] entry32 =
-        message(
-            entry -> {
-              entry.writeUInt32(1, -1);
-              entry.writeString(2, "max");
-            });
-    byte[] entry64 =
-        message(
-            entry -> {
-              entry.writeUInt64(1, -1L);
-              entry.writeString(2, "max");
-            });
-    byte[] fixedEntry32 =
-        message(
-            entry -> {
-              entry.writeFixed32(1, -1);
-              entry.writeString(2, "max");
-            });
-    byte[] fixedEntry64 =
-        message(
-            entry -> {
-              entry.writeFixed64(1, -1L);
-              entry.writeString(2, "max");
-            });
+    byte[] entry32 = entryToMax(entry -> entry.writeUInt32(1, -1));
+    byte[] entry64 = entryToMax(entry -> entry.writeUInt64(1, -1L));
+    byte[] fixedEntry32 = entryToMax(entry -> entry.writeFixed32(1, -1));
+    byte[] fixedEntry64 = entryToMax(entry -> entry.writeFixed64(1, -1L));
     byte[] data =
         message(
             out -> {

@@ -21,8 +21,6 @@ import dev.pubsubclickhouse.messages.MessageEncoder;
 import dev.pubsubclickhouse.messages.MessageEvents;
 import dev.pubsubclickhouse.messages.MessageParameters;
 import dev.pubsubclickhouse.messages.cdc.ChangeReading;
-import dev.pubsubclickhouse.messages.cdc.LatestStoredValues;
-import dev.pubsubclickhouse.messages.cdc.VersionedDeletes;
 import dev.pubsubclickhouse.messages.payload.PayloadDecompressor;
 import dev.pubsubclickhouse.messages.payload.PayloadFormats;
 import dev.pubsubclickhouse.messages.payload.SchemaService;
@@ -149,14 +147,7 @@ public final class TableCommand implements Callable<Integer> {
     Optional<ChangeReading> changes =
         mapping
             .changeCapture()
-            .map(
-                capture ->
-                    ChangeReading.open(
-                        capture,
-                        decompressor,
-                        new VersionedDeletes(client),
-                        new LatestStoredValues(client, capture),
-                        MessageEvents.NONE));
+            .map(capture -> ChangeReading.open(capture, decompressor, client, MessageEvents.NONE));
     // Routed as the service routes: a dead letter goes back to the table its attribute names, and
     // its INSERT carries the token a push of the same messages carried.
     Destinations destinations =

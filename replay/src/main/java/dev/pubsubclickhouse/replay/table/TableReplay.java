@@ -108,7 +108,17 @@ final class TableReplay {
         break;
       }
       cursor = page.next();
-      Integer code = settings.dryRun() ? preview(page.deadLetters()) : replay(page.deadLetters());
+      List<ReplayedMessage> messages = messages(page.deadLetters());
+      String unavailable = unavailable(messages);
+      if (unavailable != null) {
+        return stopped(unavailable);
+      }
+      settings.rate().acquire(messages.size());
+      if (settings.dryRun()) {
+        preview(messages);
+        continue;
+      }
+      Integer code = replay(messages);
       if (code != null) {
         return code;
       }
@@ -138,14 +148,8 @@ final class TableReplay {
     return messages;
   }
 
-  /** Writes one page; null to go on, else the exit code. */
-  private Integer replay(List<StoredDeadLetter> page) throws InterruptedException {
-    List<ReplayedMessage> messages = messages(page);
-    String unavailable = unavailable(messages);
-    if (unavailable != null) {
-      return stopped(unavailable);
-    }
-    settings.rate().acquire(messages.size());
+  /** Writes one page's messages; null to go on, else the exit code. */
+  private Integer replay(List<ReplayedMessage> messages) throws InterruptedException {
     // One INSERT per table, as the service writes a batch; a rejected route is dead-lettered by the
     // target table's writer.
     Map<Destination, List<ReplayedMessage>> byTable = new LinkedHashMap<>();
@@ -197,14 +201,8 @@ final class TableReplay {
     return null;
   }
 
-  /** Says what one page would do; null to go on. */
-  private Integer preview(List<StoredDeadLetter> page) throws InterruptedException {
-    List<ReplayedMessage> messages = messages(page);
-    String unavailable = unavailable(messages);
-    if (unavailable != null) {
-      return stopped(unavailable);
-    }
-    settings.rate().acquire(messages.size());
+  /** Says what one page's messages would do. */
+  private void preview(List<ReplayedMessage> messages) {
     for (ReplayedMessage message : messages) {
       int rowCopies = message.stored().rows().size() - 1;
       if (rowCopies > 0) {
@@ -233,7 +231,6 @@ final class TableReplay {
                 + message.stored().describe());
       }
     }
-    return null;
   }
 
   private int summary(Instant until) {
