@@ -238,16 +238,38 @@ def check(command, url, clickhouse_url, log_path, start_timeout_s=300, app_packa
     return passed, why
 
 
+def entrypoint_flags(entrypoint):
+    """The JVM flags of an image's entrypoint (java FLAGS... -cp CLASSPATH MAIN), without the
+    cache's own flag: what scripts/aot-cache-inputs lists as "flags"."""
+    return [f for f in entrypoint[1:entrypoint.index("-cp")] if not f.startswith("-XX:AOTCache=")]
+
+
+def entrypoint_with_cache(entrypoint, path):
+    """The entrypoint with -XX:AOTCache=PATH right after java. A flag on the command line rather
+    than JAVA_TOOL_OPTIONS: the JVM prints every JAVA_TOOL_OPTIONS it picks up to stderr, a
+    line outside the service's JSON logs at every start."""
+    return [entrypoint[0], "-XX:AOTCache=" + path] + entrypoint_flags(entrypoint) + entrypoint[
+        entrypoint.index("-cp"):]
+
+
 def read_lines(path):
     with open(path) as f:
         return f.readlines()
 
 
 def main(argv):
+    # The image's entrypoint (JSON, as docker inspect prints it) for the build's shell steps.
+    if argv[:1] == ["entrypoint-flags"] and len(argv) == 2:
+        print(" ".join(entrypoint_flags(json.loads(argv[1]))))
+        return 0
+    if argv[:1] == ["entrypoint-with-cache"] and len(argv) == 3:
+        print(json.dumps(entrypoint_with_cache(json.loads(argv[1]), argv[2])))
+        return 0
     parser = argparse.ArgumentParser(
         prog="scripts/aot-cache",
         description="Train or check a JDK 25 AOT cache for the push service's start command"
-                    " (everything after --).")
+                    " (everything after --). Also: entrypoint-flags ENTRYPOINT_JSON and"
+                    " entrypoint-with-cache ENTRYPOINT_JSON PATH.")
     parser.add_argument("action", choices=["train", "check"])
     parser.add_argument("--url", required=True, help="where the command serves pushes")
     parser.add_argument("--clickhouse", required=True,
