@@ -124,9 +124,9 @@ def push_workload(url, messages, concurrency):
                            % (len(failures), messages, failures[0]))
 
 
-def start(command, java_options, clickhouse_url, log):
-    env = dict(os.environ, JAVA_TOOL_OPTIONS=java_options, CLICKHOUSE_URL=clickhouse_url,
-               CLICKHOUSE_DATABASE=DATABASE, CLICKHOUSE_TABLE=TABLE)
+def start(command, java_options, clickhouse_url, log, env=None):
+    env = dict(os.environ if env is None else env, JAVA_TOOL_OPTIONS=java_options,
+               CLICKHOUSE_URL=clickhouse_url, CLICKHOUSE_DATABASE=DATABASE, CLICKHOUSE_TABLE=TABLE)
     return subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT,
                             start_new_session=True)
 
@@ -144,12 +144,13 @@ def stop(process, timeout_s):
 
 
 def train(command, url, output, clickhouse_url, log_path, messages=2000, concurrency=16,
-          start_timeout_s=300, exit_timeout_s=600):
+          start_timeout_s=300, exit_timeout_s=600, env=None):
     """Runs `command` under a short push workload and stops it to write the cache to `output` (a
-    path as the JVM sees it: inside the container for a `docker run`)."""
+    path as the JVM sees it: inside the container for a `docker run`). `env`: the command's
+    environment before the settings above (default: this process's)."""
     prepare_table(clickhouse_url)
     with open(log_path, "w") as log:
-        process = start(command, "-XX:AOTCacheOutput=" + output, clickhouse_url, log)
+        process = start(command, "-XX:AOTCacheOutput=" + output, clickhouse_url, log, env)
         try:
             wait_for_204(url, process, start_timeout_s)
             push_workload(url, messages, concurrency)
@@ -210,7 +211,7 @@ def compare_inputs(trained, current):
 
 
 def check(command, url, clickhouse_url, log_path, start_timeout_s=300, app_package=APP_PACKAGE,
-          min_share=MIN_CACHED_SHARE, trained_inputs=None, inputs=None):
+          min_share=MIN_CACHED_SHARE, trained_inputs=None, inputs=None, env=None):
     """Compares the inputs (lists of lines, when given), then starts `command` with class-load
     logging, waits for its first 204 and stops it; returns (passed, why). -Xlog:aot shows the
     JVM's own reason when it drops a cache."""
@@ -223,7 +224,7 @@ def check(command, url, clickhouse_url, log_path, start_timeout_s=300, app_packa
     prepare_table(clickhouse_url)
     with open(log_path, "w") as log:
         process = start(command, "-Xlog:class+load=info:stdout -Xlog:aot=info:stdout",
-                        clickhouse_url, log)
+                        clickhouse_url, log, env)
         try:
             wait_for_204(url, process, start_timeout_s)
         finally:

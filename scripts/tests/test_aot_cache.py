@@ -9,7 +9,7 @@ import tempfile
 import unittest
 import zipfile
 
-from benchsuite import aotcache
+from benchsuite import aotcache, coldstart
 
 SCRIPTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 INPUTS = os.path.join(SCRIPTS, "aot-cache-inputs")
@@ -111,6 +111,51 @@ class InputsTest(unittest.TestCase):
 
     def test_an_empty_training_list_never_matches(self):
         self.assertFalse(aotcache.compare_inputs([], [])[0])
+
+
+class ImageCommandTest(unittest.TestCase):
+    """The bench's copy of the image's start command: Jib's entrypoint and /app layout."""
+
+    def test_the_bench_starts_the_function_as_jibs_entrypoint_does(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            repo, work = os.path.join(tmp, "repo"), os.path.join(tmp, "work")
+            target = os.path.join(repo, "function", "target")
+            os.makedirs(target)
+            shutil.copy(os.path.join(coldstart.REPO, "function", "pom.xml"),
+                        os.path.join(repo, "function"))
+            deps = []
+            for name in ["core-0.1.0-SNAPSHOT.jar", "b.jar", "a.jar"]:
+                deps.append(os.path.join(tmp, "m2", name))
+                os.makedirs(os.path.dirname(deps[-1]), exist_ok=True)
+                open(deps[-1], "w").close()
+            for name in ["function-0.1.0-SNAPSHOT.jar", "function.jar"]:
+                open(os.path.join(target, name), "w").close()
+            with open(os.path.join(target, "runtime-classpath.txt"), "w") as f:
+                f.write(":".join(deps))
+            saved = coldstart.REPO, coldstart.WORK
+            coldstart.REPO, coldstart.WORK = repo, work
+            try:
+                command, classpath_file = coldstart.image_command("java")
+            finally:
+                coldstart.REPO, coldstart.WORK = saved
+            app = os.path.join(work, "image", "app")
+            # function/pom.xml's jvmFlags and mainClass, after the container's sizing.
+            self.assertEqual(command, [
+                "java", "-XX:MaxRAM=512m", "-XX:+UseSerialGC", "-XX:MaxRAMPercentage=50",
+                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
+                "-cp", "@" + classpath_file, "dev.pubsubclickhouse.function.Main"])
+            # Jib's packaged layout: the module's jar (not the shaded one), then the
+            # dependencies in the build's order, every file at Jib's fixed time.
+            with open(classpath_file) as f:
+                self.assertEqual(f.read(), ":".join(
+                    [app + "/classpath/*"] + [app + "/libs/" + n
+                                              for n in ["core-0.1.0-SNAPSHOT.jar", "b.jar",
+                                                        "a.jar"]]))
+            self.assertEqual(os.listdir(os.path.join(app, "classpath")),
+                             ["function-0.1.0-SNAPSHOT.jar"])
+            for root, dirs, files in os.walk(app):
+                for name in dirs + files:
+                    self.assertEqual(os.stat(os.path.join(root, name)).st_mtime, 1, name)
 
 
 @unittest.skipUnless(os.path.exists(JDK25 + "/bin/javac"), "needs Temurin 25 at " + JDK25)
