@@ -32,7 +32,8 @@ JIB_FILE_TIME = 1
 def image_command(java):
     """The image's entrypoint as Jib writes it (java FLAGS -cp @CLASSPATH_FILE MAIN), over a
     copy of its /app laid out in WORK/image/app; returns (command, classpath file)."""
-    pom = open(os.path.join(REPO, "function", "pom.xml")).read()
+    with open(os.path.join(REPO, "function", "pom.xml")) as f:
+        pom = f.read()
     jib = pom[pom.index("<artifactId>jib-maven-plugin</artifactId>"):]
     flags = re.findall(r"<jvmFlag>([^<]+)</jvmFlag>", jib)
     main = re.search(r"<mainClass>([^<]+)</mainClass>", jib).group(1)
