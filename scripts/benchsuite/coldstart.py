@@ -46,7 +46,10 @@ def image_command(java):
         raise RuntimeError("expected one function/target/function-*.jar, found %s" % own)
     shutil.copy(own[0], os.path.join(app, "classpath"))
     # Written by the build (build.py: dependency:build-classpath), in the order Jib uses.
-    with open(os.path.join(REPO, "function", "target", "runtime-classpath.txt")) as f:
+    listing = os.path.join(REPO, "function", "target", "runtime-classpath.txt")
+    if not os.path.exists(listing):
+        raise RuntimeError("%s is missing: run the bench once without --skip-build" % listing)
+    with open(listing) as f:
         dependencies = f.read().strip().split(os.pathsep)
     libs = [os.path.join(app, "libs", os.path.basename(d)) for d in dependencies]
     if len(set(libs)) != len(libs):
