@@ -11,8 +11,12 @@ def build(args):
     if args.skip_build:
         return
     log("building core, function, benchmarks, benchmarks-beam, backfill-job")
+    # Each module's runtime class path in target/runtime-classpath.txt, in the order Jib lays it
+    # out: the coldstart part rebuilds the function image's class path from it.
     subprocess.run(
         ["mvn", "-q", "-B", "-DskipTests", "-P", "bench-beam", "package",
+         "dependency:build-classpath", "-DincludeScope=runtime",
+         "-Dmdep.outputFile=target/runtime-classpath.txt",
          "-pl", "core,function,benchmarks,benchmarks-beam,backfill-job", "-am"],
         cwd=REPO, check=True,
     )

@@ -149,6 +149,10 @@ def print_others(results, cost):
         print("\nCold start, process start to first 204 (median):")
         for key, v in cold["variants"].items():
             print("  %-60s %.2f s" % (key, v["median_s"]))
+        check = cold.get("aot_cache_check")
+        if check:
+            print("  AOT cache check (scripts/aot-cache): %s: %s" % (
+                "fresh" if check["passed"] else "STALE", check["why"].split("\n")[0]))
     back = results.get("backfill")
     if back:
         print("\nBackfill (%d seed rows, %d-row pages), rows/s of all tasks and per task (mean of"

@@ -9,10 +9,12 @@
 locals {
   repository_root = abspath("${path.module}/../../..")
 
-  # The files both images are made of: the build, the parent pom, and the main sources and pom of
-  # each module the image modules are built from (cloudbuild.yaml: -pl function,backfill-job -am).
+  # The files both images are made of: the build, the parent pom, the scripts that train and check
+  # the function image's AOT cache, and the main sources and pom of each module the image modules
+  # are built from (cloudbuild.yaml: -pl function,backfill-job -am).
   image_source_files = sort(concat(
-    ["cloudbuild.yaml", "pom.xml"],
+    ["cloudbuild.yaml", "pom.xml", "scripts/aot-cache", "scripts/aot-cache-inputs",
+    "scripts/benchsuite/aotcache.py"],
     flatten([
       for m in ["core", "messages", "function", "backfill-job"] :
       concat(["${m}/pom.xml"], tolist(fileset(local.repository_root, "${m}/src/main/**")))

@@ -173,6 +173,10 @@ class ApplyBuildTest {
             "function/pom.xml",
             "function/src/main/resources/x.properties",
             "backfill-job/pom.xml",
+            "scripts/aot-cache",
+            "scripts/aot-cache-inputs",
+            "scripts/benchsuite/aotcache.py",
+            "scripts/bench",
             "replay/src/main/java/R.java",
             "docs/deploy.md")) {
       Files.createDirectories(repo.resolve(file).getParent());
@@ -196,14 +200,21 @@ class ApplyBuildTest {
         .isEqualTo(
             "\"backfill-job/pom.xml,cloudbuild.yaml,core/pom.xml,core/src/main/java/A.java,"
                 + "function/pom.xml,function/src/main/resources/x.properties,messages/pom.xml,"
-                + "pom.xml\"");
+                + "pom.xml,scripts/aot-cache,scripts/aot-cache-inputs,"
+                + "scripts/benchsuite/aotcache.py\"");
     String tag = LocalTools.console(module, "local.source_image_tag", Map.of());
     assertThat(tag).matches("\"[0-9a-f]{16}\"");
     Files.writeString(repo.resolve("core/src/test/java/ATest.java"), "changed");
     Files.writeString(repo.resolve("docs/deploy.md"), "changed");
+    Files.writeString(repo.resolve("scripts/bench"), "changed");
     assertThat(LocalTools.console(module, "local.source_image_tag", Map.of())).isEqualTo(tag);
     Files.writeString(repo.resolve("core/src/main/java/A.java"), "changed");
-    assertThat(LocalTools.console(module, "local.source_image_tag", Map.of())).isNotEqualTo(tag);
+    String changed = LocalTools.console(module, "local.source_image_tag", Map.of());
+    assertThat(changed).isNotEqualTo(tag);
+    // The training and the check of the function image's AOT cache are part of its making.
+    Files.writeString(repo.resolve("scripts/aot-cache-inputs"), "changed");
+    assertThat(LocalTools.console(module, "local.source_image_tag", Map.of()))
+        .isNotEqualTo(changed);
     // Images built elsewhere need no sources: nothing is read when the apply does not build.
     try (java.util.stream.Stream<Path> files = Files.walk(repo)) {
       for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {

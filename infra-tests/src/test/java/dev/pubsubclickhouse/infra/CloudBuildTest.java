@@ -116,16 +116,62 @@ class CloudBuildTest {
     // A tag names one image for good (the repository's tags are immutable): the apply's tag is a
     // hash of the sources (it skips the build when that tag exists), and a build by hand gets its
     // build id, new for every build, where a commit's short hash repeats when built twice.
-    for (String[] module :
-        new String[][] {
-          {"function", "pubsub-clickhouse-function"}, {"backfill-job", "pubsub-clickhouse-backfill"}
-        }) {
-      assertThat(jibStepFor(module[0]).tokens())
-          .containsSequence("tag=${_TAG}", "if", "[", "-z", "$$tag", "];", "then")
-          .contains("tag=$BUILD_ID;")
-          .contains(PLATFORMS, "-Djib.to.image=" + REGISTRY + module[1] + ":$$tag");
-    }
+    // The function's tag names the manifest list with the AOT cache (aot-function); Jib's image
+    // under it gets a tag of its own.
+    assertThat(jibStepFor("backfill-job").tokens())
+        .containsSequence("tag=${_TAG}", "if", "[", "-z", "$$tag", "];", "then")
+        .contains("tag=$BUILD_ID;")
+        .contains(PLATFORMS, "-Djib.to.image=" + REGISTRY + "pubsub-clickhouse-backfill:$$tag");
+    assertThat(jibStepFor("function").tokens())
+        .contains(
+            PLATFORMS, "-Djib.to.image=" + REGISTRY + "pubsub-clickhouse-function:$BUILD_ID-jib");
+    assertThat(step(STEPS, "aot-function").tokens())
+        .containsSequence("tag=${_TAG}", "if", "[", "-z", "$$tag", "];", "then")
+        .contains("tag=$BUILD_ID;")
+        .contains("image=" + REGISTRY + "pubsub-clickhouse-function")
+        .containsSequence("docker", "manifest", "create", "$$image:$$tag");
     assertThat(RepoFiles.read("cloudbuild.yaml")).doesNotContain("SHORT_SHA", ":latest");
+  }
+
+  @Test
+  void theFunctionImageCarriesAnAotCacheTrainedOnJibsImageAndCheckedBeforeItIsPushed() {
+    Step aot = step(STEPS, "aot-function");
+    List<String> tokens = aot.tokens();
+
+    assertThat(aot.waitFor()).containsExactly("image-function");
+    // Packaged: a class path of jars only (the JVM makes no AOT cache for one with a directory).
+    assertThat(jibStepFor("function").tokens()).contains("package");
+    assertThat(RepoFiles.read("function/pom.xml"))
+        .contains("<containerizingMode>packaged</containerizingMode>");
+    assertThat(tokens)
+        .containsSequence("for", "arch", "in", "amd64", "arm64;", "do")
+        .contains("jib=$$image@$$(cat", "function/target/jib-image.digest)")
+        .containsSequence("--privileged", "--rm", "tonistiigi/binfmt:qemu-v8.1.5")
+        .containsSequence("scripts/aot-cache", "train")
+        .containsSequence("--", "$$run", "--memory", "1g", "--name", "aot-train-$$arch", "$$source")
+        // The thin image starts from the very image the cache was trained on.
+        .containsSequence("FROM", "$$source")
+        .containsSequence("scripts/aot-cache", "check")
+        .contains("--trained-inputs", "$$work/carried.inputs", "--inputs", "$$work/checked.inputs")
+        .containsSequence(
+            "$$run",
+            "--memory",
+            "512m",
+            "--rm",
+            "--name",
+            "aot-check-$$arch",
+            "$$image:$BUILD_ID-$$arch");
+    // bash -e: a stale cache fails the check, the step and the build before anything is pushed.
+    assertThat(aot.tokens().get(0)).isEqualTo("bash");
+    assertThat(String.join(" ", tokens))
+        .contains("-ceu")
+        .containsSubsequence(
+            "scripts/aot-cache train",
+            "docker build",
+            "scripts/aot-cache check",
+            "docker push $$image:$BUILD_ID-$$arch",
+            "docker manifest create",
+            "docker manifest push --purge $$image:$$tag | tail -n 1 > function/target/image.digest");
   }
 
   @Test
@@ -151,10 +197,20 @@ class CloudBuildTest {
         .containsSequence("gcloud", "run", "jobs", "update", "${_JOB}")
         .contains(
             "--image=$$registry/pubsub-clickhouse-function@$$(cat",
-            "function/target/jib-image.digest)",
+            "function/target/image.digest)",
             "--image=$$registry/pubsub-clickhouse-backfill@$$(cat",
-            "backfill-job/target/jib-image.digest)",
+            "backfill-job/target/image.digest)",
             "--region=${_REGION}");
+    // The final digests: the function's with its AOT cache, the backfill's as Jib pushed it.
+    // Only the step that builds on Jib's function image reads Jib's digest of it.
+    assertThat(step(STEPS, "image-backfill").tokens())
+        .containsSequence(
+            "cp", "backfill-job/target/jib-image.digest", "backfill-job/target/image.digest");
+    for (Step step : STEPS) {
+      if (!step.id().equals("aot-function")) {
+        assertThat(step.tokens()).as(step.id()).noneMatch(t -> t.contains("function/target/jib"));
+      }
+    }
     assertThat(deploy.tokens()).noneMatch(t -> t.startsWith("--image=") && t.contains(":$"));
     // Before the first terraform apply there is nothing to update: the build only pushes.
     assertThat(deploy.tokens()).containsSequence("gcloud", "run", "services", "describe");
@@ -165,8 +221,9 @@ class CloudBuildTest {
   void eachImagesProvenanceIsAttachedToItsDigest() {
     Step provenance = step(STEPS, "provenance");
 
-    assertThat(provenance.waitFor()).containsExactlyInAnyOrder("image-function", "image-backfill");
+    assertThat(provenance.waitFor()).containsExactlyInAnyOrder("aot-function", "image-backfill");
     assertThat(provenance.tokens())
+        .contains("digest=$$(cat", "$$module/target/image.digest)")
         .containsSequence("gcloud", "artifacts", "attachments", "create")
         .contains(
             "--target=$$image@$$digest",
