@@ -30,6 +30,7 @@ import dev.pubsubclickhouse.messages.MessageEncoder;
 import dev.pubsubclickhouse.messages.cdc.ChangeReading;
 import dev.pubsubclickhouse.messages.cdc.ChangeRow;
 import dev.pubsubclickhouse.messages.cdc.LatestStoredValues;
+import dev.pubsubclickhouse.messages.cdc.TruncateMarkTable;
 import dev.pubsubclickhouse.messages.cdc.VersionedDeletes;
 import dev.pubsubclickhouse.messages.payload.PayloadDecompressor;
 import dev.pubsubclickhouse.messages.payload.PayloadFormats;
@@ -119,6 +120,7 @@ record WritePath(
                         capture,
                         decompressor,
                         new VersionedDeletes(client),
+                        TruncateMarkTable.open(client, capture.marksTable()),
                         new LatestStoredValues(client, capture),
                         messageEvents));
     Destinations destinations =

@@ -22,6 +22,7 @@ import dev.pubsubclickhouse.messages.MessageEvents;
 import dev.pubsubclickhouse.messages.MessageParameters;
 import dev.pubsubclickhouse.messages.cdc.ChangeReading;
 import dev.pubsubclickhouse.messages.cdc.LatestStoredValues;
+import dev.pubsubclickhouse.messages.cdc.TruncateMarkTable;
 import dev.pubsubclickhouse.messages.cdc.VersionedDeletes;
 import dev.pubsubclickhouse.messages.payload.PayloadDecompressor;
 import dev.pubsubclickhouse.messages.payload.PayloadFormats;
@@ -155,6 +156,7 @@ public final class TableCommand implements Callable<Integer> {
                         capture,
                         decompressor,
                         new VersionedDeletes(client),
+                        TruncateMarkTable.open(client, capture.marksTable()),
                         new LatestStoredValues(client, capture),
                         MessageEvents.NONE));
     // Routed as the service routes: a dead letter goes back to the table its attribute names, and
