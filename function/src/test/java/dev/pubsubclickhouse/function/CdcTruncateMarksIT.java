@@ -157,6 +157,35 @@ class CdcTruncateMarksIT {
         .isEqualTo(database.name() + ".hist\t200\n");
   }
 
+  @Test
+  void aMarksTableTheServiceCannotReadKeepsItFromServing() throws Exception {
+    database.execute(
+        "CREATE TABLE " + MARKS + " (target String) ENGINE = MergeTree ORDER BY target");
+    try (RunningService service =
+        RunningService.startUnready(
+            RunningService.environment(
+                database,
+                "hist",
+                Map.of("PAYLOAD_FORMAT", "debezium", "CDC_TABLES", "public.hist=hist")))) {
+      long deadline = System.nanoTime() + 30_000_000_000L;
+      String reason = service.service.unhealthyReason().orElse("");
+      while (!reason.contains(MARKS) && System.nanoTime() < deadline) {
+        Thread.sleep(100);
+        reason = service.service.unhealthyReason().orElse("");
+      }
+      assertThat(reason)
+          .contains(
+              "truncate marks table "
+                  + database.name()
+                  + "."
+                  + MARKS
+                  + " (CDC_TRUNCATE_MARKS_TABLE) cannot be used: ")
+          .contains("sql/cdc/truncate_marks.sql");
+      assertThat(push(service, "c1", create(1, "kept for later", 100))).isBetween(500, 599);
+    }
+    assertThat(database.count("hist")).isZero();
+  }
+
   /** The rows of a query as TabSeparated lines, each ending in a newline. */
   private String rows(String sql) {
     String rows = database.query(sql);
