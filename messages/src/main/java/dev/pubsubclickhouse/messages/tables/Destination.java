@@ -1,6 +1,7 @@
 package dev.pubsubclickhouse.messages.tables;
 
 import dev.pubsubclickhouse.core.insert.ClickHouseFailures;
+import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.core.write.TableWriter;
 import dev.pubsubclickhouse.core.write.TargetTable;
 import dev.pubsubclickhouse.core.write.WriteOutcome;
@@ -8,6 +9,7 @@ import dev.pubsubclickhouse.core.write.WriteRecord;
 import dev.pubsubclickhouse.messages.cdc.TruncateGuard;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.function.Function;
 
@@ -64,12 +66,18 @@ public record Destination(TargetTable table, TableWriter writer, TruncateGuard t
                   + ClickHouseFailures.describe(e),
               e);
       List<WriteOutcome> outcomes = new ArrayList<>(result.outcomes());
+      int retried = 0;
       for (int i = 0; i < records.size(); i++) {
         if (outcomes.get(i) == WriteOutcome.WRITTEN
             && routes.apply(records.get(i)).changeVersion().isPresent()) {
           outcomes.set(i, WriteOutcome.RETRY);
+          retried++;
         }
       }
+      JsonLog.warning(
+          "changes written but not checked against the truncates; Pub/Sub will redeliver them",
+          Map.of(
+              "table", table.name().toString(), "messages", retried, "error", cause.getMessage()));
       return new TableWriter.Result(List.copyOf(outcomes), result.reasons(), cause);
     }
   }
