@@ -31,6 +31,10 @@ GRANT TABLE ENGINE ON MergeTree;
 
 -- Only with settings that need more (not granted here; add them for the tables concerned):
 --   SCHEMA_EVOLUTION=add_columns      GRANT ALTER ADD COLUMN ON realtime.logs
---   PAYLOAD_FORMAT=debezium, a truncate (CDC_TRUNCATE=delete)
+--   PAYLOAD_FORMAT=debezium, a truncate (CDC_TRUNCATE=delete) or a re-snapshot
 --                                     GRANT ALTER DELETE ON <each CDC target>
+--   PAYLOAD_FORMAT=debezium           GRANT SELECT, INSERT ON realtime._cdc_truncate_marks
+--                                     (CDC_TRUNCATE_MARKS_TABLE; CREATE TABLE on it and
+--                                     GRANT TABLE ENGINE ON ReplacingMergeTree for the service to
+--                                     create it, else make it with sql/cdc/truncate_marks.sql)
 --   backfill --createTable            GRANT CREATE TABLE ON realtime.logs

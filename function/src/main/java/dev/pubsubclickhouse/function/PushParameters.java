@@ -260,6 +260,7 @@ public final class PushParameters {
             MessageParameters.PAYLOAD_FORMAT,
             MessageParameters.CDC_TABLES,
             MessageParameters.CDC_TRUNCATE,
+            MessageParameters.CDC_TRUNCATE_MARKS_TABLE,
             MessageParameters.CDC_VERSION_EPOCH,
             GOOGLE_CLOUD_PROJECT,
             OTEL_EXPORTER_OTLP_METRICS_ENDPOINT,

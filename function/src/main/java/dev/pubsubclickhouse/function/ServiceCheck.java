@@ -5,6 +5,7 @@ import dev.pubsubclickhouse.core.config.ClickHouseConfig;
 import dev.pubsubclickhouse.core.config.ConfigurationException;
 import dev.pubsubclickhouse.core.config.MisspeltVariables;
 import dev.pubsubclickhouse.core.insert.ClickHouseClients;
+import dev.pubsubclickhouse.core.insert.ClickHouseFailures;
 import dev.pubsubclickhouse.core.insert.ClickHouseHttp;
 import dev.pubsubclickhouse.core.insert.ClickHouseInserter;
 import dev.pubsubclickhouse.core.insert.ClickHouseReasons;
@@ -18,6 +19,8 @@ import dev.pubsubclickhouse.core.schema.TableNotFoundException;
 import dev.pubsubclickhouse.core.schema.TableSchema;
 import dev.pubsubclickhouse.core.write.DeadLetterTable;
 import dev.pubsubclickhouse.core.write.TargetTable;
+import dev.pubsubclickhouse.messages.cdc.ChangeCapture;
+import dev.pubsubclickhouse.messages.cdc.TruncateMarkTable;
 import dev.pubsubclickhouse.messages.tables.MessageColumnPlan;
 import dev.pubsubclickhouse.messages.tables.TableMapping;
 import dev.pubsubclickhouse.messages.tables.UnknownFieldsColumn;
@@ -30,8 +33,8 @@ import java.util.Map;
 /**
  * {@code java -jar function.jar --check}: with the configuration the service would serve with, asks
  * ClickHouse for every table the service would write (CLICKHOUSE_TABLE, each CLICKHOUSE_TABLES or
- * CDC_TABLES target, the dead-letter table), prints each one's column plan, and says whether the
- * service would serve. It writes and creates nothing.
+ * CDC_TABLES target, the dead-letter table, the truncate marks table), prints each one's column
+ * plan, and says whether the service would serve. It writes and creates nothing.
  */
 final class ServiceCheck {
   static final int WOULD_SERVE = 0;
@@ -106,6 +109,7 @@ final class ServiceCheck {
     }
     if (answers) {
       clickHouse.deadLetterTable().ifPresent(table -> checkDeadLetterTable(client, reader, table));
+      config.tables().changeCapture().ifPresent(capture -> checkTruncateMarks(client, capture));
       checkSettings(client, http);
     }
     config
@@ -168,6 +172,23 @@ final class ServiceCheck {
       out.println("fields no column takes are ignored");
     }
     return true;
+  }
+
+  private void checkTruncateMarks(Client client, ChangeCapture capture) {
+    TableName name = capture.marksTable();
+    String heading = "\ntruncate marks table " + name + " (CDC_TRUNCATE_MARKS_TABLE)";
+    try {
+      out.println(
+          heading
+              + (TruncateMarkTable.usable(client, name)
+                  ? ": readable"
+                  : ": missing; the service creates it at start"));
+    } catch (Exception e) {
+      String problem =
+          "truncate marks table " + name + " cannot be read: " + ClickHouseFailures.describe(e);
+      problems.add(problem);
+      out.println(heading + ": " + problem);
+    }
   }
 
   private void checkDeadLetterTable(Client client, SchemaReader reader, TableName name) {

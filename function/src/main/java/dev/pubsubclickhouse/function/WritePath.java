@@ -278,7 +278,14 @@ record WritePath(
     }
     fields.put("schemaEvolution", config.tables().evolution().isPresent() ? "add_columns" : "off");
     config.tables().unknownFieldsColumn().ifPresent(c -> fields.put("unknownFieldsColumn", c));
-    config.tables().changeCapture().ifPresent(c -> fields.put("cdcTables", c.tables().toString()));
+    config
+        .tables()
+        .changeCapture()
+        .ifPresent(
+            c -> {
+              fields.put("cdcTables", c.tables().toString());
+              fields.put("cdcTruncateMarksTable", c.marksTable().toString());
+            });
     fields.put("deadLetterSinks", sinks.stream().map(DeadLetterSink::name).toList());
     fields.put("insertFormat", inserter.format().clickHouseName());
     fields.put("batchMaxRows", config.batch().maxRows());

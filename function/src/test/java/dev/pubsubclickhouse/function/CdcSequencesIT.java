@@ -35,7 +35,9 @@ class CdcSequencesIT {
 
   @BeforeEach
   void tables() {
-    for (String table : List.of("items", "accounts", "cdc_dead", "hist_mv", "hist", "latest")) {
+    for (String table :
+        List.of(
+            "items", "accounts", "cdc_dead", "hist_mv", "hist", "latest", "_cdc_truncate_marks")) {
       database.execute("DROP TABLE IF EXISTS " + table + " SYNC");
     }
     database.execute(

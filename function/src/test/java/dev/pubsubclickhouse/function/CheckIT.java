@@ -203,7 +203,26 @@ class CheckIT {
                     + " range-checked; absent: message refused (no DEFAULT, not Nullable)",
                 "__version     UInt64           (change event)  change metadata (docs/cdc.md)",
                 "__is_deleted  UInt8            (change event)  change metadata (docs/cdc.md)",
-                ""));
+                ""))
+        .contains(
+            "\ntruncate marks table "
+                + db.name()
+                + "._cdc_truncate_marks (CDC_TRUNCATE_MARKS_TABLE): missing; the service creates"
+                + " it at start\n");
+    db.execute(
+        "CREATE TABLE _cdc_truncate_marks (target String, version UInt64) ENGINE = MergeTree"
+            + " ORDER BY target");
+    assertThat(
+            check(
+                    Map.of(
+                        "CLICKHOUSE_TABLE", "fallback",
+                        "PAYLOAD_FORMAT", "debezium",
+                        "CDC_TABLES", "public.orders=orders"))
+                .out())
+        .contains(
+            "\ntruncate marks table "
+                + db.name()
+                + "._cdc_truncate_marks (CDC_TRUNCATE_MARKS_TABLE): readable\n");
   }
 
   @Test

@@ -119,6 +119,14 @@ public final class MessageParameters {
           "delete",
           "delete: a truncate deletes its table's rows of a lower __version (lightweight DELETE);"
               + " dead_letter: it goes to the dead letters.");
+  public static final Parameter CDC_TRUNCATE_MARKS_TABLE =
+      Parameter.of(
+          "CDC_TRUNCATE_MARKS_TABLE",
+          "_cdc_truncate_marks",
+          "With PAYLOAD_FORMAT=debezium: the table (`db.table`, or a table in CLICKHOUSE_DATABASE)"
+              + " that keeps the versions of truncates and re-snapshots, so that every instance"
+              + " deletes a change older than one that arrives after it; created at start when"
+              + " missing; see docs/cdc.md#truncates-and-re-snapshots.");
   public static final Parameter CDC_VERSION_EPOCH =
       Parameter.of(
           "CDC_VERSION_EPOCH",
@@ -146,5 +154,6 @@ public final class MessageParameters {
           PAYLOAD_FORMAT,
           CDC_TABLES,
           CDC_TRUNCATE,
+          CDC_TRUNCATE_MARKS_TABLE,
           CDC_VERSION_EPOCH);
 }

@@ -18,6 +18,7 @@ public final class PushServiceVariables {
           "BATCH_MAX_WAIT_MS",
           "CDC_TABLES",
           "CDC_TRUNCATE",
+          "CDC_TRUNCATE_MARKS_TABLE",
           "CDC_VERSION_EPOCH",
           "CLICKHOUSE_CA_CERT",
           "CLICKHOUSE_CLUSTER",

@@ -42,7 +42,7 @@ public final class BatchWriter implements Consumer<List<PendingMessage>> {
    */
   private static void write(Destination table, List<PendingMessage> messages) {
     try {
-      TableWriter.Result result = table.writer().write(messages);
+      TableWriter.Result result = table.write(messages, PendingMessage::route);
       for (int i = 0; i < messages.size(); i++) {
         PendingMessage message = messages.get(i);
         message.reason(result.reasons().get(i));

@@ -136,6 +136,11 @@ public final class PendingMessage implements WriteRecord {
     return route.destination();
   }
 
+  /** Where the message goes, and for a row change its version. */
+  Route route() {
+    return route;
+  }
+
   /**
    * The name of {@link #destination()}'s table: whose flow control the message is under (null for a
    * batcher test's message, which has no route).

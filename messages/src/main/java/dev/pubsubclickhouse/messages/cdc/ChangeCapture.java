@@ -18,9 +18,13 @@ import java.util.Optional;
  *
  * @param tables source table name ({@code schema.table} or {@code db.table}) to its table
  * @param deadLetterTruncates CDC_TRUNCATE=dead_letter
+ * @param marksTable CDC_TRUNCATE_MARKS_TABLE, where the truncates' marks are kept
  */
 public record ChangeCapture(
-    Map<String, TableName> tables, boolean deadLetterTruncates, int versionEpoch) {
+    Map<String, TableName> tables,
+    boolean deadLetterTruncates,
+    int versionEpoch,
+    TableName marksTable) {
 
   public ChangeCapture {
     tables = Collections.unmodifiableMap(new LinkedHashMap<>(tables));
@@ -80,11 +84,22 @@ public record ChangeCapture(
       throw new ConfigurationException(
           CDC_TRUNCATE, "expected delete or dead_letter, got '" + truncate + "'");
     }
+    TableName marksTable;
+    try {
+      marksTable = TableName.parse(config.required(CDC_TRUNCATE_MARKS_TABLE), defaultDatabase);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigurationException(CDC_TRUNCATE_MARKS_TABLE, e.getMessage());
+    }
+    if (tables.containsValue(marksTable)) {
+      throw new ConfigurationException(
+          CDC_TRUNCATE_MARKS_TABLE, "names " + marksTable + ", which is a CDC_TABLES target");
+    }
     return Optional.of(
         new ChangeCapture(
             tables,
             truncate.equals("dead_letter"),
-            config.integer(CDC_VERSION_EPOCH, 0, ChangeVersion.MAX_EPOCH)));
+            config.integer(CDC_VERSION_EPOCH, 0, ChangeVersion.MAX_EPOCH),
+            marksTable));
   }
 
   /** The ClickHouse tables changes are written to, each once, in CDC_TABLES' order. */

@@ -2,6 +2,7 @@ package dev.pubsubclickhouse.messages.cdc;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pubsubclickhouse.core.encode.PayloadRejectedException;
+import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.messages.PubSubMessage;
 import dev.pubsubclickhouse.messages.UnavailableException;
 import dev.pubsubclickhouse.messages.payload.PayloadFormat;
@@ -10,16 +11,19 @@ import java.util.List;
 /**
  * PAYLOAD_FORMAT=debezium: a message's data read as a change event, into the rows it writes ({@link
  * ChangeRows}), a TOAST placeholder filled from the stored row when the event has no before value
- * for it ({@link StoredValues}). A change that a truncate or re-snapshot this instance applied has
- * superseded writes nothing. Thread-safe.
+ * for it ({@link StoredValues}). A change below a truncate's mark this instance has seen writes
+ * nothing. Thread-safe.
  */
 public final class ChangeFormat implements PayloadFormat {
   private final ChangeEventReader reader;
+  private final ChangeCapture capture;
   private final TruncateMarks marks;
   private final StoredValues stored;
 
-  public ChangeFormat(ChangeEventReader reader, TruncateMarks marks, StoredValues stored) {
+  public ChangeFormat(
+      ChangeEventReader reader, ChangeCapture capture, TruncateMarks marks, StoredValues stored) {
     this.reader = reader;
+    this.capture = capture;
     this.marks = marks;
     this.stored = stored;
   }
@@ -32,8 +36,11 @@ public final class ChangeFormat implements PayloadFormat {
   public List<JsonNode> rows(byte[] data, PubSubMessage message)
       throws PayloadRejectedException, UnavailableException {
     ChangeEvent event = reader.read(data, message);
-    if (event.kind() != ChangeEvent.Kind.SKIPPED && marks.superseded(event)) {
-      return List.of();
+    if (event.kind() != ChangeEvent.Kind.SKIPPED) {
+      TableName target = capture.tables().get(event.table().name());
+      if (target != null && marks.superseded(target, event.version())) {
+        return List.of();
+      }
     }
     return ChangeRows.of(event, stored);
   }

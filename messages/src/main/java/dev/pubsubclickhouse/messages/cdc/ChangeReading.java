@@ -11,8 +11,10 @@ import dev.pubsubclickhouse.messages.payload.PayloadDecompressor;
  */
 public record ChangeReading(ChangeRouter router, ChangeFormat format) {
   /**
-   * The reading whose truncates delete through {@code client} ({@link VersionedDeletes}) and whose
-   * unchanged TOASTed values are read from the stored rows there ({@link LatestStoredValues}).
+   * The reading whose truncates delete through {@code client} ({@link VersionedDeletes}) and keep
+   * their marks in the shared table {@code capture.marksTable()} ({@link TruncateMarkTable}), and
+   * whose unchanged TOASTed values are read from the stored rows there ({@link
+   * LatestStoredValues}).
    */
   public static ChangeReading open(
       ChangeCapture capture,
@@ -21,10 +23,12 @@ public record ChangeReading(ChangeRouter router, ChangeFormat format) {
       MessageEvents events) {
     RowDeleter deleter = new VersionedDeletes(client);
     StoredValues stored = new LatestStoredValues(client, capture);
+    TruncateMarkTable marksTable = TruncateMarkTable.open(client, capture.marksTable());
     ChangeEventReader reader = new ChangeEventReader(new ChangeVersion(capture.versionEpoch()));
     TruncateMarks marks = new TruncateMarks();
+    TruncateGuard truncates = new TruncateGuard(marksTable, marks, deleter);
     return new ChangeReading(
-        new ChangeRouter(capture, reader, decompressor, deleter, marks, events),
-        new ChangeFormat(reader, marks, stored));
+        new ChangeRouter(capture, reader, decompressor, truncates, events),
+        new ChangeFormat(reader, capture, marks, stored));
   }
 }

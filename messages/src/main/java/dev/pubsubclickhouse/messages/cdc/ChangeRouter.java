@@ -14,8 +14,10 @@ import java.util.function.Function;
 
 /**
  * Routes a change event to the table CDC_TABLES maps its source table to, and applies a truncate or
- * a re-snapshot's end there: the table's rows of a lower version are deleted before the message is
- * acknowledged (so a failed DELETE is a 503, and Pub/Sub delivers the message again).
+ * a re-snapshot's end there: its mark is stored and the table's rows of a lower version are deleted
+ * before the message is acknowledged (so a failed INSERT or DELETE is a 503, and Pub/Sub delivers
+ * the message again); see {@link TruncateGuard}. A row change's route carries its version, which
+ * the mark is compared with once the change is written.
  *
  * <p>A message that cannot be read, of a source table not listed, or with a Pub/Sub schema (Avro or
  * Protocol Buffers) goes to the dead letters with the reason; one that carries no change goes to
@@ -25,22 +27,19 @@ public final class ChangeRouter {
   private final ChangeCapture capture;
   private final ChangeEventReader reader;
   private final PayloadDecompressor decompressor;
-  private final RowDeleter deleter;
-  private final TruncateMarks marks;
+  private final TruncateGuard truncates;
   private final MessageEvents events;
 
   public ChangeRouter(
       ChangeCapture capture,
       ChangeEventReader reader,
       PayloadDecompressor decompressor,
-      RowDeleter deleter,
-      TruncateMarks marks,
+      TruncateGuard truncates,
       MessageEvents events) {
     this.capture = capture;
     this.reader = reader;
     this.decompressor = decompressor;
-    this.deleter = deleter;
-    this.marks = marks;
+    this.truncates = truncates;
     this.events = events;
   }
 
@@ -91,9 +90,20 @@ public final class ChangeRouter {
     }
     if (event.endsSnapshot()) {
       // The snapshot read every live row again at this version: a row below it is a ghost.
-      return deleteBelow(event, destination);
+      Route deleted = deleteBelow(event, destination);
+      return deleted.isRejected() || deleted.isUnavailable()
+          ? deleted
+          : Route.change(destination, event.version());
     }
-    return Route.to(destination);
+    if (truncates.superseded(target, event.version())) {
+      return Route.to(destination); // the format writes no row of it
+    }
+    return Route.change(destination, event.version());
+  }
+
+  /** What applies truncates' marks, shared by every CDC_TABLES target's destination. */
+  public TruncateGuard truncates() {
+    return truncates;
   }
 
   private Route deleteBelow(ChangeEvent event, Destination destination) {
@@ -112,7 +122,7 @@ public final class ChangeRouter {
               + " column to tell them by");
     }
     try {
-      deleter.deleteBelow(table, event.version());
+      truncates.truncate(table, event.version());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return Route.unavailable("interrupted while deleting the rows of " + table);
@@ -125,7 +135,6 @@ public final class ChangeRouter {
               + " could not be deleted: "
               + ClickHouseFailures.describe(e));
     }
-    marks.deletedBelow(event.table(), event.version());
     return Route.to(destination);
   }
 }

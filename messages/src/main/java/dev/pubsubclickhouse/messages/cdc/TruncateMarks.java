@@ -1,25 +1,26 @@
 package dev.pubsubclickhouse.messages.cdc;
 
+import dev.pubsubclickhouse.core.schema.TableName;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The highest version below which each source table's rows were deleted (a truncate, or the end of
- * a re-snapshot) by this instance: a change of a lower version that arrives later belongs to the
- * time before, and is not written again. An instance learns only its own marks: a change delivered
- * to another instance after the deletion is written there (see docs/cdc.md). Thread-safe.
+ * The highest truncate mark this instance has seen for each target table (one it applied, or one it
+ * read from the marks table): a change of a lower version belongs to the time before that truncate,
+ * and is not written. Only a shortcut: a mark this instance has not seen yet is caught after the
+ * INSERT ({@link TruncateGuard}). Thread-safe.
  */
 public final class TruncateMarks {
-  private final Map<String, Long> marks = new ConcurrentHashMap<>();
+  private final Map<TableName, Long> marks = new ConcurrentHashMap<>();
 
-  /** Records that rows of {@code table} below {@code version} (unsigned) were deleted. */
-  public void deletedBelow(SourceTable table, long version) {
-    marks.merge(table.name(), version, (a, b) -> Long.compareUnsigned(a, b) >= 0 ? a : b);
+  /** Records that rows of {@code table} below {@code version} (unsigned) are to be deleted. */
+  public void deletedBelow(TableName table, long version) {
+    marks.merge(table, version, (a, b) -> Long.compareUnsigned(a, b) >= 0 ? a : b);
   }
 
-  /** True when the change's rows were deleted by a later truncate or re-snapshot. */
-  public boolean superseded(ChangeEvent event) {
-    Long mark = marks.get(event.table().name());
-    return mark != null && Long.compareUnsigned(event.version(), mark) < 0;
+  /** True when a change of {@code table} at {@code version} is below a mark seen already. */
+  public boolean superseded(TableName table, long version) {
+    Long mark = marks.get(table);
+    return mark != null && Long.compareUnsigned(version, mark) < 0;
   }
 }

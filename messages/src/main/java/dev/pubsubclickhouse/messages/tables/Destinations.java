@@ -80,7 +80,8 @@ public final class Destinations {
           UnknownFieldsColumn.check(mapping, table);
           return new Destination(
               table,
-              new TableWriter(table, inserter, sinks, events.apply(table.name()), TOKEN_SOURCE));
+              new TableWriter(table, inserter, sinks, events.apply(table.name()), TOKEN_SOURCE),
+              changes == null ? null : changes.truncates());
         };
     Destinations destinations =
         new Destinations(

@@ -160,7 +160,7 @@ final class TableReplay {
     Exception retryCause = null;
     for (Map.Entry<Destination, List<ReplayedMessage>> table : byTable.entrySet()) {
       List<ReplayedMessage> batch = table.getValue();
-      TableWriter.Result result = table.getKey().writer().write(batch);
+      TableWriter.Result result = table.getKey().write(batch, ReplayedMessage::route);
       for (int i = 0; i < batch.size(); i++) {
         ReplayedMessage message = batch.get(i);
         WriteOutcome outcome = result.outcomes().get(i);

@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,6 +25,13 @@ class ChangeReplayIT {
 
   ChangeReplayIT(TestDatabase database) {
     this.database = database;
+  }
+
+  @BeforeEach
+  void noTables() {
+    for (String table : List.of("items", "other", "items_dead", "_cdc_truncate_marks")) {
+      database.execute("DROP TABLE IF EXISTS " + table + " SYNC");
+    }
   }
 
   private static String change(String op, int id, String name, long lsn) {
@@ -82,6 +90,48 @@ class ChangeReplayIT {
         .as("the delete row, built from before")
         .isEqualTo("2\ttwo\td\t160\t1");
     assertThat(database.count("other")).isZero();
+    assertThat(database.count("items_dead")).isZero();
+  }
+
+  @Test
+  void aChangeOlderThanATruncateTheServiceAppliedIsNotWrittenBack() {
+    database.execute(
+        "CREATE TABLE items (id Int32, name String, __op String, __version UInt64,"
+            + " __is_deleted UInt8) ENGINE = ReplacingMergeTree(__version, __is_deleted)"
+            + " ORDER BY id");
+    database.execute("CREATE TABLE other (id Int32) ENGINE = MergeTree ORDER BY id");
+    // The service applied a truncate at 150: its mark is stored, its DELETE ran.
+    database.execute(
+        "CREATE TABLE _cdc_truncate_marks (target String, version UInt64,"
+            + " marked_at DateTime64(3, 'UTC') DEFAULT now64(3))"
+            + " ENGINE = ReplacingMergeTree(version) ORDER BY target");
+    database.execute(
+        "INSERT INTO _cdc_truncate_marks (target, version) VALUES ('"
+            + database.name()
+            + ".items', 150)");
+    Letters.createDeadLetterTable(dev.pubsubclickhouse.testing.Sql.of(database), "items_dead");
+    String reason = "ClickHouse did not answer";
+    Letters.insert(
+        dev.pubsubclickhouse.testing.Sql.of(database),
+        "items_dead",
+        List.of(
+            Letters.letter(1, reason, T0).withData(change("c", 1, "before", 100)),
+            Letters.letter(2, reason, T0.plusSeconds(1)).withData(change("c", 2, "after", 200))));
+    Map<String, String> env = new HashMap<>();
+    env.put("CLICKHOUSE_URL", database.server().url());
+    env.put("CLICKHOUSE_USER", database.server().user());
+    env.put("CLICKHOUSE_PASSWORD", database.server().password());
+    env.put("CLICKHOUSE_DATABASE", database.name());
+    env.put("CLICKHOUSE_TABLE", "other");
+    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "items_dead");
+    env.put("PAYLOAD_FORMAT", "debezium");
+    env.put("CDC_TABLES", "public.items=items");
+
+    Run run = Run.of(env, "table", "--maxPerSecond=0");
+
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+    assertThat(database.query("SELECT id, name, __version FROM items FINAL ORDER BY id"))
+        .isEqualTo("2\tafter\t200");
     assertThat(database.count("items_dead")).isZero();
   }
 }

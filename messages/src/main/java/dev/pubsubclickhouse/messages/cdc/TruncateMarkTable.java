@@ -1,0 +1,128 @@
+package dev.pubsubclickhouse.messages.cdc;
+
+import com.clickhouse.client.api.Client;
+import com.clickhouse.client.api.query.QueryResponse;
+import com.clickhouse.client.api.query.QuerySettings;
+import com.clickhouse.data.ClickHouseFormat;
+import dev.pubsubclickhouse.core.insert.ClickHouseFailures;
+import dev.pubsubclickhouse.core.schema.TableName;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * CDC_TRUNCATE_MARKS_TABLE: the truncate marks every instance shares, so that a change older than a
+ * truncate is deleted whichever instance receives it, and after a restart. One row per truncate (or
+ * re-snapshot's end), {@code ReplacingMergeTree(version) ORDER BY target}: what counts is the
+ * highest version of each target, read with {@code max}, merged or not. Thread-safe.
+ */
+public final class TruncateMarkTable {
+  private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+  private static final String EXISTS =
+      "SELECT count() FROM system.tables WHERE database = {database:String}"
+          + " AND name = {table:String}";
+
+  private final Client client;
+  private final TableName table;
+
+  private TruncateMarkTable(Client client, TableName table) {
+    this.client = client;
+    this.table = table;
+  }
+
+  /**
+   * The DDL the service runs when the table is missing; sql/cdc/truncate_marks.sql holds it too.
+   */
+  public static String createStatement(TableName table) {
+    return "CREATE TABLE IF NOT EXISTS "
+        + table.quoted()
+        + " (target String, version UInt64, marked_at DateTime64(3, 'UTC') DEFAULT now64(3))"
+        + " ENGINE = ReplacingMergeTree(version) ORDER BY target";
+  }
+
+  /**
+   * Opens the table, creating it when missing, and reads it once, so that a table the service
+   * cannot use stops the start rather than the first truncate.
+   *
+   * @throws IllegalStateException naming the table, the variable and what is wrong
+   */
+  public static TruncateMarkTable open(Client client, TableName table) {
+    TruncateMarkTable marks = new TruncateMarkTable(client, table);
+    try {
+      if (!usable(client, table)) {
+        client.execute(createStatement(table)).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS).close();
+        marks.read(table);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while opening truncate marks table " + table);
+    } catch (Exception e) {
+      throw new IllegalStateException(
+          "truncate marks table "
+              + table
+              + " (CDC_TRUNCATE_MARKS_TABLE) cannot be used: "
+              + ClickHouseFailures.describe(e)
+              + " (create it with sql/cdc/truncate_marks.sql and GRANT SELECT, INSERT on it, or"
+              + " GRANT CREATE TABLE on it for the service to create it)");
+    }
+    return marks;
+  }
+
+  /**
+   * False when the table is missing; true when it is there and answers a read of a mark.
+   *
+   * @throws Exception when it is there and cannot be read (columns, grants, ClickHouse down)
+   */
+  public static boolean usable(Client client, TableName table) throws Exception {
+    TruncateMarkTable marks = new TruncateMarkTable(client, table);
+    if (marks
+        .text(EXISTS, Map.of("database", table.database(), "table", table.table()))
+        .equals("0")) {
+      return false;
+    }
+    marks.read(table);
+    return true;
+  }
+
+  public TableName table() {
+    return table;
+  }
+
+  /**
+   * Keeps the mark: rows of {@code target} below {@code version} (unsigned) are to be deleted. An
+   * INSERT ... SELECT is never queued as an async insert: it returns once the row is stored.
+   */
+  public void write(TableName target, long version) throws Exception {
+    String sql =
+        "INSERT INTO "
+            + table.quoted()
+            + " (target, version) SELECT {target:String}, {version:UInt64}";
+    client
+        .execute(
+            sql, Map.of("target", target.toString(), "version", Long.toUnsignedString(version)))
+        .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS)
+        .close();
+  }
+
+  /** The highest mark of {@code target} (unsigned); 0 when it has none. */
+  public long read(TableName target) throws Exception {
+    String sql =
+        "SELECT toString(max(version)) FROM " + table.quoted() + " WHERE target = {target:String}";
+    return Long.parseUnsignedLong(text(sql, Map.of("target", target.toString())));
+  }
+
+  /** A one-value query's answer. */
+  private String text(String sql, Map<String, Object> parameters) throws Exception {
+    try (QueryResponse response =
+            client
+                .query(
+                    sql, parameters, new QuerySettings().setFormat(ClickHouseFormat.TabSeparated))
+                .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        InputStream in = response.getInputStream()) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8).strip();
+    }
+  }
+}
