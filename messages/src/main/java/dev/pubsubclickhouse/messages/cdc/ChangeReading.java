@@ -21,12 +21,35 @@ public record ChangeReading(ChangeRouter router, ChangeFormat format) {
       PayloadDecompressor decompressor,
       Client client,
       MessageEvents events) {
-    RowDeleter deleter = new VersionedDeletes(client);
-    StoredValues stored = new LatestStoredValues(client, capture);
-    TruncateMarkTable marksTable = TruncateMarkTable.open(client, capture.marksTable());
-    ChangeEventReader reader = new ChangeEventReader(new ChangeVersion(capture.versionEpoch()));
     TruncateMarks marks = new TruncateMarks();
-    TruncateGuard truncates = new TruncateGuard(marksTable, marks, deleter);
+    TruncateGuard truncates =
+        new TruncateGuard(
+            TruncateMarkTable.open(client, capture.marksTable()),
+            marks,
+            new VersionedDeletes(client));
+    return reading(capture, decompressor, client, events, marks, truncates);
+  }
+
+  /**
+   * The reading of a dry run: routed and read as {@link #open} does, but a truncate stores no mark
+   * and deletes nothing, and the marks table is neither created nor read.
+   */
+  public static ChangeReading preview(
+      ChangeCapture capture, PayloadDecompressor decompressor, Client client) {
+    TruncateMarks marks = new TruncateMarks();
+    return reading(
+        capture, decompressor, client, MessageEvents.NONE, marks, TruncateGuard.preview(marks));
+  }
+
+  private static ChangeReading reading(
+      ChangeCapture capture,
+      PayloadDecompressor decompressor,
+      Client client,
+      MessageEvents events,
+      TruncateMarks marks,
+      TruncateGuard truncates) {
+    StoredValues stored = new LatestStoredValues(client, capture);
+    ChangeEventReader reader = new ChangeEventReader(new ChangeVersion(capture.versionEpoch()));
     return new ChangeReading(
         new ChangeRouter(capture, reader, decompressor, truncates, events),
         new ChangeFormat(reader, capture, marks, stored));

@@ -142,12 +142,16 @@ public final class TableCommand implements Callable<Integer> {
         DeadLetterTable.open(client, deadLetters, false, inserter)
             .withTokenSource("dead letters replayed by " + UUID.randomUUID());
     // A change event (PAYLOAD_FORMAT=debezium) is routed and read as the service does: by its
-    // source table, a truncate's DELETE applied again.
+    // source table, a truncate's DELETE applied again (not in a dry run, which deletes nothing).
     PayloadDecompressor decompressor = new PayloadDecompressor(maxDecompressed);
     Optional<ChangeReading> changes =
         mapping
             .changeCapture()
-            .map(capture -> ChangeReading.open(capture, decompressor, client, MessageEvents.NONE));
+            .map(
+                capture ->
+                    settings.dryRun()
+                        ? ChangeReading.preview(capture, decompressor, client)
+                        : ChangeReading.open(capture, decompressor, client, MessageEvents.NONE));
     // Routed as the service routes: a dead letter goes back to the table its attribute names, and
     // its INSERT carries the token a push of the same messages carried.
     Destinations destinations =

@@ -134,4 +134,51 @@ class ChangeReplayIT {
         .isEqualTo("2\tafter\t200");
     assertThat(database.count("items_dead")).isZero();
   }
+
+  @Test
+  void aDryRunOfATruncateDeletesNothingAndStoresNoMark() {
+    database.execute(
+        "CREATE TABLE items (id Int32, name String, __op String, __version UInt64,"
+            + " __is_deleted UInt8) ENGINE = ReplacingMergeTree(__version, __is_deleted)"
+            + " ORDER BY id");
+    database.execute("CREATE TABLE other (id Int32) ENGINE = MergeTree ORDER BY id");
+    database.execute(
+        "INSERT INTO items VALUES (1, 'kept', 'c', 100, 0), (2, 'kept too', 'c', 110, 0)");
+    Letters.createDeadLetterTable(dev.pubsubclickhouse.testing.Sql.of(database), "items_dead");
+    String truncate =
+        "{\"before\":null,\"after\":null,\"source\":{\"version\":\"2.5.0.Final\","
+            + "\"connector\":\"postgresql\",\"name\":\"pg\",\"ts_ms\":1,\"snapshot\":\"false\","
+            + "\"db\":\"postgres\",\"schema\":\"public\",\"table\":\"items\",\"txId\":8,"
+            + "\"lsn\":500,\"xmin\":null},\"op\":\"t\",\"ts_ms\":2}";
+    Letters.insert(
+        dev.pubsubclickhouse.testing.Sql.of(database),
+        "items_dead",
+        List.of(
+            Letters.letter(1, "ClickHouse did not answer", T0).withData(truncate),
+            Letters.letter(2, "ClickHouse did not answer", T0.plusSeconds(1))
+                .withData(change("c", 3, "new", 600))));
+    Map<String, String> env = new HashMap<>();
+    env.put("CLICKHOUSE_URL", database.server().url());
+    env.put("CLICKHOUSE_USER", database.server().user());
+    env.put("CLICKHOUSE_PASSWORD", database.server().password());
+    env.put("CLICKHOUSE_DATABASE", database.name());
+    env.put("CLICKHOUSE_TABLE", "other");
+    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "items_dead");
+    env.put("PAYLOAD_FORMAT", "debezium");
+    env.put("CDC_TABLES", "public.items=items");
+
+    Run run = Run.of(env, "table", "--dryRun", "--maxPerSecond=0");
+
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+    assertThat(database.query("SELECT id, name, __version FROM items FINAL ORDER BY id"))
+        .as("a dry run leaves the target as it was")
+        .isEqualTo("1\tkept\t100\n2\tkept too\t110");
+    assertThat(
+            database.query(
+                "SELECT count() FROM system.tables WHERE database = currentDatabase()"
+                    + " AND name = '_cdc_truncate_marks'"))
+        .as("and creates no marks table")
+        .isEqualTo("0");
+    assertThat(database.count("items_dead")).isEqualTo(2);
+  }
 }
