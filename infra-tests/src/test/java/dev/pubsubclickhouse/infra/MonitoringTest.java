@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.pubsubclickhouse.infra.hcl.Expr;
 import dev.pubsubclickhouse.infra.hcl.HclBlock;
 import dev.pubsubclickhouse.infra.hcl.HclExpression;
+import dev.pubsubclickhouse.infra.hcl.HclExpression.Literal;
 import dev.pubsubclickhouse.infra.hcl.TerraformConfig;
 import java.util.ArrayList;
 import java.util.List;
@@ -126,6 +127,57 @@ class MonitoringTest {
     for (String name : policyNames()) {
       assertThat(filters(policy(name)))
           .allSatisfy(f -> assertThat(f).doesNotContain("prometheus.googleapis.com"));
+    }
+  }
+
+  @Test
+  void theResourcePassesEachValueOfAPolicyToTheArgumentOfItsName() {
+    // The other tests read thresholds, filters and durations from the locals: they hold for the
+    // deployed policies only when the resource hands each value to the argument of its name.
+    assertThat(POLICIES.expr("display_name").references())
+        .containsExactly("each.value.display_name");
+    assertThat(POLICIES.expr("severity").references()).containsExactly("each.value.severity");
+    assertThat(POLICIES.block("documentation").expr("content").references())
+        .containsExactly("each.value.documentation");
+    assertThat(POLICIES.expr("combiner").literal()).contains(Literal.string("OR"));
+
+    HclBlock conditions = POLICIES.dynamic("conditions");
+    assertThat(conditions.expr("for_each").references()).containsExactly("each.value.conditions");
+    HclBlock content = conditions.block("content");
+    assertThat(content.expr("display_name").references())
+        .containsExactly("conditions.value.display_name");
+    HclBlock threshold = content.block("condition_threshold");
+    assertThat(threshold.attributes().keySet())
+        .containsExactlyInAnyOrder(
+            "filter", "denominator_filter", "comparison", "threshold_value", "duration");
+    assertTakesItsNamesake(threshold, "conditions.value.", "filter", "threshold_value", "duration");
+    assertThat(threshold.expr("denominator_filter").text())
+        .isEqualTo("lookup(conditions.value, \"denominator_filter\", null)");
+    assertThat(threshold.expr("comparison").literal()).contains(Literal.string("COMPARISON_GT"));
+    assertThat(threshold.block("trigger").expr("count").literal()).contains(Literal.number("1"));
+    assertTakesItsNamesake(
+        threshold.block("aggregations"),
+        "conditions.value.aggregations.",
+        "alignment_period",
+        "per_series_aligner",
+        "cross_series_reducer");
+    HclBlock denominator = threshold.dynamic("denominator_aggregations");
+    assertThat(denominator.expr("for_each").text())
+        .isEqualTo(
+            "contains(keys(conditions.value), \"denominator_filter\")"
+                + " ? [conditions.value.aggregations] : []");
+    assertTakesItsNamesake(
+        denominator.block("content"),
+        "denominator_aggregations.value.",
+        "alignment_period",
+        "per_series_aligner",
+        "cross_series_reducer");
+  }
+
+  /** Each of {@code arguments} of the block is {@code prefix} and its own name. */
+  private static void assertTakesItsNamesake(HclBlock block, String prefix, String... arguments) {
+    for (String argument : arguments) {
+      assertThat(block.expr(argument).text()).as(argument).isEqualTo(prefix + argument);
     }
   }
 
