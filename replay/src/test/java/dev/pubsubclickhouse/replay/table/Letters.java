@@ -3,6 +3,7 @@ package dev.pubsubclickhouse.replay.table;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pubsubclickhouse.testing.JsonValues;
 import dev.pubsubclickhouse.testing.Sql;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -272,13 +273,7 @@ final class Letters {
   static List<Row> expectedRows(List<Letter> letters, boolean withAttributes) {
     List<Row> rows = new ArrayList<>();
     for (Letter letter : letters) {
-      JsonNode data = read(letter.data());
-      List<JsonNode> events = new ArrayList<>();
-      if (data.isArray()) {
-        data.forEach(events::add);
-      } else {
-        events.add(data);
-      }
+      List<JsonNode> events = JsonValues.events(JsonValues.read(letter.data()));
       for (int index = 0; index < events.size(); index++) {
         JsonNode event = events.get(index);
         rows.add(
@@ -303,18 +298,13 @@ final class Letters {
   static List<Row> rowsFinal(Sql sql, String table) {
     List<Row> rows = new ArrayList<>();
     for (JsonNode row :
-        lines(
-            sql,
+        sql.jsonRows(
             "SELECT _pubsub_subscription AS s, _pubsub_message_id AS m, _pubsub_row_index AS i,"
                 + " id, name, toString(amount) AS amount, toString(at) AS at,"
                 + " _pubsub_attributes AS attributes, _pubsub_ordering_key AS k,"
                 + " toString(_pubsub_publish_time) AS p, _pubsub_delivery_attempt AS d FROM "
                 + table
                 + " FINAL")) {
-      Map<String, String> attributes = new TreeMap<>();
-      row.get("attributes")
-          .fields()
-          .forEachRemaining(e -> attributes.put(e.getKey(), e.getValue().asText()));
       rows.add(
           new Row(
               row.get("s").asText(),
@@ -324,7 +314,7 @@ final class Letters {
               row.get("name").asText(),
               new BigDecimal(row.get("amount").asText()).stripTrailingZeros(),
               row.get("at").asText(),
-              Map.copyOf(attributes),
+              Map.copyOf(JsonValues.texts(row.get("attributes"))),
               row.get("k").asText(),
               row.get("p").asText(),
               row.get("d").asLong()));
@@ -335,7 +325,8 @@ final class Letters {
   /** A dead-letter table's rows, every column, as text maps (sorted by failed_at, message_id). */
   static List<Map<String, String>> deadLetterRows(Sql sql, String table) {
     List<Map<String, String>> rows = new ArrayList<>();
-    for (JsonNode row : lines(sql, "SELECT * FROM " + table + " ORDER BY failed_at, raw_message")) {
+    for (JsonNode row :
+        sql.jsonRows("SELECT * FROM " + table + " ORDER BY failed_at, raw_message")) {
       Map<String, String> values = new LinkedHashMap<>();
       row.fields().forEachRemaining(e -> values.put(e.getKey(), text(e.getValue())));
       rows.add(values);
@@ -347,16 +338,6 @@ final class Letters {
     return value.isValueNode() ? value.asText() : value.toString();
   }
 
-  static List<JsonNode> lines(Sql sql, String query) {
-    List<JsonNode> rows = new ArrayList<>();
-    for (String line : sql.query(query + " FORMAT JSONEachRow").split("\n")) {
-      if (!line.isBlank()) {
-        rows.add(read(line));
-      }
-    }
-    return rows;
-  }
-
   static byte[] gzip(String text) {
     java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
     try (java.util.zip.GZIPOutputStream out = new java.util.zip.GZIPOutputStream(bytes)) {
@@ -365,13 +346,5 @@ final class Letters {
       throw new UncheckedIOException(e);
     }
     return bytes.toByteArray();
-  }
-
-  static JsonNode read(String json) {
-    try {
-      return JSON.readTree(json);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }
