@@ -4,12 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pubsubclickhouse.testing.EventValues;
 import dev.pubsubclickhouse.testing.JsonValues;
 import dev.pubsubclickhouse.testing.PubSubRest.Message;
-import java.math.BigDecimal;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -22,8 +20,6 @@ import java.util.Map;
 final class Events {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Instant EPOCH = Instant.parse("2026-01-15T00:00:00Z");
-  private static final DateTimeFormatter CLICKHOUSE_TIME =
-      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS").withZone(ZoneOffset.UTC);
 
   private Events() {}
 
@@ -149,10 +145,7 @@ final class Events {
       String subscription,
       String messageId,
       long rowIndex,
-      long id,
-      String name,
-      BigDecimal amount,
-      String at,
+      EventValues event,
       Map<String, String> attributes,
       String orderingKey) {}
 
@@ -173,10 +166,7 @@ final class Events {
                 subscription,
                 ids.get(m),
                 index,
-                event.get("id").asLong(),
-                event.get("name").asText(),
-                new BigDecimal(event.get("amount").asText()).stripTrailingZeros(),
-                CLICKHOUSE_TIME.format(Instant.parse(event.get("at").asText())),
+                EventValues.published(event),
                 message.attributes(),
                 orderingKeys ? message.orderingKey() : ""));
       }

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pubsubclickhouse.emulator.Events.Row;
+import dev.pubsubclickhouse.testing.EventValues;
 import dev.pubsubclickhouse.testing.JsonValues;
 import dev.pubsubclickhouse.testing.Sql;
-import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,10 +48,7 @@ final class Stored {
               row.get("subscription").asText(),
               row.get("message_id").asText(),
               row.get("row_index").asLong(),
-              row.get("id").asLong(),
-              row.get("name").asText(),
-              new BigDecimal(row.get("amount").asText()).stripTrailingZeros(),
-              row.get("at").asText(),
+              EventValues.stored(row),
               Map.copyOf(JsonValues.texts(row.get("attributes"))),
               row.get("ordering_key").asText()));
     }

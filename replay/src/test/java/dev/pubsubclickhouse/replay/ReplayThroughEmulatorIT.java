@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
+import dev.pubsubclickhouse.testing.EventValues;
 import dev.pubsubclickhouse.testing.JsonValues;
 import dev.pubsubclickhouse.testing.LocalClickHouse;
 import dev.pubsubclickhouse.testing.PubSubEmulator;
@@ -15,13 +16,10 @@ import dev.pubsubclickhouse.testing.PubSubRest.Received;
 import dev.pubsubclickhouse.testing.ServiceProcess;
 import dev.pubsubclickhouse.testing.Sql;
 import dev.pubsubclickhouse.testing.TestDatabase;
-import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -39,8 +37,6 @@ import org.junit.jupiter.api.Test;
 class ReplayThroughEmulatorIT {
   private static final Duration ARRIVAL = Duration.ofSeconds(90);
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final DateTimeFormatter MILLIS =
-      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS").withZone(ZoneOffset.UTC);
 
   private final TestDatabase database;
   private final Sql sql;
@@ -131,10 +127,7 @@ class ReplayThroughEmulatorIT {
       String subscription,
       String messageId,
       long rowIndex,
-      long id,
-      String name,
-      BigDecimal amount,
-      String at,
+      EventValues event,
       Map<String, String> attributes) {}
 
   private static List<Row> expected(String subscription, List<String> ids, List<Message> sent) {
@@ -148,10 +141,7 @@ class ReplayThroughEmulatorIT {
                 subscription,
                 ids == null ? "" : ids.get(m),
                 i,
-                event.get("id").asLong(),
-                event.get("name").asText(),
-                new BigDecimal(event.get("amount").asText()).stripTrailingZeros(),
-                MILLIS.format(Instant.parse(event.get("at").asText())),
+                EventValues.published(event),
                 sent.get(m).attributes()));
       }
     }
@@ -176,10 +166,7 @@ class ReplayThroughEmulatorIT {
               row.get("s").asText(),
               withIds ? row.get("m").asText() : "",
               row.get("i").asLong(),
-              row.get("id").asLong(),
-              row.get("name").asText(),
-              new BigDecimal(row.get("amount").asText()).stripTrailingZeros(),
-              row.get("at").asText(),
+              EventValues.stored(row),
               Map.copyOf(JsonValues.texts(row.get("attributes")))));
     }
     return rows;

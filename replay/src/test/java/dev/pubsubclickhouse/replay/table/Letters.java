@@ -3,11 +3,11 @@ package dev.pubsubclickhouse.replay.table;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pubsubclickhouse.testing.EventValues;
 import dev.pubsubclickhouse.testing.JsonValues;
 import dev.pubsubclickhouse.testing.Sql;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -25,8 +25,6 @@ final class Letters {
   static final ObjectMapper JSON = new ObjectMapper();
   private static final DateTimeFormatter SECONDS =
       DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss").withZone(ZoneOffset.UTC);
-  private static final DateTimeFormatter MILLIS =
-      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS").withZone(ZoneOffset.UTC);
 
   private Letters() {}
 
@@ -207,7 +205,7 @@ final class Letters {
       row.put("stack_trace", letter.stackTrace());
       row.put("failed_at", SECONDS.format(letter.failedAt()));
       row.put("message_id", letter.messageId());
-      row.put("publish_time", MILLIS.format(letter.publishTime()));
+      row.put("publish_time", EventValues.CLICKHOUSE_MILLIS.format(letter.publishTime()));
       ObjectNode attributes = row.putObject("attributes");
       letter.attributes().forEach(attributes::put);
       row.put("ordering_key", letter.orderingKey());
@@ -257,10 +255,7 @@ final class Letters {
       String subscription,
       String messageId,
       long rowIndex,
-      long id,
-      String name,
-      BigDecimal amount,
-      String at,
+      EventValues event,
       Map<String, String> attributes,
       String orderingKey,
       String publishTime,
@@ -281,13 +276,10 @@ final class Letters {
                 letter.subscription(),
                 letter.messageId(),
                 index,
-                event.get("id").asLong(),
-                event.get("name").asText(),
-                new BigDecimal(event.get("amount").asText()).stripTrailingZeros(),
-                MILLIS.format(Instant.parse(event.get("at").asText())),
+                EventValues.published(event),
                 withAttributes ? Map.copyOf(letter.attributes()) : Map.of(),
                 withAttributes ? letter.orderingKey() : "",
-                MILLIS.format(letter.publishTime()),
+                EventValues.CLICKHOUSE_MILLIS.format(letter.publishTime()),
                 letter.deliveryAttempt() == null ? 0 : letter.deliveryAttempt()));
       }
     }
@@ -310,10 +302,7 @@ final class Letters {
               row.get("s").asText(),
               row.get("m").asText(),
               row.get("i").asLong(),
-              row.get("id").asLong(),
-              row.get("name").asText(),
-              new BigDecimal(row.get("amount").asText()).stripTrailingZeros(),
-              row.get("at").asText(),
+              EventValues.stored(row),
               Map.copyOf(JsonValues.texts(row.get("attributes"))),
               row.get("k").asText(),
               row.get("p").asText(),
