@@ -6,7 +6,6 @@ import dev.pubsubclickhouse.testing.ServiceProcess;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -19,11 +18,7 @@ final class Services {
    * dead-letter sinks. Answers come well within the subscriptions' ack deadline.
    */
   static Map<String, String> writing(ClickHouseServer server, String database, String table) {
-    Map<String, String> env = new HashMap<>();
-    env.put("CLICKHOUSE_URL", server.url());
-    env.put("CLICKHOUSE_USER", server.user());
-    env.put("CLICKHOUSE_PASSWORD", server.password());
-    env.put("CLICKHOUSE_DATABASE", database);
+    Map<String, String> env = server.environment(database);
     env.put("CLICKHOUSE_TABLE", table);
     env.put("MAX_RETRIES", "1");
     env.put("INSERT_TIMEOUT_MS", "2000");
