@@ -1,12 +1,10 @@
 package dev.pubsubclickhouse.emulator;
 
 import dev.pubsubclickhouse.testing.ClickHouseServer;
-import dev.pubsubclickhouse.testing.LocalClickHouse;
 import dev.pubsubclickhouse.testing.ServiceProcess;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 
 /** The service jar as the push endpoint of the emulator's subscriptions. */
@@ -34,12 +32,7 @@ final class Services {
     Path work =
         Files.createDirectories(
             Path.of("target", "emulator-runs", name + "-" + System.currentTimeMillis()));
-    return new ServiceProcess(
-            env,
-            List.of("-Xmx256m", "-XX:+UseSerialGC"),
-            work.resolve("service.log"),
-            LocalClickHouse.freePort())
-        .start();
+    return ServiceProcess.small(env, work.resolve("service.log")).start();
   }
 
   /** Stops it if it still runs (after a failed assertion too). */

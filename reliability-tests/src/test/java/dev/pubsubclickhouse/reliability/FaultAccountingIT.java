@@ -79,13 +79,7 @@ class FaultAccountingIT {
     }
 
     void startService(Map<String, String> env) throws Exception {
-      service =
-          new ServiceProcess(
-                  env,
-                  List.of("-Xmx256m", "-XX:+UseSerialGC"),
-                  work.resolve("service.log"),
-                  LocalClickHouse.freePort())
-              .start();
+      service = ServiceProcess.small(env, work.resolve("service.log")).start();
     }
 
     /**

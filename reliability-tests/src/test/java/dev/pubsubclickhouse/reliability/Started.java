@@ -1,7 +1,6 @@
 package dev.pubsubclickhouse.reliability;
 
 import dev.pubsubclickhouse.testing.FaultInjectingProxy;
-import dev.pubsubclickhouse.testing.LocalClickHouse;
 import dev.pubsubclickhouse.testing.ServiceProcess;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -24,12 +23,7 @@ final class Started implements AutoCloseable {
 
   /** The service with {@code env}, its log in {@code work}; not started yet. */
   ServiceProcess service(Map<String, String> env, Path work) {
-    ServiceProcess service =
-        new ServiceProcess(
-            env,
-            List.of("-Xmx256m", "-XX:+UseSerialGC"),
-            work.resolve("service.log"),
-            LocalClickHouse.freePort());
+    ServiceProcess service = ServiceProcess.small(env, work.resolve("service.log"));
     running.add(service::kill);
     return service;
   }

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.EventValues;
 import dev.pubsubclickhouse.testing.JsonValues;
-import dev.pubsubclickhouse.testing.LocalClickHouse;
 import dev.pubsubclickhouse.testing.PubSubEmulator;
 import dev.pubsubclickhouse.testing.PubSubEmulatorTest;
 import dev.pubsubclickhouse.testing.PubSubRest;
@@ -86,12 +85,7 @@ class ReplayThroughEmulatorIT {
     settings.put("MAX_RETRIES", "1");
     settings.put("INSERT_TIMEOUT_MS", "2000");
     settings.put("ANSWER_TIMEOUT_MS", "5000");
-    return new ServiceProcess(
-            settings,
-            List.of("-Xmx256m", "-XX:+UseSerialGC"),
-            work.resolve("service.log"),
-            LocalClickHouse.freePort())
-        .start();
+    return ServiceProcess.small(settings, work.resolve("service.log")).start();
   }
 
   private static String event(long id) {

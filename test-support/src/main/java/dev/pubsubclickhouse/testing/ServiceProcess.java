@@ -47,6 +47,15 @@ public final class ServiceProcess implements AutoCloseable {
     this.port = port;
   }
 
+  /**
+   * The service with {@code environment}, a heap of 256 MB and the serial collector (room for
+   * several beside the tests on one machine), on a free port, its log in {@code log}; not started.
+   */
+  public static ServiceProcess small(Map<String, String> environment, Path log) {
+    return new ServiceProcess(
+        environment, List.of("-Xmx256m", "-XX:+UseSerialGC"), log, LocalClickHouse.freePort());
+  }
+
   public static Path jar() {
     Path jar = Path.of(System.getProperty("function.jar", "../function/target/function.jar"));
     if (!Files.isRegularFile(jar)) {
