@@ -63,7 +63,7 @@ class BackfillRestIT extends BackfillSuite {
             "--pageRows=10",
             "--pageReader=client");
 
-    assertThat(run.exitCode()).as(run.output()).isZero();
+    run.assertSucceeded();
     assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM client_reader ORDER BY id)"))
         .isEqualTo(
             "[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,"
@@ -110,7 +110,7 @@ class BackfillRestIT extends BackfillSuite {
     JobRun stopped = runTask("retasked-rest-1", 0, 2, "retasked_rest", "--pageRows=10");
     assertThat(stopped.exitCode()).as(stopped.output()).isEqualTo(1);
     JobRun whole = runTask("retasked-rest-1", 1, 2, "retasked_rest", "--pageRows=10");
-    assertThat(whole.exitCode()).as(whole.output()).isZero();
+    whole.assertSucceeded();
     assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM retasked_rest ORDER BY id)"))
         .isEqualTo(list(IntStream.concat(IntStream.range(0, 20), IntStream.range(50, 100))));
     int readsBefore = bigQuery.requestsTo("/data?").size();
@@ -157,7 +157,7 @@ class BackfillRestIT extends BackfillSuite {
             "--clickHouseTable=short_answers",
             "--pageRows=10");
 
-    assertThat(run.exitCode()).as(run.output()).isZero();
+    run.assertSucceeded();
     assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM short_answers ORDER BY id)"))
         .isEqualTo(ids(0, 35));
     assertThat(
@@ -189,7 +189,7 @@ class BackfillRestIT extends BackfillSuite {
     List<JobRun> runs = new ArrayList<>();
     for (int task = 0; task < tasks; task++) {
       JobRun run = runTask(execution, task, tasks, table, args);
-      assertThat(run.exitCode()).as(run.output()).isZero();
+      run.assertSucceeded();
       runs.add(run);
     }
     return runs;

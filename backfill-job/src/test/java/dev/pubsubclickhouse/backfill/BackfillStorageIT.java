@@ -53,14 +53,9 @@ class BackfillStorageIT extends BackfillSuite {
     idTables("resumed_stream", 30, "");
     storage.breakStreamsAfter(14, 1);
 
-    JobRun run =
-        JobRun.of(
-            environment(),
-            "--inputTableSpec=" + PROJECT + ":ds.resumed_stream",
-            "--clickHouseTable=resumed_stream",
-            "--streamsPerTask=1");
+    JobRun run = copy(environment(), "resumed_stream", "resumed_stream", "--streamsPerTask=1");
 
-    assertThat(run.exitCode()).as(run.output()).isZero();
+    run.assertSucceeded();
     String stream = storage.createdSessions().get(0).getStreams(0).getName();
     assertThat(storage.reads()).containsExactly(stream + "@0", stream + "@14");
     assertThat(db.query("SELECT count(), uniqExact(id), min(id), max(id) FROM resumed_stream"))
@@ -74,11 +69,7 @@ class BackfillStorageIT extends BackfillSuite {
     Map<String, String> env = new java.util.HashMap<>(environment());
     env.put("GOOGLE_APPLICATION_CREDENTIALS", "/nonexistent/service-account.json");
 
-    JobRun run =
-        JobRun.of(
-            env,
-            "--inputTableSpec=" + PROJECT + ":ds.no_credentials",
-            "--clickHouseTable=no_credentials");
+    JobRun run = copy(env, "no_credentials", "no_credentials");
 
     assertThat(run.exitCode()).as(run.output()).isEqualTo(1);
     assertThat(run.out())
@@ -135,7 +126,7 @@ class BackfillStorageIT extends BackfillSuite {
     Map<String, String> env = environment();
     env.put("CLOUD_RUN_EXECUTION", "streamed-1");
     JobRun first = JobRun.of(env, args);
-    assertThat(first.exitCode()).as(first.output()).isZero();
+    first.assertSucceeded();
     BigQueryTable table = bigQuery.table("ds", "streamed");
     long lastModified = table.lastModified;
     for (int i = 20; i < 25; i++) {
@@ -146,7 +137,7 @@ class BackfillStorageIT extends BackfillSuite {
     env.put("CLOUD_RUN_EXECUTION", "streamed-2");
     JobRun second = JobRun.of(env, args);
 
-    assertThat(second.exitCode()).as(second.output()).isZero();
+    second.assertSucceeded();
     assertThat(second.out())
         .contains(
             "test-project:ds.streamed has rows in its streaming buffer, so it cannot be known"

@@ -12,6 +12,7 @@ import dev.pubsubclickhouse.testing.bigquery.BigQueryRows;
 import dev.pubsubclickhouse.testing.bigquery.BigQueryTable;
 import dev.pubsubclickhouse.testing.bigquery.LocalBigQuery;
 import dev.pubsubclickhouse.testing.bigquery.StorageReadApi;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -72,22 +73,44 @@ abstract class BackfillSuite {
     Map<String, String> env = new HashMap<>();
     env.putAll(readerEnvironment());
     env.put("BIGQUERY_MAX_ATTEMPTS", "4");
-    env.put("CLICKHOUSE_URL", db.server().url());
-    env.put("CLICKHOUSE_USER", db.server().user());
-    env.put("CLICKHOUSE_PASSWORD", db.server().password());
-    env.put("CLICKHOUSE_DATABASE", db.name());
+    env.putAll(db.server().environment(db.name()));
     env.put("BIGQUERY_ENDPOINT", bigQuery.endpoint());
     env.put("GOOGLE_CLOUD_PROJECT", PROJECT);
     env.put("OUTPUT_DEADLETTER_TABLE", "none");
     return env;
   }
 
-  /** A BigQuery table ds.{name} of ids 0..rows-1, and a ClickHouse table {name}(id UInt32). */
-  protected void idTables(String name, int rows, String clickHouseSettings) {
-    BigQueryTable table = bigQuery.table("ds", name, fields("id INTEGER"));
+  /**
+   * Runs the job with {@code env} from BigQuery's {@code ds.source} into ClickHouse's {@code
+   * target}, with {@code flags} on top.
+   */
+  protected static JobRun copy(
+      Map<String, String> env, String source, String target, String... flags) {
+    List<String> args = new ArrayList<>();
+    args.add("--inputTableSpec=" + PROJECT + ":ds." + source);
+    args.add("--clickHouseTable=" + target);
+    args.addAll(List.of(flags));
+    return JobRun.of(env, args.toArray(String[]::new));
+  }
+
+  /** A BigQuery table {dataset}.{name} of one column id, holding ids 0..rows-1. */
+  protected BigQueryTable idTable(String dataset, String name, int rows) {
+    BigQueryTable table = bigQuery.table(dataset, name, fields("id INTEGER"));
     for (int i = 0; i < rows; i++) {
       table.rows.add(row(Integer.toString(i)));
     }
+    return table;
+  }
+
+  /** BigQuery answers {@code sql} with its result table _anon.{resultTable} of ids 0..rows-1. */
+  protected void idQueryResult(String sql, String resultTable, int rows) {
+    bigQuery.queryResult(sql, "_anon", resultTable);
+    idTable("_anon", resultTable, rows);
+  }
+
+  /** A BigQuery table ds.{name} of ids 0..rows-1, and a ClickHouse table {name}(id UInt32). */
+  protected void idTables(String name, int rows, String clickHouseSettings) {
+    idTable("ds", name, rows);
     db.execute(
         "CREATE TABLE "
             + name
@@ -109,14 +132,9 @@ abstract class BackfillSuite {
         "CREATE TABLE events (event_time DateTime, service String, level String, message String)"
             + " ENGINE = MergeTree ORDER BY event_time");
 
-    JobRun run =
-        JobRun.of(
-            environment(),
-            "--inputTableSpec=" + PROJECT + ":ds.events",
-            "--clickHouseTable=events",
-            "--pageRows=10");
+    JobRun run = copy(environment(), "events", "events", "--pageRows=10");
 
-    assertThat(run.exitCode()).as(run.output()).isZero();
+    run.assertSucceeded();
     assertThat(
             db.query("SELECT groupArray(message) FROM (SELECT * FROM events ORDER BY event_time)"))
         .isEqualTo(
@@ -190,13 +208,9 @@ abstract class BackfillSuite {
             + " st Tuple(x Int64, y String), by String, js String, geo String, tm String,"
             + " nul Nullable(String)) ENGINE = MergeTree ORDER BY i8");
 
-    JobRun run =
-        JobRun.of(
-            environment(),
-            "--inputTableSpec=" + PROJECT + ":ds.all_types",
-            "--clickHouseTable=all_types");
+    JobRun run = copy(environment(), "all_types", "all_types");
 
-    assertThat(run.exitCode()).as(run.output()).isZero();
+    run.assertSucceeded();
     assertThat(db.query("SELECT * FROM all_types"))
         .isEqualTo(
             "-128\t65535\t9223372036854775807\t1.5\t12345678901234567890.123456789"
@@ -216,13 +230,9 @@ abstract class BackfillSuite {
     db.execute(
         "CREATE TABLE floats (id UInt32, f64 Float64, f32 Float32) ENGINE = MergeTree ORDER BY id");
 
-    JobRun run =
-        JobRun.of(
-            environment(),
-            "--inputTableSpec=" + PROJECT + ":ds.floats",
-            "--clickHouseTable=floats");
+    JobRun run = copy(environment(), "floats", "floats");
 
-    assertThat(run.exitCode()).as(run.output()).isZero();
+    run.assertSucceeded();
     assertThat(
             db.query("SELECT groupArray((id, f64, f32)) FROM (SELECT * FROM floats ORDER BY id)"))
         .isEqualTo("[(1,inf,inf),(2,-inf,-inf),(3,1.5,1.5)]");
@@ -236,13 +246,9 @@ abstract class BackfillSuite {
         .add(row("1", "{\"user\":{\"id\":42},\"tags\":[\"a\"]}"));
     db.execute("CREATE TABLE json_target (id UInt8, payload JSON) ENGINE = MergeTree ORDER BY id");
 
-    JobRun run =
-        JobRun.of(
-            environment(),
-            "--inputTableSpec=" + PROJECT + ":ds.json_source",
-            "--clickHouseTable=json_target");
+    JobRun run = copy(environment(), "json_source", "json_target");
 
-    assertThat(run.exitCode()).as(run.output()).isZero();
+    run.assertSucceeded();
     assertThat(db.query("SELECT payload.user.id, payload.tags FROM json_target"))
         .isEqualTo("42\t['a']");
   }
@@ -260,10 +266,9 @@ abstract class BackfillSuite {
     env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "errors");
     env.put("CREATE_DEAD_LETTER_TABLE", "true");
 
-    JobRun run =
-        JobRun.of(env, "--inputTableSpec=" + PROJECT + ":ds.small", "--clickHouseTable=small");
+    JobRun run = copy(env, "small", "small");
 
-    assertThat(run.exitCode()).as(run.output()).isZero();
+    run.assertSucceeded();
     assertThat(db.query("SELECT id, level FROM small ORDER BY id")).isEqualTo("1\t5\n3\t7");
     assertThat(db.query("SELECT raw_message, error_message FROM errors"))
         .isEqualTo(
@@ -294,10 +299,9 @@ abstract class BackfillSuite {
     env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "checked_errors");
     env.put("CREATE_DEAD_LETTER_TABLE", "true");
 
-    JobRun run =
-        JobRun.of(env, "--inputTableSpec=" + PROJECT + ":ds.checked", "--clickHouseTable=checked");
+    JobRun run = copy(env, "checked", "checked");
 
-    assertThat(run.exitCode()).as(run.output()).isZero();
+    run.assertSucceeded();
     assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM checked ORDER BY id)"))
         .isEqualTo("[1,2,3,4,5,6,8,9,10]");
     assertThat(db.query("SELECT raw_message FROM checked_errors")).isEqualTo("{\"id\":7}");
@@ -311,11 +315,7 @@ abstract class BackfillSuite {
     bigQuery.table("ds", "nowhere", fields("id INTEGER")).rows.add(row("-1"));
     db.execute("CREATE TABLE nowhere (id UInt8) ENGINE = MergeTree ORDER BY id");
 
-    JobRun run =
-        JobRun.of(
-            environment(),
-            "--inputTableSpec=" + PROJECT + ":ds.nowhere",
-            "--clickHouseTable=nowhere");
+    JobRun run = copy(environment(), "nowhere", "nowhere");
 
     assertThat(run.exitCode()).isEqualTo(1);
     assertThat(run.out())
@@ -331,13 +331,8 @@ abstract class BackfillSuite {
       env.put("CLOUD_RUN_EXECUTION", "sharded-1");
       env.put("CLOUD_RUN_TASK_COUNT", "3");
       env.put("CLOUD_RUN_TASK_INDEX", Integer.toString(task));
-      JobRun run =
-          JobRun.of(
-              env,
-              "--inputTableSpec=" + PROJECT + ":ds.sharded",
-              "--clickHouseTable=sharded",
-              "--pageRows=150");
-      assertThat(run.exitCode()).as(run.output()).isZero();
+      JobRun run = copy(env, "sharded", "sharded", "--pageRows=150");
+      run.assertSucceeded();
     }
     assertThat(db.query("SELECT count(), uniqExact(id), min(id), max(id) FROM sharded"))
         .isEqualTo("1000\t1000\t0\t999");
@@ -373,8 +368,8 @@ abstract class BackfillSuite {
     JobRun first = JobRun.of(environment(), args);
     JobRun again = JobRun.of(environment(), args);
 
-    assertThat(first.exitCode()).as(first.output()).isZero();
-    assertThat(again.exitCode()).as(again.output()).isZero();
+    first.assertSucceeded();
+    again.assertSucceeded();
     // loaded_at differs between the runs, so only the deduplication token makes the pages equal.
     assertThat(db.query("SELECT count(), uniqExact(id) FROM dedup")).isEqualTo("100\t100");
     db.flushLogs();
@@ -409,7 +404,7 @@ abstract class BackfillSuite {
     int requestsBefore = readRequests().size();
     JobRun resumed = JobRun.of(env, args);
 
-    assertThat(resumed.exitCode()).as(resumed.output()).isZero();
+    resumed.assertSucceeded();
     assertThat(db.query("SELECT count(), uniqExact(id), min(id), max(id) FROM resumed"))
         .isEqualTo("100\t100\t0\t99");
     assertThat(resumed.out()).contains("\"resumedAfter\":" + before);
@@ -425,14 +420,9 @@ abstract class BackfillSuite {
     idTables("flaky", 60, "");
     breakReadsTwice();
 
-    JobRun run =
-        JobRun.of(
-            environment(),
-            "--inputTableSpec=" + PROJECT + ":ds.flaky",
-            "--clickHouseTable=flaky",
-            "--pageRows=20");
+    JobRun run = copy(environment(), "flaky", "flaky", "--pageRows=20");
 
-    assertThat(run.exitCode()).as(run.output()).isZero();
+    run.assertSucceeded();
     assertThat(db.query("SELECT count(), uniqExact(id), min(id), max(id) FROM flaky"))
         .isEqualTo("60\t60\t0\t59");
   }
@@ -440,11 +430,7 @@ abstract class BackfillSuite {
   @Test
   void aQueryRunsOnceAsAJobAndItsResultTableIsShardedAcrossTasks() {
     String sql = "SELECT id FROM `test-project.ds.big` WHERE id < 10";
-    bigQuery.queryResult(sql, "_anon", "result1");
-    BigQueryTable result = bigQuery.table("_anon", "result1", fields("id INTEGER"));
-    for (int i = 0; i < 10; i++) {
-      result.rows.add(row(Integer.toString(i)));
-    }
+    idQueryResult(sql, "result1", 10);
     db.execute("CREATE TABLE from_query (id UInt32) ENGINE = MergeTree ORDER BY id");
     for (int task = 0; task < 2; task++) {
       Map<String, String> env = environment();
@@ -455,7 +441,7 @@ abstract class BackfillSuite {
       // Two pages of 5 rows, one for each task: a task's share is whole pages.
       JobRun run =
           JobRun.of(env, "--clickHouseTable=from_query", "--queryLocation=US", "--pageRows=5");
-      assertThat(run.exitCode()).as(run.output()).isZero();
+      run.assertSucceeded();
     }
 
     assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM from_query ORDER BY id)"))
@@ -484,14 +470,9 @@ abstract class BackfillSuite {
     env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "never_created");
     env.put("CREATE_DEAD_LETTER_TABLE", "true");
 
-    JobRun run =
-        JobRun.of(
-            env,
-            "--inputTableSpec=" + PROJECT + ":ds.planned",
-            "--clickHouseTable=planned",
-            "--dryRun");
+    JobRun run = copy(env, "planned", "planned", "--dryRun");
 
-    assertThat(run.exitCode()).as(run.output()).isZero();
+    run.assertSucceeded();
     assertThat(run.out())
         .contains(
             "column  clickhouse type    bigquery field  how\n"
@@ -516,7 +497,7 @@ abstract class BackfillSuite {
 
     JobRun run = JobRun.of(environment(), "--query=" + sql, "--clickHouseTable=people", "--dryRun");
 
-    assertThat(run.exitCode()).as(run.output()).isZero();
+    run.assertSucceeded();
     assertThat(run.out())
         .contains(
             "id      UInt64           id INT64        checked per value; misfits are dead-lettered\n");
@@ -529,11 +510,7 @@ abstract class BackfillSuite {
   void aMissingClickHouseTableIsNamed() {
     bigQuery.table("ds", "orphan", fields("id INTEGER")).rows.add(row("1"));
 
-    JobRun run =
-        JobRun.of(
-            environment(),
-            "--inputTableSpec=" + PROJECT + ":ds.orphan",
-            "--clickHouseTable=absent");
+    JobRun run = copy(environment(), "orphan", "absent");
 
     assertThat(run.exitCode()).isEqualTo(1);
     assertThat(run.out())
@@ -549,11 +526,7 @@ abstract class BackfillSuite {
     db.execute(
         "CREATE TABLE lacking (id UInt8, region String, ts DateTime) ENGINE = MergeTree ORDER BY id");
 
-    JobRun run =
-        JobRun.of(
-            environment(),
-            "--inputTableSpec=" + PROJECT + ":ds.lacking",
-            "--clickHouseTable=lacking");
+    JobRun run = copy(environment(), "lacking", "lacking");
 
     assertThat(run.exitCode()).isEqualTo(1);
     assertThat(run.out())
@@ -574,11 +547,7 @@ abstract class BackfillSuite {
         .add(row("1", "true"));
     db.execute("CREATE TABLE wrong_type (id UInt8, flag Date) ENGINE = MergeTree ORDER BY id");
 
-    JobRun run =
-        JobRun.of(
-            environment(),
-            "--inputTableSpec=" + PROJECT + ":ds.wrong_type",
-            "--clickHouseTable=wrong_type");
+    JobRun run = copy(environment(), "wrong_type", "wrong_type");
 
     assertThat(run.exitCode()).isEqualTo(1);
     assertThat(run.out()).contains("column 'flag' (Date) cannot take BigQuery BOOL");
@@ -596,13 +565,7 @@ abstract class BackfillSuite {
       env.put("CLICKHOUSE_URL", proxy.url());
       env.put("MAX_RETRIES", "1");
 
-      JobRun run =
-          JobRun.of(
-              env,
-              "--inputTableSpec=" + PROJECT + ":ds.outage",
-              "--clickHouseTable=outage",
-              "--pageRows=10",
-              "--checkpointTable=none");
+      JobRun run = copy(env, "outage", "outage", "--pageRows=10", "--checkpointTable=none");
 
       assertThat(run.exitCode()).as(run.output()).isEqualTo(1);
       assertThat(run.out())
@@ -621,8 +584,7 @@ abstract class BackfillSuite {
     String nowhere = "http://127.0.0.1:" + dev.pubsubclickhouse.testing.LocalClickHouse.freePort();
     env.put("CLICKHOUSE_URL", nowhere);
 
-    JobRun run =
-        JobRun.of(env, "--inputTableSpec=" + PROJECT + ":ds.unreachable", "--clickHouseTable=t");
+    JobRun run = copy(env, "unreachable", "t");
 
     assertThat(run.exitCode()).isEqualTo(1);
     assertThat(run.out())
@@ -634,12 +596,7 @@ abstract class BackfillSuite {
 
   @Test
   void aWrongParameterStopsTheJobWithOneLineBeforeAnyRequest() {
-    JobRun run =
-        JobRun.of(
-            environment(),
-            "--inputTableSpec=" + PROJECT + ":ds.t",
-            "--clickHouseTable=t",
-            "--maxRetries=lots");
+    JobRun run = copy(environment(), "t", "t", "--maxRetries=lots");
 
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err())
@@ -655,12 +612,7 @@ abstract class BackfillSuite {
     env.put("CLICKHOUSE_PASSWORD", "s3cr3t-value");
 
     JobRun run =
-        JobRun.of(
-            env,
-            "--inputTableSpec=" + PROJECT + ":ds.secretive",
-            "--clickHouseTable=secretive",
-            "--clickHousePassword=s3cr3t-flag-value",
-            "--dryRun");
+        copy(env, "secretive", "secretive", "--clickHousePassword=s3cr3t-flag-value", "--dryRun");
 
     assertThat(run.output()).doesNotContain("s3cr3t");
   }
@@ -703,7 +655,7 @@ abstract class BackfillSuite {
               "--inputTableSpec=" + PROJECT + ":ds." + name,
               "--clickHouseTable=" + name,
               "--pageRows=25");
-      assertThat(run.exitCode()).as(run.output()).isZero();
+      run.assertSucceeded();
       Matcher pinned = Pattern.compile("\"snapshotTime\":\"([^\"]+)\"").matcher(run.out());
       assertThat(pinned.find()).as(run.output()).isTrue();
       if (snapshotTime == null) {
@@ -738,18 +690,11 @@ abstract class BackfillSuite {
     env.put("CLOUD_RUN_EXECUTION", "replanned-1");
     env.put("CLOUD_RUN_TASK_COUNT", "2");
     env.put("CLOUD_RUN_TASK_INDEX", "0");
-    JobRun first =
-        JobRun.of(
-            env,
-            "--inputTableSpec=" + PROJECT + ":ds.replanned",
-            "--clickHouseTable=replanned",
-            "--where=id < 20");
-    assertThat(first.exitCode()).as(first.output()).isZero();
+    JobRun first = copy(env, "replanned", "replanned", "--where=id < 20");
+    first.assertSucceeded();
 
     env.put("CLOUD_RUN_TASK_INDEX", "1");
-    JobRun second =
-        JobRun.of(
-            env, "--inputTableSpec=" + PROJECT + ":ds.replanned", "--clickHouseTable=replanned");
+    JobRun second = copy(env, "replanned", "replanned");
 
     assertThat(second.exitCode()).isEqualTo(1);
     assertThat(second.out())
@@ -762,13 +707,9 @@ abstract class BackfillSuite {
     idTables("restricted", 100, "");
 
     JobRun run =
-        JobRun.of(
-            environment(),
-            "--inputTableSpec=" + PROJECT + ":ds.restricted",
-            "--clickHouseTable=restricted",
-            "--rowRestriction=id >= 10 AND id < 20");
+        copy(environment(), "restricted", "restricted", "--rowRestriction=id >= 10 AND id < 20");
 
-    assertThat(run.exitCode()).as(run.output()).isZero();
+    run.assertSucceeded();
     assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM restricted ORDER BY id)"))
         .isEqualTo("[10,11,12,13,14,15,16,17,18,19]");
     assertThat(run.out()).contains("where id >= 10 AND id < 20");
@@ -777,11 +718,7 @@ abstract class BackfillSuite {
   /** Every step that talks to BigQuery meets one 503 (or UNAVAILABLE), and the job completes. */
   @Test
   void aTransientFailureAtEachBigQueryStepIsRetried() {
-    BigQueryTable steps = bigQuery.table("ds", "steps", fields("id INTEGER"));
-    for (int i = 0; i < 40; i++) {
-      steps.rows.add(row(Integer.toString(i)));
-    }
-    steps.rows.add(row("300"));
+    idTable("ds", "steps", 40).rows.add(row("300"));
     db.execute("CREATE TABLE steps (id UInt8) ENGINE = MergeTree ORDER BY id");
     bigQuery.table("backfill_dead_letters", "steps_error_records", DEAD_LETTER_FIELDS);
     String api = "/bigquery/v2/projects/test-project";
@@ -800,14 +737,9 @@ abstract class BackfillSuite {
     Map<String, String> env = environment();
     env.remove("OUTPUT_DEADLETTER_TABLE");
 
-    JobRun run =
-        JobRun.of(
-            env,
-            "--inputTableSpec=" + PROJECT + ":ds.steps",
-            "--clickHouseTable=steps",
-            "--pageRows=15");
+    JobRun run = copy(env, "steps", "steps", "--pageRows=15");
 
-    assertThat(run.exitCode()).as(run.output()).isZero();
+    run.assertSucceeded();
     assertThat(bigQuery.unusedFaults()).isEmpty();
     assertThat(db.query("SELECT count(), uniqExact(id), min(id), max(id) FROM steps"))
         .isEqualTo("40\t40\t0\t39");
@@ -822,9 +754,7 @@ abstract class BackfillSuite {
     db.execute("CREATE TABLE down (id UInt8) ENGINE = MergeTree ORDER BY id");
     bigQuery.failNext("GET /bigquery/v2/projects/test-project/datasets/ds/tables/down", 503, 100);
 
-    JobRun run =
-        JobRun.of(
-            environment(), "--inputTableSpec=" + PROJECT + ":ds.down", "--clickHouseTable=down");
+    JobRun run = copy(environment(), "down", "down");
 
     assertThat(run.exitCode()).isEqualTo(1);
     assertThat(run.out())
@@ -935,7 +865,7 @@ abstract class BackfillSuite {
     };
 
     JobRun dryRun = JobRun.of(environment(), args[0], args[1], args[2], "--dryRun");
-    assertThat(dryRun.exitCode()).as(dryRun.output()).isZero();
+    dryRun.assertSucceeded();
     assertThat(dryRun.out())
         .contains(
             "CREATE TABLE IF NOT EXISTS `"
@@ -949,7 +879,7 @@ abstract class BackfillSuite {
 
     JobRun run = JobRun.of(environment(), args);
 
-    assertThat(run.exitCode()).as(run.output()).isZero();
+    run.assertSucceeded();
     assertThat(db.query("SELECT * EXCEPT by, hex(by) FROM created ORDER BY id FORMAT TSV"))
         .isEqualTo(
             "1\t-9223372036854775808\t-2.5\t-12345678901234567890.123456789"
@@ -982,13 +912,13 @@ abstract class BackfillSuite {
     JobRun dryRun = JobRun.of(environment(), args[0], args[1], args[2], "--dryRun");
     JobRun run = JobRun.of(environment(), args);
 
-    assertThat(dryRun.exitCode()).as(dryRun.output()).isZero();
+    dryRun.assertSucceeded();
     assertThat(dryRun.out())
         .contains(
             "    `device` Tuple(category Nullable(String), tags Array(String),"
                 + " web_info Tuple(browser Nullable(String)))"
                 + " DEFAULT tuple(NULL, [], tuple(NULL))\n");
-    assertThat(run.exitCode()).as(run.output()).isZero();
+    run.assertSucceeded();
     assertThat(db.query("SELECT * FROM nested ORDER BY id FORMAT TSV"))
         .isEqualTo("1\t('desktop',['a','b'],('Chrome'))\n2\t(NULL,[],(NULL))");
   }
@@ -999,10 +929,10 @@ abstract class BackfillSuite {
     bigQuery.table("ds", "refused_ddl", fields("id INTEGER")).rows.add(row("1"));
 
     JobRun run =
-        JobRun.of(
+        copy(
             environment(),
-            "--inputTableSpec=" + PROJECT + ":ds.refused_ddl",
-            "--clickHouseTable=refused_ddl",
+            "refused_ddl",
+            "refused_ddl",
             "--createTable",
             "--orderBy=(no_such_column)");
 
@@ -1027,14 +957,9 @@ abstract class BackfillSuite {
     source.rows.add(row("1", record("Paris", record("IDF")), record("desktop", record("Chrome"))));
     source.rows.add(row("2", record("Oslo", null), record("mobile", null)));
 
-    JobRun run =
-        JobRun.of(
-            environment(),
-            "--inputTableSpec=" + PROJECT + ":ds.inner_null",
-            "--clickHouseTable=inner_null",
-            "--createTable");
+    JobRun run = copy(environment(), "inner_null", "inner_null", "--createTable");
 
-    assertThat(run.exitCode()).as(run.output()).isZero();
+    run.assertSucceeded();
     assertThat(db.query("SELECT * FROM inner_null ORDER BY id FORMAT TSV"))
         .isEqualTo(
             "1\t('Paris',('IDF'))\t('desktop',('Chrome'))\n2\t('Oslo',(NULL))\t('mobile',(NULL))");
@@ -1068,7 +993,7 @@ abstract class BackfillSuite {
 
     env.put("CLOUD_RUN_EXECUTION", "recover-1");
     JobRun first = JobRun.of(env, args);
-    assertThat(first.exitCode()).as(first.output()).isZero();
+    first.assertSucceeded();
     assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM recover ORDER BY id)"))
         .isEqualTo("[0,1,2,4,5,6,8,9,10,11,12,13,14,15,16,18,19,20,21,22,23,24,26,27,28,29]");
     assertThat(first.out()).contains("\"deadLettered\":4");
@@ -1082,7 +1007,7 @@ abstract class BackfillSuite {
       env.put("CLOUD_RUN_TASK_COUNT", "2");
       env.put("CLOUD_RUN_TASK_INDEX", Integer.toString(task));
       JobRun recovery = JobRun.of(env, args);
-      assertThat(recovery.exitCode()).as(recovery.output()).isZero();
+      recovery.assertSucceeded();
       assertThat(recovery.out()).contains("\"deadLettered\":0");
       Matcher count = Pattern.compile("\"recovered\":(\\d+),").matcher(recovery.out());
       if (count.find()) {
@@ -1107,7 +1032,7 @@ abstract class BackfillSuite {
     env.put("CLOUD_RUN_TASK_INDEX", "0");
     env.put("CLOUD_RUN_EXECUTION", "recover-3");
     JobRun plain = JobRun.of(env, args);
-    assertThat(plain.exitCode()).as(plain.output()).isZero();
+    plain.assertSucceeded();
     assertThat(db.query("SELECT id, level FROM recover ORDER BY id") + "\n")
         .isEqualTo(oracle.toString());
     assertThat(plain.out()).contains("\"written\":0");
@@ -1142,7 +1067,7 @@ abstract class BackfillSuite {
     };
     env.put("CLOUD_RUN_EXECUTION", "recover-again-1");
     JobRun first = JobRun.of(env, args);
-    assertThat(first.exitCode()).as(first.output()).isZero();
+    first.assertSucceeded();
     db.execute("ALTER TABLE recover_again MODIFY COLUMN level Int16");
     db.execute(
         "ALTER TABLE recover_again_checkpoints ADD CONSTRAINT no_recovery CHECK kind != 'recovery'");
@@ -1156,7 +1081,7 @@ abstract class BackfillSuite {
     db.execute("ALTER TABLE recover_again_checkpoints DROP CONSTRAINT no_recovery");
     JobRun retried = JobRun.of(env, args);
 
-    assertThat(retried.exitCode()).as(retried.output()).isZero();
+    retried.assertSucceeded();
     assertThat(retried.out()).contains("\"recovered\":2");
     assertThat(db.query("SELECT id, level FROM recover_again ORDER BY id") + "\n")
         .isEqualTo(oracle.toString());
@@ -1177,13 +1102,8 @@ abstract class BackfillSuite {
         env.put("CLOUD_RUN_EXECUTION", execution);
         env.put("CLOUD_RUN_TASK_COUNT", "2");
         env.put("CLOUD_RUN_TASK_INDEX", Integer.toString(task));
-        JobRun run =
-            JobRun.of(
-                env,
-                "--inputTableSpec=" + PROJECT + ":ds.rerun",
-                "--clickHouseTable=rerun",
-                "--pageRows=25");
-        assertThat(run.exitCode()).as(run.output()).isZero();
+        JobRun run = copy(env, "rerun", "rerun", "--pageRows=25");
+        run.assertSucceeded();
         if (execution.equals("rerun-2")) {
           assertThat(run.out()).contains("\"written\":0");
         }
@@ -1210,7 +1130,7 @@ abstract class BackfillSuite {
     Map<String, String> env = environment();
     env.put("CLOUD_RUN_EXECUTION", "view-1");
     JobRun first = JobRun.of(env, args);
-    assertThat(first.exitCode()).as(first.output()).isZero();
+    first.assertSucceeded();
     db.execute("TRUNCATE TABLE view_rerun");
     for (int i = 104; i >= 100; i--) {
       view.rows.add(0, row(Integer.toString(i)));
@@ -1219,7 +1139,7 @@ abstract class BackfillSuite {
     env.put("CLOUD_RUN_EXECUTION", "view-2");
     JobRun second = JobRun.of(env, args);
 
-    assertThat(second.exitCode()).as(second.output()).isZero();
+    second.assertSucceeded();
     assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM view_rerun ORDER BY id)"))
         .isEqualTo("[0,1,2,3,4,5,6,7,8,9,100,101,102,103,104]");
   }
@@ -1231,23 +1151,19 @@ abstract class BackfillSuite {
   @Test
   void aNewExecutionOfAQueryAnsweredFromTheCacheReadsItAgainInFull() {
     String sql = "SELECT id FROM `test-project.ds.cached` WHERE id < 10";
-    bigQuery.queryResult(sql, "_anon", "cached_result");
-    BigQueryTable result = bigQuery.table("_anon", "cached_result", fields("id INTEGER"));
-    for (int i = 0; i < 10; i++) {
-      result.rows.add(row(Integer.toString(i)));
-    }
+    idQueryResult(sql, "cached_result", 10);
     db.execute("CREATE TABLE cached (id UInt32) ENGINE = MergeTree ORDER BY id");
     Map<String, String> env = environment();
     env.put("QUERY", sql);
     env.put("CLOUD_RUN_EXECUTION", "cached-1");
     JobRun first = JobRun.of(env, "--clickHouseTable=cached", "--pageRows=4");
-    assertThat(first.exitCode()).as(first.output()).isZero();
+    first.assertSucceeded();
     db.execute("TRUNCATE TABLE cached");
 
     env.put("CLOUD_RUN_EXECUTION", "cached-2");
     JobRun second = JobRun.of(env, "--clickHouseTable=cached", "--pageRows=4");
 
-    assertThat(second.exitCode()).as(second.output()).isZero();
+    second.assertSucceeded();
     assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM cached ORDER BY id)"))
         .isEqualTo(ids(0, 10));
   }
@@ -1274,7 +1190,7 @@ abstract class BackfillSuite {
     env.put("CLOUD_RUN_EXECUTION", "unfinished-2");
     JobRun second = JobRun.of(env, args);
 
-    assertThat(second.exitCode()).as(second.output()).isZero();
+    second.assertSucceeded();
     assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM unfinished ORDER BY id)"))
         .isEqualTo(ids(0, 100));
   }
@@ -1303,7 +1219,7 @@ abstract class BackfillSuite {
     env.put("CREATE_DEAD_LETTER_TABLE", "true");
     JobRun second = JobRun.of(env, args);
 
-    assertThat(second.exitCode()).as(second.output()).isZero();
+    second.assertSucceeded();
     assertThat(db.query("SELECT raw_message, error_message FROM unkept_errors"))
         .isEqualTo(
             "{\"id\":-5}\tsource row 5: column \\'id\\' (UInt8) rejects -5: out of range [0, 255]");
@@ -1331,11 +1247,9 @@ abstract class BackfillSuite {
     Map<String, String> env = environment();
     env.remove("OUTPUT_DEADLETTER_TABLE");
 
-    JobRun run =
-        JobRun.of(
-            env, "--inputTableSpec=" + PROJECT + ":ds.dl_retry", "--clickHouseTable=dl_retry");
+    JobRun run = copy(env, "dl_retry", "dl_retry");
 
-    assertThat(run.exitCode()).as(run.output()).isZero();
+    run.assertSucceeded();
     assertThat(bigQuery.unusedFaults()).isEmpty();
     assertThat(bigQuery.insertedRows()).hasSize(1);
     assertThat(bigQuery.insertedRows().get(0).path("json").path("payloadString").asText())
@@ -1353,8 +1267,7 @@ abstract class BackfillSuite {
     Map<String, String> env = environment();
     env.remove("OUTPUT_DEADLETTER_TABLE");
 
-    JobRun run =
-        JobRun.of(env, "--inputTableSpec=" + PROJECT + ":ds.dl_down", "--clickHouseTable=dl_down");
+    JobRun run = copy(env, "dl_down", "dl_down");
 
     assertThat(run.exitCode()).isEqualTo(1);
     assertThat(run.out())

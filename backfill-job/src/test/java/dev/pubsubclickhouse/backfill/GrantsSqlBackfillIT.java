@@ -40,31 +40,18 @@ class GrantsSqlBackfillIT {
       for (int i = 0; i < 12; i++) {
         logs.rows.add(row(String.format("2026-01-15T12:00:%02d", i), "api", "INFO", "m" + i));
       }
-      Map<String, String> env =
-          Map.of(
-              "PAGE_READER",
-              "rest",
-              "BIGQUERY_ENDPOINT",
-              bigQuery.endpoint(),
-              "GOOGLE_CLOUD_PROJECT",
-              PROJECT,
-              "CLICKHOUSE_URL",
-              login.url(),
-              "CLICKHOUSE_USER",
-              login.user(),
-              "CLICKHOUSE_PASSWORD",
-              login.password(),
-              "CLICKHOUSE_DATABASE",
-              "realtime",
-              "OUTPUT_DEADLETTER_TABLE",
-              "realtime.logs_dead_letter");
+      Map<String, String> env = login.environment("realtime");
+      env.put("PAGE_READER", "rest");
+      env.put("BIGQUERY_ENDPOINT", bigQuery.endpoint());
+      env.put("GOOGLE_CLOUD_PROJECT", PROJECT);
+      env.put("OUTPUT_DEADLETTER_TABLE", "realtime.logs_dead_letter");
       String[] args = {"--inputTableSpec=" + PROJECT + ":ds.logs", "--clickHouseTable=logs"};
 
       JobRun first = JobRun.of(env, args);
       JobRun second = JobRun.of(env, args);
 
-      assertThat(first.exitCode()).as(first.output()).isZero();
-      assertThat(second.exitCode()).as(second.output()).isZero();
+      first.assertSucceeded();
+      second.assertSucceeded();
       assertThat(
               database.query(
                   "SELECT groupArray(message) FROM (SELECT message FROM realtime.logs"

@@ -1,5 +1,7 @@
 package dev.pubsubclickhouse.backfill;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -18,6 +20,11 @@ record JobRun(int exitCode, String out, String err) {
     }
     return new JobRun(
         code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  /** Asserts that the job exited 0, with what it printed as the message. */
+  void assertSucceeded() {
+    assertThat(exitCode).as(output()).isZero();
   }
 
   /** Both streams, for assertion messages. */

@@ -4,13 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pubsubclickhouse.testing.EventValues;
+import dev.pubsubclickhouse.testing.JsonValues;
 import dev.pubsubclickhouse.testing.PubSubRest.Message;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.math.BigDecimal;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,8 +20,6 @@ import java.util.Map;
 final class Events {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Instant EPOCH = Instant.parse("2026-01-15T00:00:00Z");
-  private static final DateTimeFormatter CLICKHOUSE_TIME =
-      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS").withZone(ZoneOffset.UTC);
 
   private Events() {}
 
@@ -75,6 +70,57 @@ final class Events {
     return Message.of(array.toString()).withAttributes(attributes(firstId));
   }
 
+  /** {@code count} messages from event {@code firstId} on; every fifth holds three events. */
+  static List<Message> messages(int firstId, int count) {
+    List<Message> messages = new ArrayList<>();
+    int id = firstId;
+    for (int i = 1; i <= count; i++) {
+      if (i % 5 == 0) {
+        messages.add(several(id, 3));
+        id += 3;
+      } else {
+        messages.add(one(id++));
+      }
+    }
+    return messages;
+  }
+
+  /**
+   * Messages to publish in the order of {@code all}: the {@code good} ones and, among them, the
+   * {@code bad} ones the target table refuses; {@code goodPositions} are the good ones' places in
+   * {@code all}.
+   */
+  record GoodAndBad(
+      List<Message> all, List<Message> good, List<Message> bad, List<Integer> goodPositions) {
+    /** The good messages' ids, of the {@code ids} that publishing {@code all} returned. */
+    List<String> goodIds(List<String> ids) {
+      return goodPositions.stream().map(ids::get).toList();
+    }
+  }
+
+  /**
+   * 120 good messages (every tenth an array of three events) with a bad one after every twelfth,
+   * alternately not JSON and with a negative id.
+   */
+  static GoodAndBad goodAndBad() {
+    List<Message> all = new ArrayList<>();
+    List<Integer> goodPositions = new ArrayList<>();
+    List<Message> good = new ArrayList<>();
+    List<Message> bad = new ArrayList<>();
+    for (int i = 1; i <= 120; i++) {
+      Message message = i % 10 == 0 ? several(10_000 + i * 10, 3) : one(i);
+      goodPositions.add(all.size());
+      good.add(message);
+      all.add(message);
+      if (i % 12 == 0) {
+        Message refused = i % 24 == 0 ? notJson(500 + i) : negativeId(500 + i);
+        bad.add(refused);
+        all.add(refused);
+      }
+    }
+    return new GoodAndBad(all, good, bad, goodPositions);
+  }
+
   /** An event whose id is negative: the UInt32 column refuses it. */
   static Message negativeId(int id) {
     ObjectNode event = event(id);
@@ -103,9 +149,6 @@ final class Events {
       Map<String, String> attributes,
       String orderingKey) {}
 
-  /** The columns a row takes from its event. */
-  record EventValues(long id, String name, BigDecimal amount, String at) {}
-
   /**
    * The rows the good {@code messages} (published with {@code ids}) must be in {@code
    * subscription}; {@code orderingKeys} says whether the subscription reports ordering keys.
@@ -115,13 +158,7 @@ final class Events {
     List<Row> rows = new ArrayList<>();
     for (int m = 0; m < messages.size(); m++) {
       Message message = messages.get(m);
-      JsonNode data = read(message.text());
-      List<JsonNode> events = new ArrayList<>();
-      if (data.isArray()) {
-        data.forEach(events::add);
-      } else {
-        events.add(data);
-      }
+      List<JsonNode> events = JsonValues.events(JsonValues.read(message.text()));
       for (int index = 0; index < events.size(); index++) {
         JsonNode event = events.get(index);
         rows.add(
@@ -129,23 +166,11 @@ final class Events {
                 subscription,
                 ids.get(m),
                 index,
-                new EventValues(
-                    event.get("id").asLong(),
-                    event.get("name").asText(),
-                    new BigDecimal(event.get("amount").asText()).stripTrailingZeros(),
-                    CLICKHOUSE_TIME.format(Instant.parse(event.get("at").asText()))),
+                EventValues.published(event),
                 message.attributes(),
                 orderingKeys ? message.orderingKey() : ""));
       }
     }
     return rows;
-  }
-
-  static JsonNode read(String json) {
-    try {
-      return JSON.readTree(json);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }

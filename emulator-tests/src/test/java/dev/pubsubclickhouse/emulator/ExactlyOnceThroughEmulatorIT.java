@@ -18,9 +18,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,21 +41,6 @@ class ExactlyOnceThroughEmulatorIT {
   ExactlyOnceThroughEmulatorIT(TestDatabase database, PubSubEmulator emulator) {
     this.database = database;
     this.pubsub = emulator.rest("emulator-tests");
-  }
-
-  /** {@code count} messages from event {@code firstId} on; every fifth holds three events. */
-  private static List<Message> messages(int firstId, int count) {
-    List<Message> messages = new ArrayList<>();
-    int id = firstId;
-    for (int i = 1; i <= count; i++) {
-      if (i % 5 == 0) {
-        messages.add(Events.several(id, 3));
-        id += 3;
-      } else {
-        messages.add(Events.one(id++));
-      }
-    }
-    return messages;
   }
 
   /** Push subscriptions on {@code topic}: two wrapped, one unwrapped; returns their names. */
@@ -99,7 +81,7 @@ class ExactlyOnceThroughEmulatorIT {
     ServiceProcess service = service("replay", database.server(), database.name(), "replayed");
     try {
       List<String> subscriptions = subscribe("replayed", service, true);
-      List<Message> messages = messages(1, 100);
+      List<Message> messages = Events.messages(1, 100);
       Instant before = Instant.now().minusSeconds(1);
       List<Row> expected = expected(subscriptions, pubsub.publish("replayed", messages), messages);
       replayed.awaitSettled(expected.size(), ARRIVAL);
@@ -110,10 +92,7 @@ class ExactlyOnceThroughEmulatorIT {
         pubsub.seek(subscription, before);
       }
 
-      long deadline = System.nanoTime() + ARRIVAL.toNanos();
-      while (replayed.written() < writtenBefore + expected.size() && System.nanoTime() < deadline) {
-        Thread.sleep(200);
-      }
+      replayed.awaitAtLeast(writtenBefore + expected.size(), ARRIVAL);
       replayed.awaitSettled(expected.size(), ARRIVAL);
       assertThat(replayed.written())
           .as("every row written again by the replay")
@@ -131,12 +110,9 @@ class ExactlyOnceThroughEmulatorIT {
     ServiceProcess service = service("sigkill", database.server(), database.name(), "killed");
     try {
       List<String> subscriptions = subscribe("killed", service, false);
-      List<Message> messages = messages(1, 300);
+      List<Message> messages = Events.messages(1, 300);
       List<Row> expected = expected(subscriptions, pubsub.publish("killed", messages), messages);
-      long deadline = System.nanoTime() + ARRIVAL.toNanos();
-      while (killed.written() < expected.size() / 3 && System.nanoTime() < deadline) {
-        Thread.sleep(20);
-      }
+      killed.awaitAtLeast(expected.size() / 3, ARRIVAL);
       long waiting = 0;
       for (int i = 0; i < 500 && waiting == 0; i++) {
         waiting = service.metric("pubsub_clickhouse_waiting_requests");
@@ -160,7 +136,6 @@ class ExactlyOnceThroughEmulatorIT {
   @Test
   void clickHouseDownWhileMessagesKeepComingLosesAndDoublesNothing() throws Exception {
     LocalClickHouse clickHouse = LocalClickHouse.start(directory.resolve("clickhouse"));
-    ExecutorService publisher = Executors.newSingleThreadExecutor();
     ServiceProcess service = null;
     try {
       ClickHouseServer server = new ClickHouseServer(clickHouse.url(), "default", "");
@@ -168,37 +143,20 @@ class ExactlyOnceThroughEmulatorIT {
       Stored outage = Stored.createTarget(sql, "outage");
       service = service("clickhouse-down", server, "default", "outage");
       List<String> subscriptions = subscribe("outage", service, false);
-      List<Message> messages = messages(1, 300);
+      List<Message> messages = Events.messages(1, 300);
 
-      // Ten messages every 50 ms, for about 1.5 s; ClickHouse goes down after the first third.
-      Future<List<String>> published =
-          publisher.submit(
-              () -> {
-                List<String> ids = new ArrayList<>();
-                for (int from = 0; from < messages.size(); from += 10) {
-                  ids.addAll(pubsub.publish("outage", messages.subList(from, from + 10)));
-                  Thread.sleep(50);
-                }
-                return ids;
-              });
-      long deadline = System.nanoTime() + ARRIVAL.toNanos();
-      while (outage.written() < 100 && System.nanoTime() < deadline) {
-        Thread.sleep(20);
-      }
-      service.note("killing ClickHouse");
-      clickHouse.kill();
-      Thread.sleep(3_000);
-      clickHouse.start();
-      service.note("ClickHouse restarted");
+      // ClickHouse goes down after the first third.
+      List<String> published =
+          Outage.publishWhileDown(
+              pubsub, "outage", messages, outage, clickHouse, "ClickHouse", service);
 
-      List<Row> expected = expected(subscriptions, published.get(), messages);
+      List<Row> expected = expected(subscriptions, published, messages);
       outage.awaitSettled(expected.size(), ARRIVAL);
       outage.assertHoldsExactly(expected);
       assertThat(service.metric("pubsub_clickhouse_unavailable_total"))
           .as("pushes answered 503 while ClickHouse was down, redelivered afterwards")
           .isPositive();
     } finally {
-      publisher.shutdownNow();
       Services.stop(service);
       clickHouse.stop();
     }

@@ -23,9 +23,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -75,21 +72,6 @@ class PullThroughEmulatorIT {
     return env;
   }
 
-  /** {@code count} messages from event {@code firstId} on; every fifth holds three events. */
-  private static List<Message> messages(int firstId, int count) {
-    List<Message> messages = new ArrayList<>();
-    int id = firstId;
-    for (int i = 1; i <= count; i++) {
-      if (i % 5 == 0) {
-        messages.add(Events.several(id, 3));
-        id += 3;
-      } else {
-        messages.add(Events.one(id++));
-      }
-    }
-    return messages;
-  }
-
   /** Nothing is left to pull: every message was acked (a nacked one would be there again). */
   private void assertDrained(String subscription) throws InterruptedException {
     Thread.sleep(1_500);
@@ -109,23 +91,11 @@ class PullThroughEmulatorIT {
     env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "pulled_dead_letters");
     ServiceProcess service = Services.start("pull", env);
     try {
-      List<Message> good = new ArrayList<>();
-      List<Message> bad = new ArrayList<>();
-      List<Message> all = new ArrayList<>();
-      List<Integer> goodPositions = new ArrayList<>();
-      for (int i = 1; i <= 120; i++) {
-        Message message = i % 10 == 0 ? Events.several(10_000 + i * 10, 3) : Events.one(i);
-        goodPositions.add(all.size());
-        good.add(message);
-        all.add(message);
-        if (i % 12 == 0) {
-          Message refused = i % 24 == 0 ? Events.notJson(500 + i) : Events.negativeId(500 + i);
-          bad.add(refused);
-          all.add(refused);
-        }
-      }
-      List<String> ids = pubsub.publish("pulled", all);
-      List<String> goodIds = goodPositions.stream().map(ids::get).toList();
+      Events.GoodAndBad messages = Events.goodAndBad();
+      List<Message> good = messages.good();
+      List<Message> bad = messages.bad();
+      List<Message> all = messages.all();
+      List<String> goodIds = messages.goodIds(pubsub.publish("pulled", all));
       List<Row> expected =
           Events.expectedRows(pubsub.subscriptionPath(subscription), goodIds, good, false);
       events.awaitSettled(expected.size(), ARRIVAL);
@@ -173,7 +143,7 @@ class PullThroughEmulatorIT {
             "pull-refusals",
             pulling(database.server(), database.name(), "pull_refusals", subscription));
     try {
-      List<Message> good = messages(1, 20);
+      List<Message> good = Events.messages(1, 20);
       List<Message> bad = List.of(Events.negativeId(101), Events.notJson(102));
       List<String> goodIds = pubsub.publish("pull-refusals", good);
       pubsub.publish("pull-refusals", bad);
@@ -204,7 +174,6 @@ class PullThroughEmulatorIT {
   @Test
   void clickHouseDownWhileMessagesKeepComingLosesAndDoublesNothing() throws Exception {
     LocalClickHouse clickHouse = LocalClickHouse.start(directory.resolve("clickhouse"));
-    ExecutorService publisher = Executors.newSingleThreadExecutor();
     ServiceProcess service = null;
     try {
       ClickHouseServer server = new ClickHouseServer(clickHouse.url(), "default", "");
@@ -215,31 +184,14 @@ class PullThroughEmulatorIT {
       service =
           Services.start(
               "pull-clickhouse-down", pulling(server, "default", "pull_outage", subscription));
-      List<Message> messages = messages(1, 300);
-      // Ten messages every 50 ms, for about 1.5 s; ClickHouse goes down after the first third.
-      Future<List<String>> published =
-          publisher.submit(
-              () -> {
-                List<String> ids = new ArrayList<>();
-                for (int from = 0; from < messages.size(); from += 10) {
-                  ids.addAll(pubsub.publish("pull-outage", messages.subList(from, from + 10)));
-                  Thread.sleep(50);
-                }
-                return ids;
-              });
-      long deadline = System.nanoTime() + ARRIVAL.toNanos();
-      while (outage.written() < 100 && System.nanoTime() < deadline) {
-        Thread.sleep(20);
-      }
-      service.note("killing ClickHouse");
-      clickHouse.kill();
-      Thread.sleep(3_000);
-      clickHouse.start();
-      service.note("ClickHouse restarted");
+      List<Message> messages = Events.messages(1, 300);
+      // ClickHouse goes down after the first third.
+      List<String> published =
+          Outage.publishWhileDown(
+              pubsub, "pull-outage", messages, outage, clickHouse, "ClickHouse", service);
 
       List<Row> expected =
-          Events.expectedRows(
-              pubsub.subscriptionPath(subscription), published.get(), messages, false);
+          Events.expectedRows(pubsub.subscriptionPath(subscription), published, messages, false);
       outage.awaitSettled(expected.size(), ARRIVAL);
       outage.assertHoldsExactly(expected);
       assertThat(service.metric("pubsub_clickhouse_pull_nacked_total"))
@@ -248,7 +200,6 @@ class PullThroughEmulatorIT {
       assertThat(service.terminate()).isEqualTo(SIGTERM_EXIT);
       assertDrained(subscription);
     } finally {
-      publisher.shutdownNow();
       Services.stop(service);
       clickHouse.stop();
     }
@@ -278,12 +229,9 @@ class PullThroughEmulatorIT {
     env.put("BATCH_MAX_ROWS", "50");
     ServiceProcess service = Services.start("pull-sigterm", env);
     try {
-      List<Message> before = messages(1, 600);
+      List<Message> before = Events.messages(1, 600);
       List<String> ids = new ArrayList<>(pubsub.publish("pull-sigterm", before));
-      long deadline = System.nanoTime() + ARRIVAL.toNanos();
-      while (stopped.written() < 100 && System.nanoTime() < deadline) {
-        Thread.sleep(20);
-      }
+      stopped.awaitAtLeast(100, ARRIVAL);
       long waiting = 0;
       for (int i = 0; i < 500 && waiting <= 0; i++) {
         waiting = service.metric("pubsub_clickhouse_waiting_requests");
@@ -298,7 +246,7 @@ class PullThroughEmulatorIT {
       assertThat(service.output()).contains("pull stopped");
       long writtenAtStop = stopped.written();
 
-      List<Message> meanwhile = messages(10_000, 100);
+      List<Message> meanwhile = Events.messages(10_000, 100);
       ids.addAll(pubsub.publish("pull-sigterm", meanwhile));
       List<Message> all = new ArrayList<>(before);
       all.addAll(meanwhile);
@@ -357,7 +305,7 @@ class PullThroughEmulatorIT {
         Services.start(
             "pull-once", pulling(database.server(), database.name(), "pull_once", subscription));
     try {
-      List<Message> messages = messages(1, 200);
+      List<Message> messages = Events.messages(1, 200);
       List<Row> expected =
           Events.expectedRows(
               pubsub.subscriptionPath(subscription),

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.pubsubclickhouse.emulator.Events.Row;
 import dev.pubsubclickhouse.emulator.Stored.DeadLetter;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
+import dev.pubsubclickhouse.testing.JsonValues;
 import dev.pubsubclickhouse.testing.PubSubEmulator;
 import dev.pubsubclickhouse.testing.PubSubEmulatorTest;
 import dev.pubsubclickhouse.testing.PubSubRest;
@@ -64,25 +65,11 @@ class PushThroughEmulatorIT {
               .pushTo(service.url())
               .unwrapped()
               .create();
-      // Good messages (every tenth an array of three events) with a bad one among every twelve.
-      List<Message> all = new ArrayList<>();
-      List<Integer> goodPositions = new ArrayList<>();
-      List<Message> good = new ArrayList<>();
-      List<Message> bad = new ArrayList<>();
-      for (int i = 1; i <= 120; i++) {
-        Message message = i % 10 == 0 ? Events.several(10_000 + i * 10, 3) : Events.one(i);
-        goodPositions.add(all.size());
-        good.add(message);
-        all.add(message);
-        if (i % 12 == 0) {
-          Message refused = i % 24 == 0 ? Events.notJson(500 + i) : Events.negativeId(500 + i);
-          bad.add(refused);
-          all.add(refused);
-        }
-      }
+      Events.GoodAndBad messages = Events.goodAndBad();
+      List<Message> good = messages.good();
+      List<Message> bad = messages.bad();
       Instant before = Instant.now().minusSeconds(1);
-      List<String> ids = pubsub.publish("events", all);
-      List<String> goodIds = goodPositions.stream().map(ids::get).toList();
+      List<String> goodIds = messages.goodIds(pubsub.publish("events", messages.all()));
 
       List<Row> expected = new ArrayList<>();
       expected.addAll(Events.expectedRows(pubsub.subscriptionPath(wrapped), goodIds, good, false));
@@ -191,7 +178,7 @@ class PushThroughEmulatorIT {
           List<String> published =
               messages.stream()
                   .filter(m -> m.orderingKey().equals(key))
-                  .map(m -> Events.read(m.text()).get("id").asText())
+                  .map(m -> JsonValues.read(m.text()).get("id").asText())
                   .collect(Collectors.toList());
           assertThat(written).as(subscription + " " + key).isEqualTo(published);
         }

@@ -1,13 +1,10 @@
 package dev.pubsubclickhouse.emulator;
 
 import dev.pubsubclickhouse.testing.ClickHouseServer;
-import dev.pubsubclickhouse.testing.LocalClickHouse;
 import dev.pubsubclickhouse.testing.ServiceProcess;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 
 /** The service jar as the push endpoint of the emulator's subscriptions. */
@@ -19,11 +16,7 @@ final class Services {
    * dead-letter sinks. Answers come well within the subscriptions' ack deadline.
    */
   static Map<String, String> writing(ClickHouseServer server, String database, String table) {
-    Map<String, String> env = new HashMap<>();
-    env.put("CLICKHOUSE_URL", server.url());
-    env.put("CLICKHOUSE_USER", server.user());
-    env.put("CLICKHOUSE_PASSWORD", server.password());
-    env.put("CLICKHOUSE_DATABASE", database);
+    Map<String, String> env = server.environment(database);
     env.put("CLICKHOUSE_TABLE", table);
     env.put("MAX_RETRIES", "1");
     env.put("INSERT_TIMEOUT_MS", "2000");
@@ -39,12 +32,7 @@ final class Services {
     Path work =
         Files.createDirectories(
             Path.of("target", "emulator-runs", name + "-" + System.currentTimeMillis()));
-    return new ServiceProcess(
-            env,
-            List.of("-Xmx256m", "-XX:+UseSerialGC"),
-            work.resolve("service.log"),
-            LocalClickHouse.freePort())
-        .start();
+    return ServiceProcess.small(env, work.resolve("service.log")).start();
   }
 
   /** Stops it if it still runs (after a failed assertion too). */

@@ -15,9 +15,6 @@ import dev.pubsubclickhouse.testing.Sql;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -62,7 +59,6 @@ class ShardKilledThroughEmulatorIT {
     ClickHouseServer server = new ClickHouseServer(cluster.url(), "default", "");
     Stored stored =
         new Stored(new Sql(server.url(), server.user(), server.password(), DATABASE), "events");
-    ExecutorService publisher = Executors.newSingleThreadExecutor();
     ServiceProcess service =
         Services.start("shard-killed", Services.writing(server, DATABASE, "events"));
     try {
@@ -73,30 +69,13 @@ class ShardKilledThroughEmulatorIT {
       for (int id = 1; id <= 300; id++) {
         messages.add(id % 5 == 0 ? Events.several(10_000 + 3 * id, 3) : Events.one(id));
       }
-      // Ten messages every 50 ms, for about 1.5 s; shard 1 goes down after the first third.
-      Future<List<String>> published =
-          publisher.submit(
-              () -> {
-                List<String> ids = new ArrayList<>();
-                for (int from = 0; from < messages.size(); from += 10) {
-                  ids.addAll(pubsub.publish("sharded", messages.subList(from, from + 10)));
-                  Thread.sleep(50);
-                }
-                return ids;
-              });
-      long deadline = System.nanoTime() + ARRIVAL.toNanos();
-      while (stored.written() < 100 && System.nanoTime() < deadline) {
-        Thread.sleep(20);
-      }
-      service.note("killing shard 1");
-      cluster.shard(1).kill();
-      Thread.sleep(3_000);
-      cluster.shard(1).start();
-      service.note("shard 1 restarted");
+      // Shard 1 goes down after the first third.
+      List<String> published =
+          Outage.publishWhileDown(
+              pubsub, "sharded", messages, stored, cluster.shard(1), "shard 1", service);
 
       List<Row> expected =
-          Events.expectedRows(
-              pubsub.subscriptionPath(subscription), published.get(), messages, false);
+          Events.expectedRows(pubsub.subscriptionPath(subscription), published, messages, false);
       stored.awaitSettled(expected.size(), ARRIVAL);
       stored.assertHoldsExactly(expected);
       for (int shard = 0; shard < cluster.size(); shard++) {
@@ -125,7 +104,6 @@ class ShardKilledThroughEmulatorIT {
           .as("pushes answered 503 while the shard was down, redelivered afterwards")
           .isPositive();
     } finally {
-      publisher.shutdownNow();
       Services.stop(service);
     }
   }

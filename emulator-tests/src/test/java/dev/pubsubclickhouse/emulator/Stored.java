@@ -3,15 +3,14 @@ package dev.pubsubclickhouse.emulator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.pubsubclickhouse.emulator.Events.EventValues;
 import dev.pubsubclickhouse.emulator.Events.Row;
+import dev.pubsubclickhouse.testing.EventValues;
+import dev.pubsubclickhouse.testing.JsonValues;
 import dev.pubsubclickhouse.testing.Sql;
-import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 /** What arrived in ClickHouse, read over its HTTP interface, and waiting for it to arrive. */
 final class Stored {
@@ -37,28 +36,20 @@ final class Stored {
   private List<Row> rowsFinal() {
     List<Row> rows = new ArrayList<>();
     for (JsonNode row :
-        lines(
+        sql.jsonRows(
             "SELECT _pubsub_subscription AS subscription, _pubsub_message_id AS message_id,"
                 + " _pubsub_row_index AS row_index, id, name, toString(amount) AS amount,"
                 + " toString(at) AS at, _pubsub_attributes AS attributes,"
                 + " _pubsub_ordering_key AS ordering_key FROM "
                 + table
                 + " FINAL")) {
-      Map<String, String> attributes = new TreeMap<>();
-      row.get("attributes")
-          .fields()
-          .forEachRemaining(e -> attributes.put(e.getKey(), e.getValue().asText()));
       rows.add(
           new Row(
               row.get("subscription").asText(),
               row.get("message_id").asText(),
               row.get("row_index").asLong(),
-              new EventValues(
-                  row.get("id").asLong(),
-                  row.get("name").asText(),
-                  new BigDecimal(row.get("amount").asText()).stripTrailingZeros(),
-                  row.get("at").asText()),
-              Map.copyOf(attributes),
+              EventValues.stored(row),
+              Map.copyOf(JsonValues.texts(row.get("attributes"))),
               row.get("ordering_key").asText()));
     }
     return rows;
@@ -94,7 +85,8 @@ final class Stored {
 
   List<DeadLetter> deadLetters() {
     List<DeadLetter> records = new ArrayList<>();
-    for (JsonNode row : lines("SELECT raw_message, error_message, stack_trace FROM " + table)) {
+    for (JsonNode row :
+        sql.jsonRows("SELECT raw_message, error_message, stack_trace FROM " + table)) {
       records.add(
           new DeadLetter(
               row.get("raw_message").asText(),
@@ -130,7 +122,10 @@ final class Stored {
     }
   }
 
-  /** Waits until the table holds at least {@code count} rows (a dead-letter table). */
+  /**
+   * Waits until at least {@code count} rows were written (redelivered copies included), or the
+   * timeout passed; a ClickHouse that does not answer counts as not yet.
+   */
   void awaitAtLeast(long count, Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
@@ -138,17 +133,7 @@ final class Stored {
       if (rows != null && rows >= count) {
         return;
       }
-      Thread.sleep(100);
+      Thread.sleep(20);
     }
-  }
-
-  private List<JsonNode> lines(String query) {
-    List<JsonNode> rows = new ArrayList<>();
-    for (String line : sql.query(query + " FORMAT JSONEachRow").split("\n")) {
-      if (!line.isBlank()) {
-        rows.add(Events.read(line));
-      }
-    }
-    return rows;
   }
 }

@@ -13,6 +13,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.DelayQueue;
@@ -23,6 +25,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -98,8 +102,43 @@ public final class PushDriver {
       Map<String, Long> answers,
       double p50Millis,
       double p99Millis) {
+    private static final Pattern LINE =
+        Pattern.compile(
+            "messages=(\\d+) sent=(\\d+) acked=(\\d+) retried=(\\d+) dead-lettered=(\\d+)"
+                + " seconds=([0-9.]+) msgs/s=\\d+ answers=(\\S*) p50-ms=(\\S+)"
+                + " p99-ms=(\\S+)");
+
     public boolean complete() {
       return acked + deadLettered == messages;
+    }
+
+    /**
+     * The summary line in {@code text} (a run's output), as {@link #toString()} printed it, to the
+     * precision printed; empty when there is none.
+     */
+    public static Optional<Summary> find(String text) {
+      Matcher line = LINE.matcher(text);
+      if (!line.find()) {
+        return Optional.empty();
+      }
+      Map<String, Long> answers = new TreeMap<>();
+      for (String entry : line.group(7).split(",")) {
+        int colon = entry.indexOf(':');
+        if (colon > 0) {
+          answers.put(entry.substring(0, colon), Long.parseLong(entry.substring(colon + 1)));
+        }
+      }
+      return Optional.of(
+          new Summary(
+              Long.parseLong(line.group(1)),
+              Long.parseLong(line.group(2)),
+              Long.parseLong(line.group(3)),
+              Long.parseLong(line.group(4)),
+              Long.parseLong(line.group(5)),
+              Double.parseDouble(line.group(6)),
+              answers,
+              Double.parseDouble(line.group(8)),
+              Double.parseDouble(line.group(9))));
     }
 
     @Override

@@ -6,7 +6,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
@@ -61,9 +60,6 @@ final class ClusterRuns {
 
   /** A run's directory, kept under target/ so that the logs of a failed run can be read. */
   static Path work(String name) throws Exception {
-    return Files.createDirectories(
-        Path.of(System.getProperty("reliability.results", "target/reliability-results"))
-            .resolve("runs")
-            .resolve("cluster-" + name + "-" + System.currentTimeMillis()));
+    return Results.runDirectory("cluster-" + name);
   }
 }

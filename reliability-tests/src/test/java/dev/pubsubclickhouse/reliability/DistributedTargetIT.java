@@ -2,6 +2,7 @@ package dev.pubsubclickhouse.reliability;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pubsubclickhouse.driver.PushDriver.Summary;
 import dev.pubsubclickhouse.testing.ClickHouseClusterTest;
 import dev.pubsubclickhouse.testing.FaultInjectingProxy;
 import dev.pubsubclickhouse.testing.FaultInjectingProxy.Insert;
@@ -12,7 +13,6 @@ import dev.pubsubclickhouse.testing.ServiceProcess;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -44,7 +44,7 @@ class DistributedTargetIT {
   private static final int ROWS_PER_MESSAGE = 100;
 
   private final LocalCluster cluster;
-  private final List<AutoCloseable> running = new ArrayList<>();
+  private final Started started = new Started();
 
   DistributedTargetIT(LocalCluster cluster) {
     this.cluster = cluster;
@@ -52,10 +52,7 @@ class DistributedTargetIT {
 
   @AfterEach
   void stopWhatRuns() throws Exception {
-    for (int i = running.size() - 1; i >= 0; i--) {
-      running.get(i).close();
-    }
-    running.clear();
+    started.close();
     // A test that failed with the shard down leaves it down; the next one needs it.
     if (!LocalClickHouse.answers(
         Map.of("CLICKHOUSE_LOCAL_PORT", Integer.toString(cluster.shard(1).port())))) {
@@ -92,7 +89,7 @@ class DistributedTargetIT {
       cluster.shard(1).start();
       service.note("shard 1 restarted");
     }
-    DriverRun.Summary summary = driver.await(300);
+    Summary summary = driver.await(300);
     ShardedRows.Account account = rows.account();
     long failedInserts = failed(proxy);
     record("shard-killed", summary, account, proxy);
@@ -221,7 +218,7 @@ class DistributedTargetIT {
             service,
             ShardedRows.writeMessages(work.resolve("input.ndjson"), messages, rowsEach),
             work);
-    DriverRun.Summary summary = driver.await(120);
+    Summary summary = driver.await(120);
     ShardedRows.Account queued = rows.account();
     record("async-distributed-acknowledged", summary, queued, proxy);
 
@@ -235,48 +232,22 @@ class DistributedTargetIT {
   }
 
   private FaultInjectingProxy proxy() {
-    FaultInjectingProxy proxy = FaultInjectingProxy.to(cluster.url());
-    running.add(proxy);
-    return proxy;
+    return started.proxy(cluster.url());
   }
 
   private Map<String, String> environment(FaultInjectingProxy proxy, ShardedRows rows) {
-    Map<String, String> env = new HashMap<>();
-    env.put("CLICKHOUSE_URL", proxy == null ? cluster.url() : proxy.url());
-    env.put("CLICKHOUSE_USER", "default");
-    env.put("CLICKHOUSE_PASSWORD", "");
-    env.put("CLICKHOUSE_DATABASE", rows.database());
-    env.put("CLICKHOUSE_TABLE", rows.table());
+    Map<String, String> env = rows.environment(proxy == null ? cluster.url() : proxy.url());
     env.put("BATCH_MAX_WAIT_MS", "200");
     env.put("BATCH_LINGER_MS", "5");
     return env;
   }
 
   private ServiceProcess service(Map<String, String> env, Path work) throws Exception {
-    ServiceProcess service =
-        new ServiceProcess(
-            env,
-            List.of("-Xmx256m", "-XX:+UseSerialGC"),
-            work.resolve("service.log"),
-            LocalClickHouse.freePort());
-    running.add(service::kill);
-    return service.start();
+    return started.service(env, work).start();
   }
 
   private DriverRun driver(ServiceProcess service, Path input, Path work) throws Exception {
-    DriverRun driver =
-        DriverRun.start(
-            service.url(),
-            input,
-            work,
-            List.of(
-                "--concurrency=" + Results.concurrency(),
-                "--min-backoff-ms=100",
-                "--max-backoff-ms=2000",
-                "--max-attempts=30",
-                "--timeout-ms=10000"));
-    running.add(driver::stop);
-    return driver;
+    return started.driver(DriverRun.start(service.url(), input, work, DriverRun.pubSubLike()));
   }
 
   private void awaitRowsOnShard0(ShardedRows rows, DriverRun driver, long target)
@@ -313,10 +284,7 @@ class DistributedTargetIT {
   }
 
   private static void record(
-      String scenario,
-      DriverRun.Summary summary,
-      ShardedRows.Account account,
-      FaultInjectingProxy proxy) {
+      String scenario, Summary summary, ShardedRows.Account account, FaultInjectingProxy proxy) {
     long inserts = proxy.inserts().size();
     long failed = failed(proxy);
     Results.record(

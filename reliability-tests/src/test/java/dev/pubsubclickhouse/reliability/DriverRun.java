@@ -1,5 +1,6 @@
 package dev.pubsubclickhouse.reliability;
 
+import dev.pubsubclickhouse.driver.PushDriver.Summary;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -7,36 +8,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * {@code java -jar push-driver/target/push-driver.jar}: Pub/Sub push delivery of an NDJSON file,
  * retrying nacks with backoff and dead-lettering to a file after the last attempt.
  */
 final class DriverRun {
-  private static final Pattern SUMMARY =
-      Pattern.compile(
-          "messages=(\\d+) sent=(\\d+) acked=(\\d+) retried=(\\d+) dead-lettered=(\\d+)"
-              + " seconds=([0-9.]+) msgs/s=\\d+ answers=(\\S*)");
-
-  /**
-   * The driver's summary line.
-   *
-   * @param answers requests by answer: the HTTP status, or "error" when none came
-   */
-  record Summary(
-      long messages,
-      long sent,
-      long acked,
-      long retried,
-      long deadLettered,
-      double seconds,
-      Map<String, Long> answers) {}
-
   private final Process process;
   private final Path output;
   final Path deadLetterFile;
@@ -45,6 +23,19 @@ final class DriverRun {
     this.process = process;
     this.output = output;
     this.deadLetterFile = deadLetterFile;
+  }
+
+  /**
+   * Delivery as Pub/Sub does it: -Dreliability.concurrency in flight (16), 100 ms to 2 s backoff,
+   * 30 attempts, a 10 s ack deadline.
+   */
+  static List<String> pubSubLike() {
+    return List.of(
+        "--concurrency=" + Results.concurrency(),
+        "--min-backoff-ms=100",
+        "--max-backoff-ms=2000",
+        "--max-attempts=30",
+        "--timeout-ms=10000");
   }
 
   static Path jar() {
@@ -90,29 +81,8 @@ final class DriverRun {
       throw new AssertionError("the push driver did not finish in " + timeoutSeconds + " s");
     }
     String text = Files.readString(output, StandardCharsets.UTF_8);
-    Matcher summary = SUMMARY.matcher(text);
-    if (!summary.find()) {
-      throw new AssertionError("no summary from the push driver: " + text);
-    }
-    return new Summary(
-        Long.parseLong(summary.group(1)),
-        Long.parseLong(summary.group(2)),
-        Long.parseLong(summary.group(3)),
-        Long.parseLong(summary.group(4)),
-        Long.parseLong(summary.group(5)),
-        Double.parseDouble(summary.group(6)),
-        answers(summary.group(7)));
-  }
-
-  private static Map<String, Long> answers(String text) {
-    Map<String, Long> answers = new TreeMap<>();
-    for (String entry : text.split(",")) {
-      int colon = entry.indexOf(':');
-      if (colon > 0) {
-        answers.put(entry.substring(0, colon), Long.parseLong(entry.substring(colon + 1)));
-      }
-    }
-    return answers;
+    return Summary.find(text)
+        .orElseThrow(() -> new AssertionError("no summary from the push driver: " + text));
   }
 
   boolean running() {

@@ -2,6 +2,7 @@ package dev.pubsubclickhouse.reliability;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pubsubclickhouse.driver.PushDriver.Summary;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.FaultInjectingProxy;
 import dev.pubsubclickhouse.testing.FaultInjectingProxy.Fault;
@@ -9,7 +10,6 @@ import dev.pubsubclickhouse.testing.LocalClickHouse;
 import dev.pubsubclickhouse.testing.ServiceProcess;
 import dev.pubsubclickhouse.testing.Sql;
 import dev.pubsubclickhouse.testing.TestDatabase;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -57,12 +57,7 @@ class FaultAccountingIT {
     Run(String name, Sql sql) throws Exception {
       this.name = name;
       this.sql = sql;
-      // Kept under target/ (not a temporary folder) so the logs of a failed run can be read.
-      this.work =
-          Files.createDirectories(
-              Path.of(System.getProperty("reliability.results", "target/reliability-results"))
-                  .resolve("runs")
-                  .resolve(name + "-" + System.currentTimeMillis()));
+      this.work = Results.runDirectory(name);
       sql.query("CREATE TABLE " + name + " " + Ledger.TARGET);
       sql.query("CREATE TABLE " + name + "_errors " + Ledger.ERRORS);
     }
@@ -84,28 +79,14 @@ class FaultAccountingIT {
     }
 
     void startService(Map<String, String> env) throws Exception {
-      service =
-          new ServiceProcess(
-                  env,
-                  List.of("-Xmx256m", "-XX:+UseSerialGC"),
-                  work.resolve("service.log"),
-                  LocalClickHouse.freePort())
-              .start();
+      service = ServiceProcess.small(env, work.resolve("service.log")).start();
     }
 
     /**
-     * @param driverOptions on top of: -Dreliability.concurrency in flight (16), 100 ms to 2 s
-     *     backoff, 30 attempts, a 10 s ack deadline
+     * @param driverOptions on top of {@link DriverRun#pubSubLike()}
      */
     void startDriver(String... driverOptions) throws Exception {
-      List<String> options =
-          new ArrayList<>(
-              List.of(
-                  "--concurrency=" + Results.concurrency(),
-                  "--min-backoff-ms=100",
-                  "--max-backoff-ms=2000",
-                  "--max-attempts=30",
-                  "--timeout-ms=10000"));
+      List<String> options = new ArrayList<>(DriverRun.pubSubLike());
       options.addAll(List.of(driverOptions));
       started = System.nanoTime();
       driver =
@@ -144,7 +125,7 @@ class FaultAccountingIT {
 
     /** Waits for the driver, accounts for every message, checks and records the result. */
     Ledger.Account finish(String scenario) throws Exception {
-      DriverRun.Summary summary = driver.await(Math.max(300, ledger.size() / 10));
+      Summary summary = driver.await(Math.max(300, ledger.size() / 10));
       double seconds = (System.nanoTime() - started) / 1e9;
       Ledger.Account account = ledger.account(sql, name, name + "_errors", driver.deadLetterFile);
       Results.record(
@@ -185,11 +166,7 @@ class FaultAccountingIT {
   }
 
   private Sql sharedSql() {
-    return new Sql(
-        database.server().url(),
-        database.server().user(),
-        database.server().password(),
-        database.name());
+    return Sql.of(database);
   }
 
   @Test

@@ -217,11 +217,7 @@ class OverloadIT {
   @Test
   void farMoreConcurrencyThanAdmittedGetsFast429sAndTheHeapStaysBounded() throws Exception {
     database.execute("CREATE TABLE overload (id String, s String) ENGINE = MergeTree ORDER BY id");
-    Path work =
-        Files.createDirectories(
-            Path.of(System.getProperty("reliability.results", "target/reliability-results"))
-                .resolve("runs")
-                .resolve("overload-" + System.currentTimeMillis()));
+    Path work = Results.runDirectory("overload");
     Path gcLog = work.resolve("gc.log");
     int seconds = Results.overloadSeconds();
     try (FaultInjectingProxy proxy = FaultInjectingProxy.to(database.server().url());

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pubsubclickhouse.driver.PushDriver.Summary;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.LocalClickHouse;
 import dev.pubsubclickhouse.testing.ServiceProcess;
@@ -15,7 +16,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -46,12 +46,7 @@ class PartPressureFleetIT {
   @Test
   void aFleetAtThePartLimitAnswers429NeverTooManyPartsAndStoresEveryAcknowledgedMessage()
       throws Exception {
-    Sql sql =
-        new Sql(
-            database.server().url(),
-            database.server().user(),
-            database.server().password(),
-            database.name());
+    Sql sql = Sql.of(database);
     String table = "fleet_pressure";
     sql.query(
         "CREATE TABLE "
@@ -62,19 +57,11 @@ class PartPressureFleetIT {
     sql.query("CREATE TABLE " + table + "_errors " + Ledger.ERRORS);
     sql.query("SYSTEM STOP MERGES " + table);
     Ledger ledger = new Ledger(Results.messages());
-    Path work =
-        Files.createDirectories(
-            Path.of(System.getProperty("reliability.results", "target/reliability-results"))
-                .resolve("runs")
-                .resolve("fleet-pressure-" + System.currentTimeMillis()));
+    Path work = Results.runDirectory("fleet-pressure");
     List<ServiceProcess> fleet = new ArrayList<>();
     try {
       for (int i = 0; i < INSTANCES; i++) {
-        Map<String, String> env = new HashMap<>();
-        env.put("CLICKHOUSE_URL", database.server().url());
-        env.put("CLICKHOUSE_USER", database.server().user());
-        env.put("CLICKHOUSE_PASSWORD", database.server().password());
-        env.put("CLICKHOUSE_DATABASE", database.name());
+        Map<String, String> env = database.server().environment(database.name());
         env.put("CLICKHOUSE_TABLE", table);
         env.put("CLICKHOUSE_DEAD_LETTER_TABLE", table + "_errors");
         env.put("TABLE_WATCH_INTERVAL_MS", "200");
@@ -102,7 +89,7 @@ class PartPressureFleetIT {
                   "--min-backoff-ms=50",
                   "--max-backoff-ms=200",
                   "--timeout-ms=20000"));
-      DriverRun.Summary firstSummary = first.await(300);
+      Summary firstSummary = first.await(300);
       long throttled = 0;
       for (ServiceProcess service : fleet) {
         throttled += service.metric("pubsub_clickhouse_throttled_total");
@@ -141,7 +128,7 @@ class PartPressureFleetIT {
                   "--min-backoff-ms=100",
                   "--max-backoff-ms=1000",
                   "--timeout-ms=20000"));
-      DriverRun.Summary replaySummary = replay.await(300);
+      Summary replaySummary = replay.await(300);
       Ledger.Account settled = ledger.account(sql, table, table + "_errors", replay.deadLetterFile);
       database.flushLogs();
       long refusedByClickHouse =

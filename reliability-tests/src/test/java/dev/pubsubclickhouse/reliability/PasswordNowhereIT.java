@@ -2,6 +2,7 @@ package dev.pubsubclickhouse.reliability;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pubsubclickhouse.testing.ClickHouseServer;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.FaultInjectingProxy;
 import dev.pubsubclickhouse.testing.FaultInjectingProxy.Fault;
@@ -13,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Assumptions;
@@ -40,26 +40,15 @@ class PasswordNowhereIT {
   void thePasswordAppearsInNoLogMetricTableOrOutputThroughFailures() throws Exception {
     Assumptions.assumeTrue(
         database.server().url().startsWith("http://127.0.0.1"), "needs the local pipeline user");
-    Sql sql =
-        new Sql(
-            database.server().url(),
-            database.server().user(),
-            database.server().password(),
-            database.name());
+    Sql sql = Sql.of(database);
     sql.query("CREATE TABLE secret_target " + Ledger.TARGET);
     sql.query("CREATE TABLE secret_errors " + Ledger.ERRORS);
-    Path work =
-        Files.createDirectories(
-            Path.of(System.getProperty("reliability.results", "target/reliability-results"))
-                .resolve("runs")
-                .resolve("password-" + System.currentTimeMillis()));
+    Path work = Results.runDirectory("password");
     List<String> outputs = new ArrayList<>();
     try (FaultInjectingProxy proxy = FaultInjectingProxy.to(database.server().url())) {
-      Map<String, String> env = new HashMap<>();
-      env.put("CLICKHOUSE_URL", proxy.url());
-      env.put("CLICKHOUSE_USER", LocalClickHouse.PIPELINE_USER);
-      env.put("CLICKHOUSE_PASSWORD", PASSWORD);
-      env.put("CLICKHOUSE_DATABASE", database.name());
+      Map<String, String> env =
+          new ClickHouseServer(proxy.url(), LocalClickHouse.PIPELINE_USER, PASSWORD)
+              .environment(database.name());
       env.put("CLICKHOUSE_TABLE", "secret_target");
       env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "secret_errors");
       env.put("MAX_RETRIES", "1");

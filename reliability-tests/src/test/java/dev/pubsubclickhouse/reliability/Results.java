@@ -32,11 +32,23 @@ final class Results {
     return Integer.getInteger("reliability.overloadSeconds", 8);
   }
 
+  /**
+   * A new directory for one run's logs, {@code runs/<name>-<millis>}, kept under target/ (not a
+   * temporary folder) so that the logs of a failed run can be read.
+   */
+  static Path runDirectory(String name) throws IOException {
+    return Files.createDirectories(
+        directory().resolve("runs").resolve(name + "-" + System.currentTimeMillis()));
+  }
+
+  private static Path directory() {
+    return Path.of(System.getProperty("reliability.results", "target/reliability-results"));
+  }
+
   static void record(String file, String line) {
     String stamped = Instant.now() + "\t" + line;
     System.out.println("RESULT " + file + ": " + stamped);
-    Path directory =
-        Path.of(System.getProperty("reliability.results", "target/reliability-results"));
+    Path directory = directory();
     try {
       Files.createDirectories(directory);
       Files.writeString(

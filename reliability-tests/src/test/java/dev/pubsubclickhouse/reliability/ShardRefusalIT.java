@@ -4,12 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pubsubclickhouse.testing.ClickHouseClusterTest;
 import dev.pubsubclickhouse.testing.FaultInjectingProxy;
-import dev.pubsubclickhouse.testing.LocalClickHouse;
 import dev.pubsubclickhouse.testing.LocalCluster;
 import dev.pubsubclickhouse.testing.ServiceProcess;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -36,7 +34,7 @@ class ShardRefusalIT {
   private static final int ROWS_PER_MESSAGE = 100;
 
   private final LocalCluster cluster;
-  private final List<AutoCloseable> running = new ArrayList<>();
+  private final Started started = new Started();
 
   ShardRefusalIT(LocalCluster cluster) {
     this.cluster = cluster;
@@ -44,10 +42,7 @@ class ShardRefusalIT {
 
   @AfterEach
   void stopWhatRuns() throws Exception {
-    for (int i = running.size() - 1; i >= 0; i--) {
-      running.get(i).close();
-    }
-    running.clear();
+    started.close();
   }
 
   @Test
@@ -153,24 +148,12 @@ class ShardRefusalIT {
     Path work = ClusterRuns.work("refusal-" + scenario);
     cluster.query(
         0, "CREATE TABLE " + rows.distributed() + "_errors " + Ledger.ERRORS.replace("\n", " "));
-    FaultInjectingProxy proxy = FaultInjectingProxy.to(cluster.url());
-    running.add(proxy);
+    FaultInjectingProxy proxy = started.proxy(cluster.url());
     proxy.overrideSettings(ClusterRuns.MANY_BLOCKS);
-    Map<String, String> env = new HashMap<>();
-    env.put("CLICKHOUSE_URL", proxy.url());
-    env.put("CLICKHOUSE_USER", "default");
-    env.put("CLICKHOUSE_PASSWORD", "");
-    env.put("CLICKHOUSE_DATABASE", rows.database());
-    env.put("CLICKHOUSE_TABLE", rows.table());
+    Map<String, String> env = rows.environment(proxy.url());
     env.put("CLICKHOUSE_DEAD_LETTER_TABLE", rows.table() + "_errors");
     env.put("BATCH_LINGER_MS", "500");
-    ServiceProcess service =
-        new ServiceProcess(
-            env,
-            List.of("-Xmx256m", "-XX:+UseSerialGC"),
-            work.resolve("service.log"),
-            LocalClickHouse.freePort());
-    running.add(service::kill);
+    ServiceProcess service = started.service(env, work);
     service.start();
 
     String poisonId = ShardedRows.messageId(1);

@@ -1,5 +1,6 @@
 package dev.pubsubclickhouse.reliability;
 
+import dev.pubsubclickhouse.testing.ClickHouseServer;
 import dev.pubsubclickhouse.testing.LocalCluster;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -57,6 +58,16 @@ final class ShardedRows {
             + "_local, "
             + SHARDING_KEY
             + ")");
+  }
+
+  /**
+   * Settings pointing the service at the Distributed table through {@code url} (the cluster's or a
+   * proxy's), logged in as default; a map the caller may add to.
+   */
+  Map<String, String> environment(String url) {
+    Map<String, String> env = new ClickHouseServer(url, "default", "").environment(database);
+    env.put("CLICKHOUSE_TABLE", table());
+    return env;
   }
 
   String database() {

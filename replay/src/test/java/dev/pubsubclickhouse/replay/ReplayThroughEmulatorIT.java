@@ -5,7 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
-import dev.pubsubclickhouse.testing.LocalClickHouse;
+import dev.pubsubclickhouse.testing.EventValues;
+import dev.pubsubclickhouse.testing.JsonValues;
 import dev.pubsubclickhouse.testing.PubSubEmulator;
 import dev.pubsubclickhouse.testing.PubSubEmulatorTest;
 import dev.pubsubclickhouse.testing.PubSubRest;
@@ -14,20 +15,14 @@ import dev.pubsubclickhouse.testing.PubSubRest.Received;
 import dev.pubsubclickhouse.testing.ServiceProcess;
 import dev.pubsubclickhouse.testing.Sql;
 import dev.pubsubclickhouse.testing.TestDatabase;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -41,8 +36,6 @@ import org.junit.jupiter.api.Test;
 class ReplayThroughEmulatorIT {
   private static final Duration ARRIVAL = Duration.ofSeconds(90);
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final DateTimeFormatter MILLIS =
-      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS").withZone(ZoneOffset.UTC);
 
   private final TestDatabase database;
   private final Sql sql;
@@ -81,11 +74,7 @@ class ReplayThroughEmulatorIT {
   }
 
   private Map<String, String> clickHouse(String table) {
-    Map<String, String> env = new HashMap<>();
-    env.put("CLICKHOUSE_URL", database.server().url());
-    env.put("CLICKHOUSE_USER", database.server().user());
-    env.put("CLICKHOUSE_PASSWORD", database.server().password());
-    env.put("CLICKHOUSE_DATABASE", database.name());
+    Map<String, String> env = database.server().environment(database.name());
     env.put("CLICKHOUSE_TABLE", table);
     return env;
   }
@@ -96,12 +85,7 @@ class ReplayThroughEmulatorIT {
     settings.put("MAX_RETRIES", "1");
     settings.put("INSERT_TIMEOUT_MS", "2000");
     settings.put("ANSWER_TIMEOUT_MS", "5000");
-    return new ServiceProcess(
-            settings,
-            List.of("-Xmx256m", "-XX:+UseSerialGC"),
-            work.resolve("service.log"),
-            LocalClickHouse.freePort())
-        .start();
+    return ServiceProcess.small(settings, work.resolve("service.log")).start();
   }
 
   private static String event(long id) {
@@ -137,22 +121,13 @@ class ReplayThroughEmulatorIT {
       String subscription,
       String messageId,
       long rowIndex,
-      long id,
-      String name,
-      BigDecimal amount,
-      String at,
+      EventValues event,
       Map<String, String> attributes) {}
 
   private static List<Row> expected(String subscription, List<String> ids, List<Message> sent) {
     List<Row> rows = new ArrayList<>();
     for (int m = 0; m < sent.size(); m++) {
-      JsonNode data = read(sent.get(m).text());
-      List<JsonNode> events = new ArrayList<>();
-      if (data.isArray()) {
-        data.forEach(events::add);
-      } else {
-        events.add(data);
-      }
+      List<JsonNode> events = JsonValues.events(JsonValues.read(sent.get(m).text()));
       for (int i = 0; i < events.size(); i++) {
         JsonNode event = events.get(i);
         rows.add(
@@ -160,10 +135,7 @@ class ReplayThroughEmulatorIT {
                 subscription,
                 ids == null ? "" : ids.get(m),
                 i,
-                event.get("id").asLong(),
-                event.get("name").asText(),
-                new BigDecimal(event.get("amount").asText()).stripTrailingZeros(),
-                MILLIS.format(Instant.parse(event.get("at").asText())),
+                EventValues.published(event),
                 sent.get(m).attributes()));
       }
     }
@@ -177,26 +149,19 @@ class ReplayThroughEmulatorIT {
   private List<Row> rowsFinal(String table, boolean withIds) {
     List<Row> rows = new ArrayList<>();
     for (JsonNode row :
-        lines(
+        sql.jsonRows(
             "SELECT _pubsub_subscription AS s, _pubsub_message_id AS m, _pubsub_row_index AS i, id,"
                 + " name, toString(amount) AS amount, toString(at) AS at,"
                 + " _pubsub_attributes AS attributes FROM "
                 + table
                 + " FINAL")) {
-      Map<String, String> attributes = new TreeMap<>();
-      row.get("attributes")
-          .fields()
-          .forEachRemaining(e -> attributes.put(e.getKey(), e.getValue().asText()));
       rows.add(
           new Row(
               row.get("s").asText(),
               withIds ? row.get("m").asText() : "",
               row.get("i").asLong(),
-              row.get("id").asLong(),
-              row.get("name").asText(),
-              new BigDecimal(row.get("amount").asText()).stripTrailingZeros(),
-              row.get("at").asText(),
-              Map.copyOf(attributes)));
+              EventValues.stored(row),
+              Map.copyOf(JsonValues.texts(row.get("attributes")))));
     }
     return rows;
   }
@@ -250,7 +215,7 @@ class ReplayThroughEmulatorIT {
     // The service filled the dead-letter table's new columns with the message as delivered.
     for (int m = 0; m < bad.size(); m++) {
       JsonNode row =
-          lines(
+          sql.jsonRows(
                   "SELECT raw_message, subscription, toJSONString(attributes) AS a, ordering_key,"
                       + " publish_time IS NOT NULL AS has_time FROM events_dead WHERE message_id = '"
                       + badIds.get(m)
@@ -258,11 +223,13 @@ class ReplayThroughEmulatorIT {
               .get(0);
       assertThat(row.get("raw_message").asText()).isEqualTo(bad.get(m).text());
       assertThat(row.get("subscription").asText()).isEqualTo(subscription);
-      assertThat(read(row.get("a").asText())).isEqualTo(JSON.valueToTree(bad.get(m).attributes()));
+      assertThat(JsonValues.read(row.get("a").asText()))
+          .isEqualTo(JSON.valueToTree(bad.get(m).attributes()));
       assertThat(row.get("has_time").asInt()).isEqualTo(1);
     }
     Map<String, String> publishTimes = new HashMap<>();
-    for (JsonNode row : lines("SELECT message_id, toString(publish_time) AS p FROM events_dead")) {
+    for (JsonNode row :
+        sql.jsonRows("SELECT message_id, toString(publish_time) AS p FROM events_dead")) {
       publishTimes.put(row.get("message_id").asText(), row.get("p").asText());
     }
 
@@ -289,7 +256,7 @@ class ReplayThroughEmulatorIT {
     assertThat(sql.number("SELECT count() FROM events FINAL")).isEqualTo(expected.size());
     assertThat(rowsFinal("events", true)).containsExactlyInAnyOrderElementsOf(expected);
     for (JsonNode row :
-        lines(
+        sql.jsonRows(
             "SELECT _pubsub_message_id AS m, toString(_pubsub_publish_time) AS p FROM events FINAL"
                 + " WHERE _pubsub_message_id IN ('"
                 + String.join("','", badIds)
@@ -303,7 +270,7 @@ class ReplayThroughEmulatorIT {
         .as("the second run wrote nothing")
         .isEqualTo(expected.size());
     JsonNode kept =
-        lines("SELECT raw_message, message_id, subscription, error_message FROM events_dead")
+        sql.jsonRows("SELECT raw_message, message_id, subscription, error_message FROM events_dead")
             .get(0);
     assertThat(sql.number("SELECT count() FROM events_dead")).isEqualTo(1);
     assertThat(kept.get("raw_message").asText()).isEqualTo(notJson.text());
@@ -377,23 +344,5 @@ class ReplayThroughEmulatorIT {
     all.addAll(bad);
     assertThat(rowsFinal("orders", false))
         .containsExactlyInAnyOrderElementsOf(expected(pubsub.subscriptionPath(push), null, all));
-  }
-
-  private List<JsonNode> lines(String query) {
-    List<JsonNode> rows = new ArrayList<>();
-    for (String line : sql.query(query + " FORMAT JSONEachRow").split("\n")) {
-      if (!line.isBlank()) {
-        rows.add(read(line));
-      }
-    }
-    return rows;
-  }
-
-  private static JsonNode read(String json) {
-    try {
-      return JSON.readTree(json);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }

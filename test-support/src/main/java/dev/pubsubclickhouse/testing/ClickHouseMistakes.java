@@ -7,7 +7,6 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -148,11 +147,7 @@ public enum ClickHouseMistakes {
       implements AutoCloseable {
     /** CLICKHOUSE_URL, CLICKHOUSE_USER and CLICKHOUSE_PASSWORD. */
     public Map<String, String> environment() {
-      Map<String, String> environment = new HashMap<>();
-      environment.put("CLICKHOUSE_URL", url);
-      environment.put("CLICKHOUSE_USER", user);
-      environment.put("CLICKHOUSE_PASSWORD", password);
-      return environment;
+      return new ClickHouseServer(url, user, password).environment();
     }
 
     @Override

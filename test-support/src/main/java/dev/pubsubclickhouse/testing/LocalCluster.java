@@ -1,14 +1,10 @@
 package dev.pubsubclickhouse.testing;
 
-import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -28,12 +24,6 @@ import java.util.stream.Collectors;
 public final class LocalCluster implements AutoCloseable {
   /** The cluster's name in {@code remote_servers}. */
   public static final String NAME = "local_cluster";
-
-  private static final HttpClient HTTP =
-      HttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1)
-          .connectTimeout(Duration.ofSeconds(5))
-          .build();
 
   private final Path directory;
   private final List<LocalClickHouse> shards;
@@ -96,37 +86,14 @@ public final class LocalCluster implements AutoCloseable {
    * TabSeparated without the last newline.
    */
   public String query(int index, String sql) {
-    HttpRequest request =
-        HttpRequest.newBuilder(
-                URI.create(
-                    shards.get(index).url()
-                        + "/?default_format=TabSeparated&query_id="
-                        + URLEncoder.encode(
-                            "cluster-test-" + System.nanoTime(), StandardCharsets.UTF_8)))
-            .timeout(Duration.ofSeconds(120))
-            .POST(HttpRequest.BodyPublishers.ofString(sql))
-            .build();
-    try {
-      HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-      if (response.statusCode() != 200) {
-        throw new IllegalStateException(
-            "shard "
-                + index
-                + ": "
-                + sql
-                + ": HTTP "
-                + response.statusCode()
-                + " "
-                + response.body());
-      }
-      String text = response.body();
-      return text.endsWith("\n") ? text.substring(0, text.length() - 1) : text;
-    } catch (IOException e) {
-      throw new IllegalStateException("shard " + index + ": " + sql + ": " + e, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+    return ClickHouseHttp.post(
+        URI.create(
+            shards.get(index).url()
+                + "/?default_format=TabSeparated&query_id="
+                + URLEncoder.encode("cluster-test-" + System.nanoTime(), StandardCharsets.UTF_8)),
+        HttpRequest.newBuilder(),
+        sql,
+        "shard " + index + ": ");
   }
 
   public long number(int index, String sql) {

@@ -14,7 +14,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -163,15 +162,11 @@ public final class PubSubRest {
         send("POST", "/subscriptions/" + subscription + ":pull", request)
             .path("receivedMessages")) {
       JsonNode m = r.path("message");
-      Map<String, String> attributes = new LinkedHashMap<>();
-      m.path("attributes")
-          .fields()
-          .forEachRemaining(e -> attributes.put(e.getKey(), e.getValue().asText()));
       received.add(
           new Received(
               m.path("messageId").asText(),
               Base64.getDecoder().decode(m.path("data").asText("")),
-              attributes,
+              JsonValues.texts(m.path("attributes")),
               m.path("publishTime").asText(),
               m.path("orderingKey").asText(""),
               r.path("ackId").asText()));

@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -44,6 +45,15 @@ public final class ServiceProcess implements AutoCloseable {
     this.jvmOptions = List.copyOf(jvmOptions);
     this.log = log;
     this.port = port;
+  }
+
+  /**
+   * The service with {@code environment}, a heap of 256 MB and the serial collector (room for
+   * several beside the tests on one machine), on a free port, its log in {@code log}; not started.
+   */
+  public static ServiceProcess small(Map<String, String> environment, Path log) {
+    return new ServiceProcess(
+        environment, List.of("-Xmx256m", "-XX:+UseSerialGC"), log, LocalClickHouse.freePort());
   }
 
   public static Path jar() {
@@ -86,6 +96,29 @@ public final class ServiceProcess implements AutoCloseable {
    */
   public String startExpectingUnready() throws Exception {
     launch();
+    HttpResponse<String> health =
+        awaitHealth(
+            answer -> answer.statusCode() == 200 || !answer.body().startsWith("starting:"),
+            "the service did not ask ClickHouse");
+    if (health.statusCode() == 200) {
+      throw new IllegalStateException("the service became ready: " + output());
+    }
+    return health.body();
+  }
+
+  /** Starts the jar and waits until /healthz answers 200. */
+  public ServiceProcess start() throws Exception {
+    launch();
+    awaitHealth(answer -> answer.statusCode() == 200, "the service did not become ready");
+    return this;
+  }
+
+  /**
+   * Asks /healthz until its answer is {@code settled}, for at most 90 s; fails when the process
+   * exits first.
+   */
+  private HttpResponse<String> awaitHealth(
+      Predicate<HttpResponse<String>> settled, String otherwise) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
@@ -93,38 +126,15 @@ public final class ServiceProcess implements AutoCloseable {
       }
       try {
         HttpResponse<String> health = get("/healthz");
-        if (health.statusCode() == 200) {
-          throw new IllegalStateException("the service became ready: " + output());
-        }
-        if (!health.body().startsWith("starting:")) {
-          return health.body();
+        if (settled.test(health)) {
+          return health;
         }
       } catch (IOException notYet) {
         // not listening yet
       }
       Thread.sleep(100);
     }
-    throw new IllegalStateException("the service did not ask ClickHouse: " + output());
-  }
-
-  /** Starts the jar and waits until /healthz answers 200. */
-  public ServiceProcess start() throws Exception {
-    launch();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-    while (System.nanoTime() < deadline) {
-      if (!process.isAlive()) {
-        throw new IllegalStateException("the service exited at start: " + output());
-      }
-      try {
-        if (get("/healthz").statusCode() == 200) {
-          return this;
-        }
-      } catch (IOException notYet) {
-        // not listening yet
-      }
-      Thread.sleep(100);
-    }
-    throw new IllegalStateException("the service did not become ready: " + output());
+    throw new IllegalStateException(otherwise + ": " + output());
   }
 
   private void launch() throws IOException {

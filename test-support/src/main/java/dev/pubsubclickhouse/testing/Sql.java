@@ -1,26 +1,19 @@
 package dev.pubsubclickhouse.testing;
 
-import java.io.IOException;
+import com.fasterxml.jackson.databind.JsonNode;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.List;
 
 /**
  * Statements against a ClickHouse over its HTTP interface, independent of the service under test
  * (its client, its retries): what the tests use to set up tables and to count what arrived.
  */
 public final class Sql {
-  private static final HttpClient HTTP =
-      HttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1)
-          .connectTimeout(Duration.ofSeconds(5))
-          .build();
-
   private final String url;
   private final String authorization;
   private final String database;
@@ -46,31 +39,26 @@ public final class Sql {
 
   /** Runs one statement; returns its TabSeparated result without the last newline. */
   public String query(String sql) {
-    HttpRequest request =
-        HttpRequest.newBuilder(
-                URI.create(
-                    url
-                        + "?database="
-                        + URLEncoder.encode(database, StandardCharsets.UTF_8)
-                        + "&default_format=TabSeparated"))
-            .timeout(Duration.ofSeconds(120))
-            .header("Authorization", authorization)
-            .POST(HttpRequest.BodyPublishers.ofString(sql))
-            .build();
-    try {
-      HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-      if (response.statusCode() != 200) {
-        throw new IllegalStateException(
-            sql + ": HTTP " + response.statusCode() + " " + response.body());
+    return ClickHouseHttp.post(
+        URI.create(
+            url
+                + "?database="
+                + URLEncoder.encode(database, StandardCharsets.UTF_8)
+                + "&default_format=TabSeparated"),
+        HttpRequest.newBuilder().header("Authorization", authorization),
+        sql,
+        "");
+  }
+
+  /** Runs one query; returns its rows, each as JSON ({@code FORMAT JSONEachRow}). */
+  public List<JsonNode> jsonRows(String query) {
+    List<JsonNode> rows = new ArrayList<>();
+    for (String line : query(query + " FORMAT JSONEachRow").split("\n")) {
+      if (!line.isBlank()) {
+        rows.add(JsonValues.read(line));
       }
-      String text = response.body();
-      return text.endsWith("\n") ? text.substring(0, text.length() - 1) : text;
-    } catch (IOException e) {
-      throw new IllegalStateException(sql + ": " + e, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
     }
+    return rows;
   }
 
   public long number(String sql) {

@@ -7,7 +7,6 @@ import dev.pubsubclickhouse.replay.table.Letters.Letter;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.TestDatabase;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
@@ -65,11 +64,7 @@ class ChangeReplayIT {
             Letters.letter(3, reason, T0.plusSeconds(2)).withData(change("c", 2, "two", 150)),
             Letters.letter(4, reason, T0.plusSeconds(3)).withData(change("d", 2, "two", 160)));
     Letters.insert(dev.pubsubclickhouse.testing.Sql.of(database), "items_dead", letters);
-    Map<String, String> env = new HashMap<>();
-    env.put("CLICKHOUSE_URL", database.server().url());
-    env.put("CLICKHOUSE_USER", database.server().user());
-    env.put("CLICKHOUSE_PASSWORD", database.server().password());
-    env.put("CLICKHOUSE_DATABASE", database.name());
+    Map<String, String> env = database.server().environment(database.name());
     env.put("CLICKHOUSE_TABLE", "other");
     env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "items_dead");
     env.put("PAYLOAD_FORMAT", "debezium");

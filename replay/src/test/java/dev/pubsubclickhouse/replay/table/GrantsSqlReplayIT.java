@@ -32,23 +32,10 @@ class GrantsSqlReplayIT {
             + "\"service\":\"api\",\"level\":\"WARN\",\"message\":\"fixed\"}',"
             + " 'column ''level'' (String) rejects (missing)', '', now() - 60, 'm-1')");
 
-    Run run =
-        Run.of(
-            Map.of(
-                "CLICKHOUSE_URL",
-                login.url(),
-                "CLICKHOUSE_USER",
-                login.user(),
-                "CLICKHOUSE_PASSWORD",
-                login.password(),
-                "CLICKHOUSE_DATABASE",
-                "realtime",
-                "CLICKHOUSE_TABLE",
-                "logs",
-                "CLICKHOUSE_DEAD_LETTER_TABLE",
-                "logs_dead_letter"),
-            "table",
-            "--maxPerSecond=0");
+    Map<String, String> env = login.environment("realtime");
+    env.put("CLICKHOUSE_TABLE", "logs");
+    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "logs_dead_letter");
+    Run run = Run.of(env, "table", "--maxPerSecond=0");
 
     assertThat(run.exitCode()).as(run.toString()).isZero();
     assertThat(

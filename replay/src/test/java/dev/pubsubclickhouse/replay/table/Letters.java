@@ -3,10 +3,11 @@ package dev.pubsubclickhouse.replay.table;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pubsubclickhouse.testing.EventValues;
+import dev.pubsubclickhouse.testing.JsonValues;
 import dev.pubsubclickhouse.testing.Sql;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -24,8 +25,6 @@ final class Letters {
   static final ObjectMapper JSON = new ObjectMapper();
   private static final DateTimeFormatter SECONDS =
       DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss").withZone(ZoneOffset.UTC);
-  private static final DateTimeFormatter MILLIS =
-      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS").withZone(ZoneOffset.UTC);
 
   private Letters() {}
 
@@ -206,7 +205,7 @@ final class Letters {
       row.put("stack_trace", letter.stackTrace());
       row.put("failed_at", SECONDS.format(letter.failedAt()));
       row.put("message_id", letter.messageId());
-      row.put("publish_time", MILLIS.format(letter.publishTime()));
+      row.put("publish_time", EventValues.CLICKHOUSE_MILLIS.format(letter.publishTime()));
       ObjectNode attributes = row.putObject("attributes");
       letter.attributes().forEach(attributes::put);
       row.put("ordering_key", letter.orderingKey());
@@ -256,10 +255,7 @@ final class Letters {
       String subscription,
       String messageId,
       long rowIndex,
-      long id,
-      String name,
-      BigDecimal amount,
-      String at,
+      EventValues event,
       Map<String, String> attributes,
       String orderingKey,
       String publishTime,
@@ -272,13 +268,7 @@ final class Letters {
   static List<Row> expectedRows(List<Letter> letters, boolean withAttributes) {
     List<Row> rows = new ArrayList<>();
     for (Letter letter : letters) {
-      JsonNode data = read(letter.data());
-      List<JsonNode> events = new ArrayList<>();
-      if (data.isArray()) {
-        data.forEach(events::add);
-      } else {
-        events.add(data);
-      }
+      List<JsonNode> events = JsonValues.events(JsonValues.read(letter.data()));
       for (int index = 0; index < events.size(); index++) {
         JsonNode event = events.get(index);
         rows.add(
@@ -286,13 +276,10 @@ final class Letters {
                 letter.subscription(),
                 letter.messageId(),
                 index,
-                event.get("id").asLong(),
-                event.get("name").asText(),
-                new BigDecimal(event.get("amount").asText()).stripTrailingZeros(),
-                MILLIS.format(Instant.parse(event.get("at").asText())),
+                EventValues.published(event),
                 withAttributes ? Map.copyOf(letter.attributes()) : Map.of(),
                 withAttributes ? letter.orderingKey() : "",
-                MILLIS.format(letter.publishTime()),
+                EventValues.CLICKHOUSE_MILLIS.format(letter.publishTime()),
                 letter.deliveryAttempt() == null ? 0 : letter.deliveryAttempt()));
       }
     }
@@ -303,28 +290,20 @@ final class Letters {
   static List<Row> rowsFinal(Sql sql, String table) {
     List<Row> rows = new ArrayList<>();
     for (JsonNode row :
-        lines(
-            sql,
+        sql.jsonRows(
             "SELECT _pubsub_subscription AS s, _pubsub_message_id AS m, _pubsub_row_index AS i,"
                 + " id, name, toString(amount) AS amount, toString(at) AS at,"
                 + " _pubsub_attributes AS attributes, _pubsub_ordering_key AS k,"
                 + " toString(_pubsub_publish_time) AS p, _pubsub_delivery_attempt AS d FROM "
                 + table
                 + " FINAL")) {
-      Map<String, String> attributes = new TreeMap<>();
-      row.get("attributes")
-          .fields()
-          .forEachRemaining(e -> attributes.put(e.getKey(), e.getValue().asText()));
       rows.add(
           new Row(
               row.get("s").asText(),
               row.get("m").asText(),
               row.get("i").asLong(),
-              row.get("id").asLong(),
-              row.get("name").asText(),
-              new BigDecimal(row.get("amount").asText()).stripTrailingZeros(),
-              row.get("at").asText(),
-              Map.copyOf(attributes),
+              EventValues.stored(row),
+              Map.copyOf(JsonValues.texts(row.get("attributes"))),
               row.get("k").asText(),
               row.get("p").asText(),
               row.get("d").asLong()));
@@ -335,7 +314,8 @@ final class Letters {
   /** A dead-letter table's rows, every column, as text maps (sorted by failed_at, message_id). */
   static List<Map<String, String>> deadLetterRows(Sql sql, String table) {
     List<Map<String, String>> rows = new ArrayList<>();
-    for (JsonNode row : lines(sql, "SELECT * FROM " + table + " ORDER BY failed_at, raw_message")) {
+    for (JsonNode row :
+        sql.jsonRows("SELECT * FROM " + table + " ORDER BY failed_at, raw_message")) {
       Map<String, String> values = new LinkedHashMap<>();
       row.fields().forEachRemaining(e -> values.put(e.getKey(), text(e.getValue())));
       rows.add(values);
@@ -347,16 +327,6 @@ final class Letters {
     return value.isValueNode() ? value.asText() : value.toString();
   }
 
-  static List<JsonNode> lines(Sql sql, String query) {
-    List<JsonNode> rows = new ArrayList<>();
-    for (String line : sql.query(query + " FORMAT JSONEachRow").split("\n")) {
-      if (!line.isBlank()) {
-        rows.add(read(line));
-      }
-    }
-    return rows;
-  }
-
   static byte[] gzip(String text) {
     java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
     try (java.util.zip.GZIPOutputStream out = new java.util.zip.GZIPOutputStream(bytes)) {
@@ -365,13 +335,5 @@ final class Letters {
       throw new UncheckedIOException(e);
     }
     return bytes.toByteArray();
-  }
-
-  static JsonNode read(String json) {
-    try {
-      return JSON.readTree(json);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }

@@ -8,11 +8,11 @@ import dev.pubsubclickhouse.replay.table.Letters.Letter;
 import dev.pubsubclickhouse.replay.table.Letters.Row;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.FaultInjectingProxy;
+import dev.pubsubclickhouse.testing.JsonValues;
 import dev.pubsubclickhouse.testing.Sql;
 import dev.pubsubclickhouse.testing.TestDatabase;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -36,11 +36,7 @@ class TableReplayIT {
   }
 
   private Map<String, String> env(String target, String deadLetters) {
-    Map<String, String> env = new HashMap<>();
-    env.put("CLICKHOUSE_URL", database.server().url());
-    env.put("CLICKHOUSE_USER", database.server().user());
-    env.put("CLICKHOUSE_PASSWORD", database.server().password());
-    env.put("CLICKHOUSE_DATABASE", database.name());
+    Map<String, String> env = database.server().environment(database.name());
     env.put("CLICKHOUSE_TABLE", target);
     env.put("CLICKHOUSE_DEAD_LETTER_TABLE", deadLetters);
     return env;
@@ -142,8 +138,8 @@ class TableReplayIT {
     assertThat(run.exitCode()).as(run.toString()).isZero();
     assertThat(Letters.rowsFinal(sql, "unknown"))
         .containsExactlyElementsOf(Letters.expectedRows(List.of(letter), true));
-    assertThat(Letters.read(sql.query("SELECT extra FROM unknown FORMAT TSVRaw").trim()))
-        .isEqualTo(Letters.read("{\"colour\":\"red\"}"));
+    assertThat(JsonValues.read(sql.query("SELECT extra FROM unknown FORMAT TSVRaw").trim()))
+        .isEqualTo(JsonValues.read("{\"colour\":\"red\"}"));
     assertThat(Letters.deadLetterRows(sql, "unknown_dead")).isEmpty();
   }
 
@@ -330,8 +326,8 @@ class TableReplayIT {
             "stack_trace",
             "messageId=9000022 publishTime=2026-01-14T23:00:22.123Z"
                 + " subscription=projects/p/subscriptions/logs-push deliveryAttempt=3");
-    assertThat(Letters.read(row.get("attributes")))
-        .isEqualTo(Letters.read("{\"source\":\"sensor-1\",\"trace\":\"t-22\"}"));
+    assertThat(JsonValues.read(row.get("attributes")))
+        .isEqualTo(JsonValues.read("{\"source\":\"sensor-1\",\"trace\":\"t-22\"}"));
     assertThat(row.get("error_message")).startsWith("row 1: column 'id' (UInt32) rejects -5");
     assertThat(Instant.parse(row.get("failed_at").replace(' ', 'T') + "Z"))
         .isAfterOrEqualTo(start.truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
