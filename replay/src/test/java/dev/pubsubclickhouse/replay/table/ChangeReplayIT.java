@@ -33,6 +33,16 @@ class ChangeReplayIT {
     }
   }
 
+  /** Replay of items_dead with PAYLOAD_FORMAT=debezium, public.items routed to items. */
+  private Map<String, String> replayEnvironment() {
+    Map<String, String> env = database.server().environment(database.name());
+    env.put("CLICKHOUSE_TABLE", "other");
+    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "items_dead");
+    env.put("PAYLOAD_FORMAT", "debezium");
+    env.put("CDC_TABLES", "public.items=items");
+    return env;
+  }
+
   private static String change(String op, int id, String name, long lsn) {
     String row = "{\"id\":" + id + ",\"name\":\"" + name + "\"}";
     return "{\"before\":"
@@ -64,11 +74,7 @@ class ChangeReplayIT {
             Letters.letter(3, reason, T0.plusSeconds(2)).withData(change("c", 2, "two", 150)),
             Letters.letter(4, reason, T0.plusSeconds(3)).withData(change("d", 2, "two", 160)));
     Letters.insert(dev.pubsubclickhouse.testing.Sql.of(database), "items_dead", letters);
-    Map<String, String> env = database.server().environment(database.name());
-    env.put("CLICKHOUSE_TABLE", "other");
-    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "items_dead");
-    env.put("PAYLOAD_FORMAT", "debezium");
-    env.put("CDC_TABLES", "public.items=items");
+    Map<String, String> env = replayEnvironment();
 
     Run run = Run.of(env, "table", "--maxPerSecond=0");
 
@@ -112,15 +118,7 @@ class ChangeReplayIT {
         List.of(
             Letters.letter(1, reason, T0).withData(change("c", 1, "before", 100)),
             Letters.letter(2, reason, T0.plusSeconds(1)).withData(change("c", 2, "after", 200))));
-    Map<String, String> env = new HashMap<>();
-    env.put("CLICKHOUSE_URL", database.server().url());
-    env.put("CLICKHOUSE_USER", database.server().user());
-    env.put("CLICKHOUSE_PASSWORD", database.server().password());
-    env.put("CLICKHOUSE_DATABASE", database.name());
-    env.put("CLICKHOUSE_TABLE", "other");
-    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "items_dead");
-    env.put("PAYLOAD_FORMAT", "debezium");
-    env.put("CDC_TABLES", "public.items=items");
+    Map<String, String> env = replayEnvironment();
 
     Run run = Run.of(env, "table", "--maxPerSecond=0");
 
@@ -152,15 +150,7 @@ class ChangeReplayIT {
             Letters.letter(1, "ClickHouse did not answer", T0).withData(truncate),
             Letters.letter(2, "ClickHouse did not answer", T0.plusSeconds(1))
                 .withData(change("c", 3, "new", 600))));
-    Map<String, String> env = new HashMap<>();
-    env.put("CLICKHOUSE_URL", database.server().url());
-    env.put("CLICKHOUSE_USER", database.server().user());
-    env.put("CLICKHOUSE_PASSWORD", database.server().password());
-    env.put("CLICKHOUSE_DATABASE", database.name());
-    env.put("CLICKHOUSE_TABLE", "other");
-    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "items_dead");
-    env.put("PAYLOAD_FORMAT", "debezium");
-    env.put("CDC_TABLES", "public.items=items");
+    Map<String, String> env = replayEnvironment();
 
     Run run = Run.of(env, "table", "--dryRun", "--maxPerSecond=0");
 
