@@ -21,6 +21,7 @@ them on with `-e NAME`.
 
 import argparse
 import base64
+import http.client
 import json
 import os
 import re
@@ -101,16 +102,24 @@ def wait_for_204(url, process, deadline_s):
     raise RuntimeError("no 204 from %s after %d s" % (url, deadline_s))
 
 
+# A push's wait for its answer: beyond the service's own ANSWER_TIMEOUT_MS (50 s), after which it
+# answers 503 itself, so only a service that stopped answering runs into it.
+PUSH_TIMEOUT_S = 60
+
+
 def push_workload(url, messages, concurrency):
-    """Pushes `messages` messages over `concurrency` connections; every answer must be 204."""
+    """Pushes `messages` messages over `concurrency` connections; every answer must be 204. A push
+    with no answer at all (closed connection, timeout) fails the workload too."""
     failures = []
 
     def worker(k):
         for i in range(k, messages, concurrency):
             try:
-                status = post(url, "train-%d" % i)
+                status = post(url, "train-%d" % i, timeout=PUSH_TIMEOUT_S)
             except urllib.error.HTTPError as e:
                 status = e.code
+            except (urllib.error.URLError, http.client.HTTPException, OSError) as e:
+                status = "no answer (%s)" % (getattr(e, "reason", None) or e)
             if status != 204:
                 failures.append(status)
 

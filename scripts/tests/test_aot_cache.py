@@ -2,10 +2,12 @@
 jar, another class path and another JDK from the trained ones, and the class-load verdict tells a
 cache the JVM used from one it dropped, on a real JDK 25 when this machine has one."""
 
+import http.server
 import os
 import shutil
 import subprocess
 import tempfile
+import threading
 import unittest
 import zipfile
 
@@ -43,6 +45,48 @@ class VerdictTest(unittest.TestCase):
         passed, why = aotcache.verdict(["{\"message\":\"started\"}\n"])
         self.assertFalse(passed)
         self.assertIn("did not reach the JVM", why)
+
+
+class PushServer(http.server.ThreadingHTTPServer):
+    """A stand-in for the service on a free local port: answers each push 204, except the
+    message ids in `drop`, whose connection it closes without an answer."""
+
+    def __init__(self, drop=()):
+        drop = set(drop)
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                if any(('"messageId": "%s"' % m).encode() in body for m in drop):
+                    self.close_connection = True
+                    return
+                self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.url = "http://127.0.0.1:%d/" % self.server_address[1]
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+
+class WorkloadTest(unittest.TestCase):
+    def serve(self, drop=()):
+        server = PushServer(drop)
+        self.addCleanup(server.server_close)
+        self.addCleanup(server.shutdown)
+        return server.url
+
+    def test_every_push_answered_204_passes(self):
+        aotcache.push_workload(self.serve(), 40, 4)
+
+    def test_a_push_without_an_answer_fails_the_workload(self):
+        # A connection closed (or timed out) without an answer is a push the service did not
+        # take: the training must say so, not lose that worker's remaining pushes unnoticed.
+        with self.assertRaises(RuntimeError) as raised:
+            aotcache.push_workload(self.serve(drop=["train-7"]), 40, 4)
+        self.assertIn("1 of 40 training pushes", str(raised.exception))
 
 
 class InputsTest(unittest.TestCase):
