@@ -76,9 +76,10 @@ def prepare_table(clickhouse_url, deadline_s=120):
         try:
             clickhouse(clickhouse_url, "CREATE DATABASE IF NOT EXISTS " + DATABASE)
             break
-        except (urllib.error.URLError, ConnectionError, OSError):
+        except (urllib.error.URLError, ConnectionError, OSError) as e:
             if time.monotonic() - start > deadline_s:
-                raise
+                raise RuntimeError("ClickHouse at %s did not answer within %d s (%s)" % (
+                    clickhouse_url, deadline_s, getattr(e, "reason", None) or e))
             time.sleep(1)
     clickhouse(clickhouse_url, "CREATE TABLE IF NOT EXISTS %s.%s %s ENGINE = MergeTree ORDER BY "
                                "event_time" % (DATABASE, TABLE, COLUMNS))
@@ -267,6 +268,19 @@ def read_lines(path):
         return f.readlines()
 
 
+def log_tail(path, lines=20):
+    """The end of the command's log without its class-load lines, for a failure's message: in
+    Cloud Build the log itself stays in the workspace, which is gone when the build is."""
+    try:
+        with open(path, errors="replace") as f:
+            kept = [line.rstrip("\n") for line in f if "[class,load" not in line]
+    except OSError:
+        return ""
+    if not kept:
+        return "\n  (%s is empty)" % path
+    return "\n  the end of %s:%s" % (path, "".join("\n  " + line for line in kept[-lines:]))
+
+
 def main(argv):
     # The image's entrypoint (JSON, as docker inspect prints it) for the build's shell steps.
     if argv[:1] == ["entrypoint-flags"] and len(argv) == 2:
@@ -296,20 +310,23 @@ def main(argv):
         parser.error("the start command follows --")
     command = argv[argv.index("--") + 1:]
     args = parser.parse_args(argv[:argv.index("--")])
-    if args.action == "train":
-        if not args.output:
-            parser.error("train needs --output")
-        train(command, args.url, args.output, args.clickhouse, args.log,
-              messages=args.messages, start_timeout_s=args.start_timeout)
-        print("aot-cache: trained; the cache is at %s (as the command sees it)" % args.output)
-        return 0
+    if args.action == "train" and not args.output:
+        parser.error("train needs --output")
     if bool(args.trained_inputs) != bool(args.inputs):
         parser.error("--trained-inputs and --inputs go together")
-    lists = [read_lines(path) for path in (args.trained_inputs, args.inputs)] if args.inputs \
-        else [None, None]
-    passed, why = check(command, args.url, args.clickhouse, args.log,
-                        start_timeout_s=args.start_timeout, trained_inputs=lists[0],
-                        inputs=lists[1])
+    try:
+        if args.action == "train":
+            train(command, args.url, args.output, args.clickhouse, args.log,
+                  messages=args.messages, start_timeout_s=args.start_timeout)
+            print("aot-cache: trained; the cache is at %s (as the command sees it)" % args.output)
+            return 0
+        lists = [read_lines(path) for path in (args.trained_inputs, args.inputs)] \
+            if args.inputs else [None, None]
+        passed, why = check(command, args.url, args.clickhouse, args.log,
+                            start_timeout_s=args.start_timeout, trained_inputs=lists[0],
+                            inputs=lists[1])
+    except RuntimeError as e:
+        raise RuntimeError("%s%s" % (e, log_tail(args.log)))
     print("aot-cache: %s: %s" % ("fresh" if passed else "STALE", why))
     return 0 if passed else 1
 

@@ -89,6 +89,33 @@ class WorkloadTest(unittest.TestCase):
         self.assertIn("1 of 40 training pushes", str(raised.exception))
 
 
+class FailureOutputTest(unittest.TestCase):
+    """In Cloud Build the command's log stays in the build's workspace, which nobody can read
+    after the build: a failure must show the end of it."""
+
+    def test_a_command_that_dies_before_its_first_204_shows_why(self):
+        # Any POST answered 204 stands in for ClickHouse's table creation here.
+        clickhouse = PushServer()
+        self.addCleanup(clickhouse.server_close)
+        self.addCleanup(clickhouse.shutdown)
+        with tempfile.TemporaryDirectory() as tmp:
+            result = subprocess.run(
+                [os.path.join(SCRIPTS, "aot-cache"), "train", "--url", "http://127.0.0.1:9/",
+                 "--clickhouse", clickhouse.url, "--output", os.path.join(tmp, "a.aot"),
+                 "--log", os.path.join(tmp, "train.log"), "--start-timeout", "30", "--",
+                 "sh", "-c", "echo 'startup failed: CLICKHOUSE_TABLE events is missing'; exit 3"],
+                capture_output=True, text=True)
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertIn("exited with 3 before its first 204", result.stderr)
+        self.assertIn("startup failed: CLICKHOUSE_TABLE events is missing", result.stderr)
+
+    def test_a_clickhouse_that_never_answers_is_said_plainly(self):
+        # Not a traceback of urllib: the message names the URL and the reason.
+        with self.assertRaises(RuntimeError) as raised:
+            aotcache.prepare_table("http://127.0.0.1:9/", deadline_s=1)
+        self.assertIn("ClickHouse at http://127.0.0.1:9/ did not answer", str(raised.exception))
+
+
 class InputsTest(unittest.TestCase):
     """scripts/aot-cache-inputs on a made-up JDK and jars, compared as the check compares."""
 
