@@ -175,6 +175,19 @@ class CloudBuildTest {
   }
 
   @Test
+  void theDocsSayWhichOfTheFunctionsImagesIsTheOneToDeploy() {
+    // A build pushes the function's final list under its tag, and the list's parts under tags of
+    // their own: Jib's image without the cache, and one image per architecture (an Arm node cannot
+    // run the amd64 one). "The function image's digest" leaves the pick to chance.
+    assertThat(String.join(" ", step(STEPS, "aot-function").tokens()))
+        .contains("docker push $$image:$BUILD_ID-$$arch");
+    assertThat(RepoFiles.read("docs/deploy.md"))
+        .contains("`BUILD_ID-jib`", "`BUILD_ID-amd64`", "`BUILD_ID-arm64`");
+    assertThat(RepoFiles.read("docs/gke.md"))
+        .contains("pubsub-clickhouse-function:BUILD_ID ", "image_summary.fully_qualified_digest");
+  }
+
+  @Test
   void theRepositoryIsTerraformsWithImmutableTagsAndTheBuildOnlyPushesToIt() {
     // The apply makes the repository and grants the build account, then runs the build
     // (ApplyBuildTest): no build creates a repository, no example adopts one.
