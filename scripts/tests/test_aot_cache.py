@@ -53,11 +53,14 @@ class PushServer(http.server.ThreadingHTTPServer):
 
     def __init__(self, drop=()):
         drop = set(drop)
+        self.received = 0
+        server = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_POST(self):
+                server.received += 1
                 body = self.rfile.read(int(self.headers["Content-Length"]))
-                if any(('"messageId": "%s"' % m).encode() in body for m in drop):
+                if "*" in drop or any(('"messageId": "%s"' % m).encode() in body for m in drop):
                     self.close_connection = True
                     return
                 self.send_response(204)
@@ -86,7 +89,17 @@ class WorkloadTest(unittest.TestCase):
         # take: the training must say so, not lose that worker's remaining pushes unnoticed.
         with self.assertRaises(RuntimeError) as raised:
             aotcache.push_workload(self.serve(drop=["train-7"]), 40, 4)
-        self.assertIn("1 of 40 training pushes", str(raised.exception))
+        self.assertIn("training push was not answered 204", str(raised.exception))
+
+    def test_the_workload_stops_at_its_first_failed_push(self):
+        # A push waits up to a minute for its answer: a service that stopped answering must not
+        # hold the build for every remaining push in turn.
+        server = PushServer(drop=["*"])
+        self.addCleanup(server.server_close)
+        self.addCleanup(server.shutdown)
+        with self.assertRaises(RuntimeError):
+            aotcache.push_workload(server.url, 400, 4)
+        self.assertLessEqual(server.received, 4)
 
 
 class FailureOutputTest(unittest.TestCase):
