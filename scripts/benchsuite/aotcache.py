@@ -21,6 +21,7 @@ them on with `-e NAME`.
 
 import argparse
 import base64
+import http.client
 import json
 import os
 import re
@@ -75,9 +76,10 @@ def prepare_table(clickhouse_url, deadline_s=120):
         try:
             clickhouse(clickhouse_url, "CREATE DATABASE IF NOT EXISTS " + DATABASE)
             break
-        except (urllib.error.URLError, ConnectionError, OSError):
+        except (urllib.error.URLError, ConnectionError, OSError) as e:
             if time.monotonic() - start > deadline_s:
-                raise
+                raise RuntimeError("ClickHouse at %s did not answer within %d s (%s)" % (
+                    clickhouse_url, deadline_s, getattr(e, "reason", None) or e))
             time.sleep(1)
     clickhouse(clickhouse_url, "CREATE TABLE IF NOT EXISTS %s.%s %s ENGINE = MergeTree ORDER BY "
                                "event_time" % (DATABASE, TABLE, COLUMNS))
@@ -101,16 +103,27 @@ def wait_for_204(url, process, deadline_s):
     raise RuntimeError("no 204 from %s after %d s" % (url, deadline_s))
 
 
+# A push's wait for its answer: beyond the service's own ANSWER_TIMEOUT_MS (50 s), after which it
+# answers 503 itself, so only a service that stopped answering runs into it.
+PUSH_TIMEOUT_S = 60
+
+
 def push_workload(url, messages, concurrency):
-    """Pushes `messages` messages over `concurrency` connections; every answer must be 204."""
+    """Pushes `messages` messages over `concurrency` connections; every answer must be 204. A push
+    with no answer at all (closed connection, timeout) fails the workload too, and the first
+    failure ends it: the rest would only wait for a service that stopped answering."""
     failures = []
 
     def worker(k):
         for i in range(k, messages, concurrency):
+            if failures:
+                return
             try:
-                status = post(url, "train-%d" % i)
+                status = post(url, "train-%d" % i, timeout=PUSH_TIMEOUT_S)
             except urllib.error.HTTPError as e:
                 status = e.code
+            except (urllib.error.URLError, http.client.HTTPException, OSError) as e:
+                status = "no answer (%s)" % (getattr(e, "reason", None) or e)
             if status != 204:
                 failures.append(status)
 
@@ -120,8 +133,8 @@ def push_workload(url, messages, concurrency):
     for t in threads:
         t.join()
     if failures:
-        raise RuntimeError("%d of %d training pushes were not answered 204 (e.g. %s)"
-                           % (len(failures), messages, failures[0]))
+        raise RuntimeError("a training push was not answered 204 (%s); the workload stopped there"
+                           % failures[0])
 
 
 def start(command, java_options, clickhouse_url, log, env=None):
@@ -258,6 +271,19 @@ def read_lines(path):
         return f.readlines()
 
 
+def log_tail(path, lines=20):
+    """The end of the command's log without its class-load lines, for a failure's message: in
+    Cloud Build the log itself stays in the workspace, which is gone when the build is."""
+    try:
+        with open(path, errors="replace") as f:
+            kept = [line.rstrip("\n") for line in f if "[class,load" not in line]
+    except OSError:
+        return ""
+    if not kept:
+        return "\n  (%s is empty)" % path
+    return "\n  the end of %s:%s" % (path, "".join("\n  " + line for line in kept[-lines:]))
+
+
 def main(argv):
     # The image's entrypoint (JSON, as docker inspect prints it) for the build's shell steps.
     if argv[:1] == ["entrypoint-flags"] and len(argv) == 2:
@@ -287,20 +313,23 @@ def main(argv):
         parser.error("the start command follows --")
     command = argv[argv.index("--") + 1:]
     args = parser.parse_args(argv[:argv.index("--")])
-    if args.action == "train":
-        if not args.output:
-            parser.error("train needs --output")
-        train(command, args.url, args.output, args.clickhouse, args.log,
-              messages=args.messages, start_timeout_s=args.start_timeout)
-        print("aot-cache: trained; the cache is at %s (as the command sees it)" % args.output)
-        return 0
+    if args.action == "train" and not args.output:
+        parser.error("train needs --output")
     if bool(args.trained_inputs) != bool(args.inputs):
         parser.error("--trained-inputs and --inputs go together")
-    lists = [read_lines(path) for path in (args.trained_inputs, args.inputs)] if args.inputs \
-        else [None, None]
-    passed, why = check(command, args.url, args.clickhouse, args.log,
-                        start_timeout_s=args.start_timeout, trained_inputs=lists[0],
-                        inputs=lists[1])
+    try:
+        if args.action == "train":
+            train(command, args.url, args.output, args.clickhouse, args.log,
+                  messages=args.messages, start_timeout_s=args.start_timeout)
+            print("aot-cache: trained; the cache is at %s (as the command sees it)" % args.output)
+            return 0
+        lists = [read_lines(path) for path in (args.trained_inputs, args.inputs)] \
+            if args.inputs else [None, None]
+        passed, why = check(command, args.url, args.clickhouse, args.log,
+                            start_timeout_s=args.start_timeout, trained_inputs=lists[0],
+                            inputs=lists[1])
+    except RuntimeError as e:
+        raise RuntimeError("%s%s" % (e, log_tail(args.log)))
     print("aot-cache: %s: %s" % ("fresh" if passed else "STALE", why))
     return 0 if passed else 1
 

@@ -2,10 +2,12 @@
 jar, another class path and another JDK from the trained ones, and the class-load verdict tells a
 cache the JVM used from one it dropped, on a real JDK 25 when this machine has one."""
 
+import http.server
 import os
 import shutil
 import subprocess
 import tempfile
+import threading
 import unittest
 import zipfile
 
@@ -43,6 +45,88 @@ class VerdictTest(unittest.TestCase):
         passed, why = aotcache.verdict(["{\"message\":\"started\"}\n"])
         self.assertFalse(passed)
         self.assertIn("did not reach the JVM", why)
+
+
+class PushServer(http.server.ThreadingHTTPServer):
+    """A stand-in for the service on a free local port: answers each push 204, except the
+    message ids in `drop`, whose connection it closes without an answer."""
+
+    def __init__(self, drop=()):
+        drop = set(drop)
+        self.received = 0
+        server = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                server.received += 1
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                if "*" in drop or any(('"messageId": "%s"' % m).encode() in body for m in drop):
+                    self.close_connection = True
+                    return
+                self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.url = "http://127.0.0.1:%d/" % self.server_address[1]
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+
+class WorkloadTest(unittest.TestCase):
+    def serve(self, drop=()):
+        server = PushServer(drop)
+        self.addCleanup(server.server_close)
+        self.addCleanup(server.shutdown)
+        return server.url
+
+    def test_every_push_answered_204_passes(self):
+        aotcache.push_workload(self.serve(), 40, 4)
+
+    def test_a_push_without_an_answer_fails_the_workload(self):
+        # A connection closed (or timed out) without an answer is a push the service did not
+        # take: the training must say so, not lose that worker's remaining pushes unnoticed.
+        with self.assertRaises(RuntimeError) as raised:
+            aotcache.push_workload(self.serve(drop=["train-7"]), 40, 4)
+        self.assertIn("training push was not answered 204", str(raised.exception))
+
+    def test_the_workload_stops_at_its_first_failed_push(self):
+        # A push waits up to a minute for its answer: a service that stopped answering must not
+        # hold the build for every remaining push in turn.
+        server = PushServer(drop=["*"])
+        self.addCleanup(server.server_close)
+        self.addCleanup(server.shutdown)
+        with self.assertRaises(RuntimeError):
+            aotcache.push_workload(server.url, 400, 4)
+        self.assertLessEqual(server.received, 4)
+
+
+class FailureOutputTest(unittest.TestCase):
+    """In Cloud Build the command's log stays in the build's workspace, which nobody can read
+    after the build: a failure must show the end of it."""
+
+    def test_a_command_that_dies_before_its_first_204_shows_why(self):
+        # Any POST answered 204 stands in for ClickHouse's table creation here.
+        clickhouse = PushServer()
+        self.addCleanup(clickhouse.server_close)
+        self.addCleanup(clickhouse.shutdown)
+        with tempfile.TemporaryDirectory() as tmp:
+            result = subprocess.run(
+                [os.path.join(SCRIPTS, "aot-cache"), "train", "--url", "http://127.0.0.1:9/",
+                 "--clickhouse", clickhouse.url, "--output", os.path.join(tmp, "a.aot"),
+                 "--log", os.path.join(tmp, "train.log"), "--start-timeout", "30", "--",
+                 "sh", "-c", "echo 'startup failed: CLICKHOUSE_TABLE events is missing'; exit 3"],
+                capture_output=True, text=True)
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertIn("exited with 3 before its first 204", result.stderr)
+        self.assertIn("startup failed: CLICKHOUSE_TABLE events is missing", result.stderr)
+
+    def test_a_clickhouse_that_never_answers_is_said_plainly(self):
+        # Not a traceback of urllib: the message names the URL and the reason.
+        with self.assertRaises(RuntimeError) as raised:
+            aotcache.prepare_table("http://127.0.0.1:9/", deadline_s=1)
+        self.assertIn("ClickHouse at http://127.0.0.1:9/ did not answer", str(raised.exception))
 
 
 class InputsTest(unittest.TestCase):

@@ -6,8 +6,12 @@ import dev.pubsubclickhouse.infra.hcl.HclBlock;
 import dev.pubsubclickhouse.infra.hcl.HclExpression.Literal;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.LoaderOptions;
@@ -43,6 +47,54 @@ class CloudBuildTest {
     assertThat(test.env()).contains("CI=true");
     assertThat(test.waitFor()).contains("terraform-check", "engine-cache-restore");
     assertThat(CI_STEPS).noneMatch(s -> s.tokens().toString().contains("jib-maven-plugin"));
+  }
+
+  /** Cloud Build's own substitutions (cloud.google.com/build/docs/configuring-builds). */
+  private static final Set<String> BUILT_IN_SUBSTITUTIONS =
+      Set.of(
+          "PROJECT_ID",
+          "BUILD_ID",
+          "PROJECT_NUMBER",
+          "LOCATION",
+          "TRIGGER_NAME",
+          "COMMIT_SHA",
+          "REVISION_ID",
+          "SHORT_SHA",
+          "REPO_NAME",
+          "REPO_FULL_NAME",
+          "BRANCH_NAME",
+          "TAG_NAME",
+          "REF_NAME",
+          "TRIGGER_BUILD_CONFIG_PATH",
+          "SERVICE_ACCOUNT_EMAIL",
+          "SERVICE_ACCOUNT",
+          "_HEAD_BRANCH",
+          "_BASE_BRANCH",
+          "_HEAD_REPO_URL",
+          "_PR_NUMBER");
+
+  @Test
+  void everyDollarInAStepIsASubstitutionOrEscapedForTheShell() {
+    // Cloud Build substitutes $NAME and ${NAME} in a step's words, comments of its bash included,
+    // and refuses a build that names one it does not know; the shell's own $ is written $$. The
+    // step's bash run against a stand-in docker (scripts/tests) cannot tell: it unescapes $$ and
+    // runs whatever is left.
+    Pattern dollar =
+        Pattern.compile("\\$(\\{([A-Za-z_][A-Za-z0-9_]*)\\}|([A-Za-z_][A-Za-z0-9_]*)|.?)");
+    for (Map<String, Object> build : List.of(BUILD, CI)) {
+      @SuppressWarnings("unchecked")
+      Set<String> known =
+          new HashSet<>(((Map<String, Object>) build.get("substitutions")).keySet());
+      known.addAll(BUILT_IN_SUBSTITUTIONS);
+      for (Step step : Step.all(build)) {
+        String words = String.join(" ", step.tokens()) + " " + String.join(" ", step.env());
+        Matcher m = dollar.matcher(words.replace("$$", ""));
+        while (m.find()) {
+          String name = m.group(2) != null ? m.group(2) : m.group(3);
+          assertThat(name).as(step.id() + ": " + m.group()).isNotNull().isIn(known);
+        }
+      }
+    }
   }
 
   @Test
@@ -172,6 +224,19 @@ class CloudBuildTest {
             "docker push $$image:$BUILD_ID-$$arch",
             "docker manifest create",
             "docker manifest push --purge $$image:$$tag | tail -n 1 > function/target/image.digest");
+  }
+
+  @Test
+  void theDocsSayWhichOfTheFunctionsImagesIsTheOneToDeploy() {
+    // A build pushes the function's final list under its tag, and the list's parts under tags of
+    // their own: Jib's image without the cache, and one image per architecture (an Arm node cannot
+    // run the amd64 one). "The function image's digest" leaves the pick to chance.
+    assertThat(String.join(" ", step(STEPS, "aot-function").tokens()))
+        .contains("docker push $$image:$BUILD_ID-$$arch");
+    assertThat(RepoFiles.read("docs/deploy.md"))
+        .contains("`BUILD_ID-jib`", "`BUILD_ID-amd64`", "`BUILD_ID-arm64`");
+    assertThat(RepoFiles.read("docs/gke.md"))
+        .contains("pubsub-clickhouse-function:BUILD_ID ", "image_summary.fully_qualified_digest");
   }
 
   @Test
