@@ -32,7 +32,9 @@ GRANT TABLE ENGINE ON MergeTree;
 -- Only with settings that need more (not granted here; add them for the tables concerned):
 --   SCHEMA_EVOLUTION=add_columns      GRANT ALTER ADD COLUMN ON realtime.logs
 --   PAYLOAD_FORMAT=debezium, a truncate (CDC_TRUNCATE=delete) or a re-snapshot
---                                     GRANT ALTER DELETE ON <each CDC target>
+--                                     GRANT ALTER DELETE ON <each CDC target>, and on each
+--                                     table a view on it writes to (TO), with
+--                                     GRANT SHOW TABLES ON <that view>
 --   PAYLOAD_FORMAT=debezium           GRANT SELECT, INSERT ON realtime._cdc_truncate_marks
 --                                     (CDC_TRUNCATE_MARKS_TABLE; CREATE TABLE on it and
 --                                     GRANT TABLE ENGINE ON ReplacingMergeTree for the service to

@@ -1,6 +1,7 @@
 package dev.pubsubclickhouse.function;
 
 import static dev.pubsubclickhouse.function.DebeziumEvents.*;
+import static dev.pubsubclickhouse.function.IntegrationFixtures.createDeadLetterTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -32,7 +33,7 @@ class CdcTruncateMarksIT {
 
   @BeforeEach
   void tables() {
-    for (String table : List.of("hist_mv", "hist", "latest", MARKS)) {
+    for (String table : List.of("hist_mv", "hist", "latest", "cdc_dead", MARKS)) {
       database.execute("DROP TABLE IF EXISTS " + table + " SYNC");
     }
     database.execute(
@@ -155,6 +156,50 @@ class CdcTruncateMarksIT {
     assertThat(stored()).isEqualTo("|");
     assertThat(rows("SELECT target, version FROM " + MARKS))
         .isEqualTo(database.name() + ".hist\t200\n");
+  }
+
+  @Test
+  void aTruncateOfOneOfTwoSourceTablesOfOneTargetDeletesNoRowOfTheOther() throws Exception {
+    // Postgres partitions published as themselves, each mapped to the one table.
+    createDeadLetterTable(database, "cdc_dead");
+    try (RunningService service =
+        RunningService.start(
+            database,
+            "hist",
+            Map.of(
+                "PAYLOAD_FORMAT", "debezium",
+                "CDC_TABLES", "public.hist_2024=hist,public.hist_2025=hist",
+                "CLICKHOUSE_DEAD_LETTER_TABLE", "cdc_dead",
+                "BATCH_MAX_WAIT_MS", "20"))) {
+      ObjectNode live =
+          payload("c", null, row("id", 1, "name", "of 2025"), partition("hist_2025", 100));
+      assertThat(push(service, "c1", live)).isEqualTo(204);
+      ObjectNode old =
+          payload("c", null, row("id", 2, "name", "of 2024"), partition("hist_2024", 150));
+      assertThat(push(service, "c2", old)).isEqualTo(204);
+      // Retention truncates one partition; a re-snapshot of that partition alone ends.
+      assertThat(push(service, "t", payload("t", null, null, partition("hist_2024", 200))))
+          .isEqualTo(204);
+      ObjectNode last =
+          payload("r", null, row("id", 3, "name", "2024 again"), partition("hist_2024", 300));
+      ((ObjectNode) last.get("source")).put("snapshot", "last");
+      assertThat(push(service, "s3", last)).isEqualTo(204);
+      // Delivered to the same instance after the truncate: still the other table's row.
+      ObjectNode late =
+          payload("c", null, row("id", 4, "name", "late of 2025"), partition("hist_2025", 120));
+      assertThat(push(service, "c4", late)).isEqualTo(204);
+    }
+    String expected =
+        "1\tof 2025\t100\n2\tof 2024\t150\n3\t2024 again\t300\n4\tlate of 2025\t120\n";
+    assertThat(stored()).isEqualTo(expected + "|" + expected);
+    assertThat(rows("SELECT error_message FROM cdc_dead"))
+        .contains("op t (a truncate of public.hist_2024)")
+        .contains("public.hist_2025");
+    assertThat(rows("SELECT count() FROM " + MARKS)).isEqualTo("0\n");
+  }
+
+  private static ObjectNode partition(String table, long lsn) {
+    return postgresSource("public", table, lsn, lsn, lsn);
   }
 
   @Test

@@ -102,6 +102,14 @@ public record ChangeCapture(
             marksTable));
   }
 
+  /** The source tables CDC_TABLES maps to {@code target}, in its order. */
+  public List<String> sourcesOf(TableName target) {
+    return tables.entrySet().stream()
+        .filter(entry -> entry.getValue().equals(target))
+        .map(Map.Entry::getKey)
+        .toList();
+  }
+
   /** The ClickHouse tables changes are written to, each once, in CDC_TABLES' order. */
   public List<TableName> targets() {
     return tables.values().stream().distinct().toList();

@@ -10,6 +10,8 @@ import dev.pubsubclickhouse.messages.payload.PayloadFormats;
 import dev.pubsubclickhouse.messages.tables.Destination;
 import dev.pubsubclickhouse.messages.tables.Route;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Function;
 
 /**
@@ -17,7 +19,9 @@ import java.util.function.Function;
  * a re-snapshot's end there: its mark is stored and the table's rows of a lower version are deleted
  * before the message is acknowledged (so a failed INSERT or DELETE is a 503, and Pub/Sub delivers
  * the message again); see {@link TruncateGuard}. A row change's route carries its version, which
- * the mark is compared with once the change is written.
+ * the mark is compared with once the change is written. In a table that several source tables are
+ * mapped to, the rows below a version are not one source table's: a truncate there is a dead
+ * letter, and a snapshot's end writes its row and deletes nothing.
  *
  * <p>A message that cannot be read, of a source table not listed, or with a Pub/Sub schema (Avro or
  * Protocol Buffers) goes to the dead letters with the reason; one that carries no change goes to
@@ -86,9 +90,25 @@ public final class ChangeRouter {
         return Route.rejected(
             destination, "op t (a truncate of " + event.table() + "): CDC_TRUNCATE=dead_letter");
       }
+      List<String> others = otherSources(event, target);
+      if (!others.isEmpty()) {
+        return Route.rejected(
+            destination,
+            "op t (a truncate of "
+                + event.table()
+                + "): table "
+                + target
+                + " also takes the changes of "
+                + String.join(", ", others)
+                + ", whose rows a DELETE below its version would remove too (map each source"
+                + " table to a table of its own; for Postgres partitions, publish them as their"
+                + " root with publish_via_partition_root)");
+      }
       return deleteBelow(event, destination);
     }
-    if (event.endsSnapshot()) {
+    // The rows below a snapshot's version in a table shared with other source tables are theirs
+    // too: only the row is written.
+    if (event.endsSnapshot() && otherSources(event, target).isEmpty()) {
       // The snapshot read every live row again at this version: a row below it is a ghost.
       Route deleted = deleteBelow(event, destination);
       return deleted.isRejected() || deleted.isUnavailable()
@@ -104,6 +124,13 @@ public final class ChangeRouter {
   /** What applies truncates' marks, shared by every CDC_TABLES target's destination. */
   public TruncateGuard truncates() {
     return truncates;
+  }
+
+  /** The source tables other than the event's whose changes {@code target} takes too. */
+  private List<String> otherSources(ChangeEvent event, TableName target) {
+    List<String> others = new ArrayList<>(capture.sourcesOf(target));
+    others.remove(event.table().name());
+    return others;
   }
 
   private Route deleteBelow(ChangeEvent event, Destination destination) {

@@ -7,6 +7,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -21,9 +23,16 @@ import java.util.regex.Pattern;
 public final class VersionedDeletes implements RowDeleter {
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
+  /** The views that select from the table, whether this user may see them or not. */
+  private static final String DEPENDENTS =
+      "SELECT arrayJoin(arrayMap((d, t) -> concat(d, '.', t), dependencies_database,"
+          + " dependencies_table)) AS view FROM system.tables WHERE database = {database:String}"
+          + " AND name = {table:String}";
+
   /** The materialized views that select from the table, with their CREATE statements. */
   private static final String VIEWS =
-      "SELECT create_table_query FROM system.tables WHERE engine = 'MaterializedView' AND"
+      "SELECT concat(database, '.', name) AS view, create_table_query FROM system.tables"
+          + " WHERE engine = 'MaterializedView' AND"
           + " has((SELECT any(arrayZip(dependencies_database, dependencies_table)) FROM"
           + " system.tables WHERE database = {database:String} AND name = {table:String}),"
           + " (database, name))";
@@ -65,13 +74,33 @@ public final class VersionedDeletes implements RowDeleter {
     }
   }
 
+  /**
+   * The tables the views on {@code table} write to.
+   *
+   * @throws IllegalStateException when a view is hidden from this user: system.tables shows only
+   *     the tables a user has a grant on, and the rows such a view copied would be left undeleted
+   */
   private List<TableName> viewTargets(TableName table) {
+    Set<String> hidden = new TreeSet<>();
+    for (GenericRecord view : client.queryAll(DEPENDENTS, parameters(table))) {
+      hidden.add(view.getString("view"));
+    }
     List<TableName> targets = new ArrayList<>();
     for (GenericRecord view : client.queryAll(VIEWS, parameters(table))) {
+      hidden.remove(view.getString("view"));
       Matcher to = TO.matcher(view.getString("create_table_query"));
       if (to.find()) {
         targets.add(TableName.parse(to.group(1).replace("`", ""), table.database()));
       }
+    }
+    if (!hidden.isEmpty()) {
+      throw new IllegalStateException(
+          "the view "
+              + String.join(", ", hidden)
+              + " on "
+              + table
+              + " is hidden from this user, so the rows it copied cannot be deleted too (GRANT"
+              + " SHOW TABLES on it, and ALTER DELETE on the table it writes to)");
     }
     return targets;
   }
