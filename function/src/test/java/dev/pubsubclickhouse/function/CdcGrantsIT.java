@@ -10,7 +10,6 @@ import dev.pubsubclickhouse.testing.ClickHouseServer;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.GrantsSqlUser;
 import dev.pubsubclickhouse.testing.TestDatabase;
-import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -26,14 +25,6 @@ class CdcGrantsIT {
 
   CdcGrantsIT(TestDatabase database) {
     this.database = database;
-  }
-
-  private static int push(RunningService service, String id, ObjectNode event) throws Exception {
-    return service
-        .post(
-            pushBody(id, event.toString().getBytes(StandardCharsets.UTF_8), Map.of()),
-            Map.of("Content-Type", "application/json"))
-        .statusCode();
   }
 
   private static ObjectNode source(long lsn) {

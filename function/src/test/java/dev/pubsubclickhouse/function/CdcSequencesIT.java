@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.TestDatabase;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -50,13 +49,7 @@ class CdcSequencesIT {
             + META
             + ") ENGINE = ReplacingMergeTree(__version, __is_deleted) ORDER BY id");
     createDeadLetterTable(database, "cdc_dead");
-    database.execute(
-        "CREATE TABLE hist (id Int32, name String, __version UInt64, __is_deleted UInt8)"
-            + " ENGINE = ReplacingMergeTree ORDER BY (id, __version)");
-    database.execute(
-        "CREATE TABLE latest AS hist ENGINE = ReplacingMergeTree(__version, __is_deleted)"
-            + " ORDER BY id");
-    database.execute("CREATE MATERIALIZED VIEW hist_mv TO latest AS SELECT * FROM hist");
+    createHistoryAndLatestState(database);
   }
 
   private RunningService start() throws Exception {
@@ -68,20 +61,6 @@ class CdcSequencesIT {
             "CDC_TABLES", "public.items=items,shop.accounts=accounts,public.hist=hist",
             "CLICKHOUSE_DEAD_LETTER_TABLE", "cdc_dead",
             "BATCH_MAX_WAIT_MS", "50"));
-  }
-
-  private static int push(RunningService service, String id, ObjectNode event) throws Exception {
-    return push(service, id, event.toString(), Map.of());
-  }
-
-  private static int push(
-      RunningService service, String id, String data, Map<String, String> attributes)
-      throws Exception {
-    return service
-        .post(
-            pushBody(id, data.getBytes(StandardCharsets.UTF_8), attributes),
-            Map.of("Content-Type", "application/json"))
-        .statusCode();
   }
 
   private static ObjectNode item(String op, ObjectNode before, ObjectNode after, long lsn) {

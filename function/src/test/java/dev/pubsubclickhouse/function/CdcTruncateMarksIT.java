@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.TestDatabase;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -36,13 +35,7 @@ class CdcTruncateMarksIT {
     for (String table : List.of("hist_mv", "hist", "latest", "cdc_dead", MARKS)) {
       database.execute("DROP TABLE IF EXISTS " + table + " SYNC");
     }
-    database.execute(
-        "CREATE TABLE hist (id Int32, name String, __version UInt64, __is_deleted UInt8)"
-            + " ENGINE = ReplacingMergeTree ORDER BY (id, __version)");
-    database.execute(
-        "CREATE TABLE latest AS hist ENGINE = ReplacingMergeTree(__version, __is_deleted)"
-            + " ORDER BY id");
-    database.execute("CREATE MATERIALIZED VIEW hist_mv TO latest AS SELECT * FROM hist");
+    createHistoryAndLatestState(database);
   }
 
   private RunningService start() throws Exception {
@@ -53,14 +46,6 @@ class CdcTruncateMarksIT {
             "PAYLOAD_FORMAT", "debezium",
             "CDC_TABLES", "public.hist=hist",
             "BATCH_MAX_WAIT_MS", "20"));
-  }
-
-  private static int push(RunningService service, String id, ObjectNode event) throws Exception {
-    return service
-        .post(
-            pushBody(id, event.toString().getBytes(StandardCharsets.UTF_8), Map.of()),
-            Map.of("Content-Type", "application/json"))
-        .statusCode();
   }
 
   private static ObjectNode create(int id, String name, long lsn) {

@@ -3,6 +3,7 @@ package dev.pubsubclickhouse.function;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pubsubclickhouse.testing.TestDatabase;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
@@ -106,6 +107,35 @@ final class DebeziumEvents {
   }
 
   /** A wrapped push request for one message, attributes escaped as JSON. */
+  /** Pushes {@code event} as message {@code id}; the answer's status. */
+  static int push(RunningService service, String id, ObjectNode event) throws Exception {
+    return push(service, id, event.toString(), Map.of());
+  }
+
+  /** Pushes {@code data} as message {@code id} with {@code attributes}; the answer's status. */
+  static int push(RunningService service, String id, String data, Map<String, String> attributes)
+      throws Exception {
+    return service
+        .post(
+            pushBody(id, data.getBytes(StandardCharsets.UTF_8), attributes),
+            Map.of("Content-Type", "application/json"))
+        .statusCode();
+  }
+
+  /**
+   * The history table {@code hist} (every change once) and the latest-state table {@code latest}
+   * that the materialized view {@code hist_mv} fills from it, as sql/cdc lays them out.
+   */
+  static void createHistoryAndLatestState(TestDatabase database) {
+    database.execute(
+        "CREATE TABLE hist (id Int32, name String, __version UInt64, __is_deleted UInt8)"
+            + " ENGINE = ReplacingMergeTree ORDER BY (id, __version)");
+    database.execute(
+        "CREATE TABLE latest AS hist ENGINE = ReplacingMergeTree(__version, __is_deleted)"
+            + " ORDER BY id");
+    database.execute("CREATE MATERIALIZED VIEW hist_mv TO latest AS SELECT * FROM hist");
+  }
+
   static byte[] pushBody(String messageId, byte[] data, Map<String, String> attributes) {
     ObjectNode message = NODES.objectNode();
     message.put("data", data);

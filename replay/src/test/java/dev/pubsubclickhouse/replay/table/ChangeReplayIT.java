@@ -26,11 +26,18 @@ class ChangeReplayIT {
     this.database = database;
   }
 
+  /** The latest-state table items, the default table other, and the dead letters items_dead. */
   @BeforeEach
-  void noTables() {
+  void freshTables() {
     for (String table : List.of("items", "other", "items_dead", "_cdc_truncate_marks")) {
       database.execute("DROP TABLE IF EXISTS " + table + " SYNC");
     }
+    database.execute(
+        "CREATE TABLE items (id Int32, name String, __op String, __version UInt64,"
+            + " __is_deleted UInt8) ENGINE = ReplacingMergeTree(__version, __is_deleted)"
+            + " ORDER BY id");
+    database.execute("CREATE TABLE other (id Int32) ENGINE = MergeTree ORDER BY id");
+    Letters.createDeadLetterTable(dev.pubsubclickhouse.testing.Sql.of(database), "items_dead");
   }
 
   /** Replay of items_dead with PAYLOAD_FORMAT=debezium, public.items routed to items. */
@@ -60,12 +67,6 @@ class ChangeReplayIT {
 
   @Test
   void changeEventsGoBackToTheirSourceTablesTargetWithTheirVersions() {
-    database.execute(
-        "CREATE TABLE items (id Int32, name String, __op String, __version UInt64,"
-            + " __is_deleted UInt8) ENGINE = ReplacingMergeTree(__version, __is_deleted)"
-            + " ORDER BY id");
-    database.execute("CREATE TABLE other (id Int32) ENGINE = MergeTree ORDER BY id");
-    Letters.createDeadLetterTable(dev.pubsubclickhouse.testing.Sql.of(database), "items_dead");
     String reason = "source table public.items (postgresql) is not one of CDC_TABLES ()";
     List<Letter> letters =
         List.of(
@@ -96,11 +97,6 @@ class ChangeReplayIT {
 
   @Test
   void aChangeOlderThanATruncateTheServiceAppliedIsNotWrittenBack() {
-    database.execute(
-        "CREATE TABLE items (id Int32, name String, __op String, __version UInt64,"
-            + " __is_deleted UInt8) ENGINE = ReplacingMergeTree(__version, __is_deleted)"
-            + " ORDER BY id");
-    database.execute("CREATE TABLE other (id Int32) ENGINE = MergeTree ORDER BY id");
     // The service applied a truncate at 150: its mark is stored, its DELETE ran.
     database.execute(
         "CREATE TABLE _cdc_truncate_marks (target String, version UInt64,"
@@ -110,7 +106,6 @@ class ChangeReplayIT {
         "INSERT INTO _cdc_truncate_marks (target, version) VALUES ('"
             + database.name()
             + ".items', 150)");
-    Letters.createDeadLetterTable(dev.pubsubclickhouse.testing.Sql.of(database), "items_dead");
     String reason = "ClickHouse did not answer";
     Letters.insert(
         dev.pubsubclickhouse.testing.Sql.of(database),
@@ -131,13 +126,7 @@ class ChangeReplayIT {
   @Test
   void aDryRunOfATruncateDeletesNothingAndStoresNoMark() {
     database.execute(
-        "CREATE TABLE items (id Int32, name String, __op String, __version UInt64,"
-            + " __is_deleted UInt8) ENGINE = ReplacingMergeTree(__version, __is_deleted)"
-            + " ORDER BY id");
-    database.execute("CREATE TABLE other (id Int32) ENGINE = MergeTree ORDER BY id");
-    database.execute(
         "INSERT INTO items VALUES (1, 'kept', 'c', 100, 0), (2, 'kept too', 'c', 110, 0)");
-    Letters.createDeadLetterTable(dev.pubsubclickhouse.testing.Sql.of(database), "items_dead");
     String truncate =
         "{\"before\":null,\"after\":null,\"source\":{\"version\":\"2.5.0.Final\","
             + "\"connector\":\"postgresql\",\"name\":\"pg\",\"ts_ms\":1,\"snapshot\":\"false\","
