@@ -65,6 +65,10 @@ def parse_args(argv):
     parser.add_argument("--patch", action="append", default=[],
                         help="a patch of the main code: built"
                              " in a scratch worktree and measured as the variant 'patched'")
+    parser.add_argument("--encoder-baseline", metavar="BENCHMARKS_JAR",
+                        help="encoder part: also the CPU time per row of this build beside the"
+                             " benchmarks.jar of another build (e.g. one built at an earlier"
+                             " commit), medians of rounds in turns; floor: at most 1.05x")
     parser.add_argument("--out", help="directory of the results (default docs/perf/runs/<date>)")
     parser.add_argument("--keep-clickhouse", action="store_true",
                         help="leave the benchmark ClickHouse running afterwards")

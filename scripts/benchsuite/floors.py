@@ -13,6 +13,8 @@ FLOORS = {
     "rows_per_insert_at_256": 100.0,
     "rss_mib_at_512": 512.0,
     "encoder_seed_rows_per_s": 1_000_000,
+    # Thread CPU time per row, this build / the --encoder-baseline build's (medians of rounds).
+    "encoder_cpu_vs_baseline": 1.05,
     "backfill_one_task_rows_per_s": 300_000,
     "backfill_vs_beam": 2.0,
     "backfill_storage_one_task_rows_per_s": 300_000,
@@ -234,6 +236,14 @@ def floors(results):
                      FLOORS["encoder_seed_rows_per_s"],
                      enc["seed_rows_per_s"] >= FLOORS["encoder_seed_rows_per_s"],
                      "%.0f rows/s" % enc["seed_rows_per_s"])
+        for key, label in (("seed_ns", "seed row"), ("mixed20_ns", "20-column row")):
+            compared = enc.get("cpu_compare", {}).get(key)
+            if compared:
+                checks.check("encoder CPU per %s <= 1.05x baseline's" % label, compared["ratio"],
+                             FLOORS["encoder_cpu_vs_baseline"],
+                             compared["ratio"] <= FLOORS["encoder_cpu_vs_baseline"],
+                             "%.3fx (median of the rounds' ratios; medians %.1f / %.1f ns)" % (
+                                 compared["ratio"], compared["ours"], compared["baseline"]))
     back = results.get("backfill")
     if back:
         one = back["tasks"]["1"]["rows_per_s"]

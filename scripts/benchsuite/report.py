@@ -144,6 +144,15 @@ def print_others(results, cost):
     if enc:
         print("\nEncoder (JMH, one thread): seed row %.0f rows/s, 20-column row %.0f rows/s"
               % (enc["seed_rows_per_s"], enc["mixed20_rows_per_s"]))
+        compared = enc.get("cpu_compare")
+        if compared:
+            print("Encoder CPU per row beside %s (%d rounds in turns; medians, and the median of"
+                  " the rounds' ratios): seed row %.1f / %.1f ns, %.3fx; 20-column row %.1f /"
+                  " %.1f ns, %.3fx" % (
+                      compared["baseline"], len(compared["samples"]["ours"]),
+                      compared["seed_ns"]["ours"], compared["seed_ns"]["baseline"],
+                      compared["seed_ns"]["ratio"], compared["mixed20_ns"]["ours"],
+                      compared["mixed20_ns"]["baseline"], compared["mixed20_ns"]["ratio"]))
     cold = results.get("cold_start")
     if cold:
         print("\nCold start, process start to first 204 (median):")

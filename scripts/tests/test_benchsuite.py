@@ -15,7 +15,8 @@ from benchsuite.processes import parse_wrk_output
 from benchsuite.pull import schedule
 from benchsuite.report import print_pull, render_markdown
 from benchsuite.breakdown import breakdown
-from benchsuite.floors import push_floors
+from benchsuite.encoder import cpu_ratios, parse_cpu_time
+from benchsuite.floors import floors, push_floors
 from benchsuite.push import median_rows
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -164,6 +165,40 @@ class PushFloorsTest(unittest.TestCase):
     def test_the_async_insert_peer_has_no_floor(self):
         push = self.push({"msgs_per_s": 1}, {"async": {"msgs_per_s": 100}}, 1)
         self.assertEqual(push_floors(push, "ours"), [])
+
+
+class EncoderCpuCompareTest(unittest.TestCase):
+    """The CPU time per row beside a baseline build: medians of the rounds, and the 1.05x floor."""
+
+    @staticmethod
+    def compared(ours_seed, base_seed):
+        samples = {
+            "ours": [parse_cpu_time("seed_ns=%s mixed20_ns=2000.00 sink=0" % n) for n in ours_seed],
+            "baseline": [parse_cpu_time("seed_ns=%s mixed20_ns=2000.00 sink=1" % n)
+                         for n in base_seed],
+        }
+        return cpu_ratios(samples, "/tmp/baseline.jar")
+
+    def encoder_floor(self, compared, label):
+        results = {"encoder": {"seed_rows_per_s": 2e6, "mixed20_rows_per_s": 4e5,
+                               "cpu_compare": compared}}
+        [check] = [c for c in floors(results)
+                   if c["floor"] == "encoder CPU per %s <= 1.05x baseline's" % label]
+        return check
+
+    def test_the_ratio_is_the_median_of_each_rounds_own_ratio(self):
+        # Round 2 was disturbed for both builds: its ratio stays near 1, and one outlier of
+        # either side does not move the median.
+        compared = self.compared([360, 720, 370], [350, 700, 300])
+        self.assertAlmostEqual(compared["seed_ns"]["ours"], 370)
+        self.assertAlmostEqual(compared["seed_ns"]["baseline"], 350)
+        self.assertAlmostEqual(compared["seed_ns"]["ratio"], 720 / 700)
+        self.assertAlmostEqual(compared["mixed20_ns"]["ratio"], 1.0)
+
+    def test_more_than_five_percent_more_cpu_fails(self):
+        self.assertTrue(self.encoder_floor(self.compared([360], [350]), "seed row")["pass"])
+        self.assertFalse(self.encoder_floor(self.compared([370], [350]), "seed row")["pass"])
+        self.assertTrue(self.encoder_floor(self.compared([370], [350]), "20-column row")["pass"])
 
 
 class BreakdownTest(unittest.TestCase):
