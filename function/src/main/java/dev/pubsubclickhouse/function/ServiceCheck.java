@@ -29,6 +29,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * {@code java -jar function.jar --check}: with the configuration the service would serve with, asks
@@ -178,16 +179,44 @@ final class ServiceCheck {
     TableName name = capture.marksTable();
     String heading = "\ntruncate marks table " + name + " (CDC_TRUNCATE_MARKS_TABLE)";
     try {
-      out.println(
-          heading
-              + (TruncateMarkTable.usable(client, name)
-                  ? ": readable"
-                  : ": missing; the service creates it at start"));
+      boolean exists = TruncateMarkTable.usable(client, name);
+      out.println(heading + (exists ? ": readable" : ": missing; the service creates it at start"));
+      missingMarksGrant(client, name, exists)
+          .ifPresent(
+              privilege -> {
+                String problem =
+                    "truncate marks table "
+                        + name
+                        + ": the user lacks "
+                        + privilege
+                        + " on it, so "
+                        + (exists
+                            ? "every truncate and snapshot end would be answered 503"
+                            : "the service cannot create it and stays unready; create it with"
+                                + " sql/cdc/truncate_marks.sql, or")
+                        + " GRANT "
+                        + privilege
+                        + " ON "
+                        + name
+                        + " (sql/grants.sql)";
+                problems.add(problem);
+                out.println("  " + problem);
+              });
     } catch (Exception e) {
       String problem =
           "truncate marks table " + name + " cannot be read: " + ClickHouseFailures.describe(e);
       problems.add(problem);
       out.println(heading + ": " + problem);
+    }
+  }
+
+  /** The privilege the marks need and the user lacks; empty too when the server cannot tell. */
+  private Optional<String> missingMarksGrant(Client client, TableName name, boolean exists) {
+    try {
+      return TruncateMarkTable.missingGrant(client, name, exists);
+    } catch (Exception e) {
+      out.println("  (its grants could not be checked: " + ClickHouseFailures.describe(e) + ")");
+      return Optional.empty();
     }
   }
 

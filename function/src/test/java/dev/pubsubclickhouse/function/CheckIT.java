@@ -3,7 +3,9 @@ package dev.pubsubclickhouse.function;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pubsubclickhouse.testing.ClickHouseMistakes;
+import dev.pubsubclickhouse.testing.ClickHouseServer;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
+import dev.pubsubclickhouse.testing.GrantsSqlUser;
 import dev.pubsubclickhouse.testing.ServiceJava;
 import dev.pubsubclickhouse.testing.TestDatabase;
 import java.io.File;
@@ -269,5 +271,26 @@ class CheckIT {
                   "would not serve:",
                   "  " + mistake.line(setup.url())));
     }
+  }
+
+  @Test
+  void aMarksTableTheUserMayNotCreateIsAProblem() throws Exception {
+    ClickHouseServer login = GrantsSqlUser.on(db);
+    Map<String, String> asGrantsSqlUser =
+        Map.of(
+            "CLICKHOUSE_USER", login.user(),
+            "CLICKHOUSE_PASSWORD", login.password(),
+            "CLICKHOUSE_DATABASE", "realtime",
+            "CLICKHOUSE_TABLE", "logs",
+            "PAYLOAD_FORMAT", "debezium",
+            "CDC_TABLES", "public.logs=logs");
+
+    Checked missing = check(asGrantsSqlUser);
+
+    assertThat(missing.exitCode()).as(missing.out() + missing.err()).isEqualTo(1);
+    assertThat(missing.out())
+        .contains(
+            "truncate marks table realtime._cdc_truncate_marks: the user lacks CREATE TABLE on it,"
+                + " so the service cannot create it and stays unready");
   }
 }

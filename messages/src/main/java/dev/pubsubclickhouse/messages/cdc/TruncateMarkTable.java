@@ -10,6 +10,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -85,6 +86,23 @@ public final class TruncateMarkTable {
     }
     marks.read(table);
     return true;
+  }
+
+  /**
+   * What the user lacks to keep marks in the table: {@code INSERT} on it when it exists, {@code
+   * CREATE TABLE} on it when it does not (the service creates it at start); empty when it lacks
+   * nothing. Asked with ClickHouse's {@code CHECK GRANT}, which changes nothing.
+   *
+   * @throws Exception when the server cannot answer ({@code CHECK GRANT} is in ClickHouse 24.3 and
+   *     later)
+   */
+  public static Optional<String> missingGrant(Client client, TableName table, boolean exists)
+      throws Exception {
+    String privilege = exists ? "INSERT" : "CREATE TABLE";
+    TruncateMarkTable marks = new TruncateMarkTable(client, table);
+    return marks.text("CHECK GRANT " + privilege + " ON " + table.quoted(), Map.of()).equals("1")
+        ? Optional.empty()
+        : Optional.of(privilege);
   }
 
   public TableName table() {
