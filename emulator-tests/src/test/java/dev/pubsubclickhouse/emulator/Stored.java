@@ -123,17 +123,28 @@ final class Stored {
   }
 
   /**
-   * Waits until at least {@code count} rows were written (redelivered copies included), or the
-   * timeout passed; a ClickHouse that does not answer counts as not yet.
+   * Waits until at least {@code count} rows were written (redelivered copies included); a
+   * ClickHouse that does not answer counts as not yet. Fails when the timeout passes first: the
+   * callers kill, compare or count next, and a step that never happened must not pass as one.
    */
   void awaitAtLeast(long count, Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
+    Long rows = null;
     while (System.nanoTime() < deadline) {
-      Long rows = sql.numberOrNull("SELECT count() FROM " + table);
+      rows = sql.numberOrNull("SELECT count() FROM " + table);
       if (rows != null && rows >= count) {
         return;
       }
       Thread.sleep(20);
     }
+    throw new AssertionError(
+        table
+            + ": "
+            + (rows == null ? "ClickHouse did not answer, so none" : rows)
+            + " of at least "
+            + count
+            + " rows written in "
+            + timeout.toMillis()
+            + " ms");
   }
 }
