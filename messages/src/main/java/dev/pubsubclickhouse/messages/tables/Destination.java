@@ -40,9 +40,8 @@ public record Destination(TargetTable table, TableWriter writer, TruncateGuard t
     }
     OptionalLong lowest = OptionalLong.empty();
     for (int i = 0; i < records.size(); i++) {
-      OptionalLong version = routes.apply(records.get(i)).changeVersion();
-      if (result.outcomes().get(i) == WriteOutcome.WRITTEN
-          && version.isPresent()
+      OptionalLong version = writtenChange(records.get(i), result.outcomes().get(i), routes);
+      if (version.isPresent()
           && (lowest.isEmpty()
               || Long.compareUnsigned(version.getAsLong(), lowest.getAsLong()) < 0)) {
         lowest = version;
@@ -68,8 +67,7 @@ public record Destination(TargetTable table, TableWriter writer, TruncateGuard t
       List<WriteOutcome> outcomes = new ArrayList<>(result.outcomes());
       int retried = 0;
       for (int i = 0; i < records.size(); i++) {
-        if (outcomes.get(i) == WriteOutcome.WRITTEN
-            && routes.apply(records.get(i)).changeVersion().isPresent()) {
+        if (writtenChange(records.get(i), outcomes.get(i), routes).isPresent()) {
           outcomes.set(i, WriteOutcome.RETRY);
           retried++;
         }
@@ -80,5 +78,13 @@ public record Destination(TargetTable table, TableWriter writer, TruncateGuard t
               "table", table.name().toString(), "messages", retried, "error", cause.getMessage()));
       return new TableWriter.Result(List.copyOf(outcomes), result.reasons(), cause);
     }
+  }
+
+  /** The version of the row change {@code record} wrote; empty when it wrote none. */
+  private static <R extends WriteRecord> OptionalLong writtenChange(
+      R record, WriteOutcome outcome, Function<? super R, Route> routes) {
+    return outcome == WriteOutcome.WRITTEN
+        ? routes.apply(record).changeVersion()
+        : OptionalLong.empty();
   }
 }
