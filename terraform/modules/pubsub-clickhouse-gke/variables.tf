@@ -215,8 +215,8 @@ variable "shutdown_grace_seconds" {
   default     = 25
 
   validation {
-    condition     = var.shutdown_grace_seconds >= 2 && var.shutdown_grace_seconds <= 3600 && floor(var.shutdown_grace_seconds) == var.shutdown_grace_seconds
-    error_message = "shutdown_grace_seconds must be a whole number from 2 to 3600 (what the service accepts)."
+    condition     = var.shutdown_grace_seconds >= 5 && var.shutdown_grace_seconds <= 3600 && floor(var.shutdown_grace_seconds) == var.shutdown_grace_seconds
+    error_message = "shutdown_grace_seconds must be a whole number from 5 to 3600 (what the service accepts)."
   }
 }
 

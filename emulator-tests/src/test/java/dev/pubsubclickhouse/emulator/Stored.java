@@ -76,6 +76,35 @@ final class Stored {
     return sql.number("SELECT count() FROM " + table);
   }
 
+  /**
+   * Which inserts wrote a row that another insert had written too: one line per part (merges are
+   * stopped, so a part is one insert) with its first write time, how many such rows it holds and
+   * their event ids; "none" when no row was written twice. For a failure message, so that a
+   * redelivery can be told apart by when it came.
+   */
+  String writtenMoreThanOnce() {
+    StringBuilder lines = new StringBuilder();
+    for (JsonNode part :
+        sql.jsonRows(
+            "SELECT _part AS part, toString(min(_ingested_at)) AS first, count() AS rows,"
+                + " min(id) AS min_id, max(id) AS max_id FROM "
+                + table
+                + " WHERE (_pubsub_message_id, _pubsub_row_index) IN (SELECT _pubsub_message_id,"
+                + " _pubsub_row_index FROM "
+                + table
+                + " GROUP BY 1, 2 HAVING count() > 1) GROUP BY _part ORDER BY first")) {
+      lines.append(
+          String.format(
+              "%n  %s written %s: %s rows, event ids %s..%s",
+              part.get("part").asText(),
+              part.get("first").asText(),
+              part.get("rows").asText(),
+              part.get("min_id").asText(),
+              part.get("max_id").asText()));
+    }
+    return lines.length() == 0 ? "none" : lines.toString();
+  }
+
   long countFinal() {
     return sql.number("SELECT count() FROM " + table + " FINAL");
   }

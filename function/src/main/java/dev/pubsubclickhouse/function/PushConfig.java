@@ -15,6 +15,7 @@ import dev.pubsubclickhouse.function.flow.FlowPolicy;
 import dev.pubsubclickhouse.function.ingest.BatchPolicy;
 import dev.pubsubclickhouse.function.observability.MetricsExport;
 import dev.pubsubclickhouse.function.pull.PullSettings;
+import dev.pubsubclickhouse.function.pull.ShutdownTimeline;
 import dev.pubsubclickhouse.messages.payload.SchemaLookups;
 import dev.pubsubclickhouse.messages.tables.TableMapping;
 import java.time.Duration;
@@ -205,7 +206,9 @@ public record PushConfig(
     return Optional.of(
         new PullSettings(
             subscription.get(),
-            Duration.ofSeconds(config.longValue(SHUTDOWN_GRACE_SECONDS, 2, 3_600))));
+            Duration.ofSeconds(
+                config.longValue(
+                    SHUTDOWN_GRACE_SECONDS, ShutdownTimeline.SHORTEST_GRACE.toSeconds(), 3_600))));
   }
 
   private static Optional<MetricsExport> metricsExport(ConfigReader config) {

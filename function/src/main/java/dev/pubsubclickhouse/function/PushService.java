@@ -322,7 +322,8 @@ public final class PushService {
    * {@code seconds}.
    */
   public void shutdown(long seconds) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    long start = System.nanoTime();
+    long deadline = start + TimeUnit.SECONDS.toNanos(seconds);
     WritePath path;
     synchronized (this) {
       accepting = false;
@@ -351,7 +352,14 @@ public final class PushService {
     }
     logSummary();
     JsonLog.info(
-        "push service stopped", Map.of("drained", drained, "unanswered", requestsInProgress()));
+        "push service stopped",
+        Map.of(
+            "drained",
+            drained,
+            "unanswered",
+            requestsInProgress(),
+            "stoppingMillis",
+            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)));
     client.close();
     closeQuietly(metricsServer);
     metrics.closeExports(); // last: a slow receiver may hold it until the process is killed

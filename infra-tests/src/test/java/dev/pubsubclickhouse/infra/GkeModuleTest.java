@@ -282,7 +282,7 @@ class GkeModuleTest {
         .containsExactly("local.termination_grace_period_seconds");
     assertThat(eval("local.probe_env[\"SHUTDOWN_GRACE_SECONDS\"]", Map.of())).isEqualTo("\"25\"");
     assertThat(eval("local.probe_grace", Map.of())).isEqualTo("35");
-    for (int grace : new int[] {2, 3, 25, 29, 3600}) {
+    for (int grace : new int[] {5, 6, 25, 29, 3600}) {
       int seconds =
           Integer.parseInt(
               eval(
@@ -294,8 +294,10 @@ class GkeModuleTest {
                       "5")));
       assertThat(seconds).as("grace %d s", grace).isGreaterThanOrEqualTo(grace + 5);
     }
-    assertThatThrownBy(() -> eval("local.probe_grace", Map.of("shutdown_grace_seconds", "25000")))
-        .hasMessageContaining("shutdown_grace_seconds must be a whole number from 2 to 3600");
+    for (String refused : new String[] {"4", "25000"}) {
+      assertThatThrownBy(() -> eval("local.probe_grace", Map.of("shutdown_grace_seconds", refused)))
+          .hasMessageContaining("shutdown_grace_seconds must be a whole number from 5 to 3600");
+    }
     assertThatThrownBy(() -> eval("local.probe_grace", Map.of("termination_margin_seconds", "4")))
         .hasMessageContaining("termination_margin_seconds must be between 5 and 120");
   }

@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * {@code java -jar function/target/function.jar} as Cloud Run runs it: a process of its own on a
@@ -162,8 +163,8 @@ public final class ServiceProcess implements AutoCloseable {
   /** SIGTERM, as Cloud Run sends it; waits for the exit. */
   public int terminate() throws InterruptedException {
     process.toHandle().destroy();
-    if (!process.waitFor(15, TimeUnit.SECONDS)) {
-      throw new IllegalStateException("the service did not exit within 15 s of SIGTERM");
+    if (!process.waitFor(30, TimeUnit.SECONDS)) {
+      throw new IllegalStateException("the service did not exit within 30 s of SIGTERM");
     }
     return process.exitValue();
   }
@@ -200,6 +201,14 @@ public final class ServiceProcess implements AutoCloseable {
     } catch (IOException e) {
       return "(log unreadable: " + e.getMessage() + ")";
     }
+  }
+
+  /** The log without the lines that contain {@code marker} (such as a log level), for a failure. */
+  public String outputWithout(String marker) {
+    return output()
+        .lines()
+        .filter(line -> !line.contains(marker))
+        .collect(Collectors.joining("\n"));
   }
 
   public void note(String line) throws IOException {

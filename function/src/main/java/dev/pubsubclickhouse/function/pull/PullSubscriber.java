@@ -6,7 +6,6 @@ import com.google.api.gax.core.NoCredentialsProvider;
 import com.google.api.gax.grpc.GrpcTransportChannel;
 import com.google.api.gax.rpc.FixedTransportChannelProvider;
 import com.google.cloud.pubsub.v1.Subscriber;
-import com.google.cloud.pubsub.v1.SubscriberShutdownSettings;
 import com.google.common.util.concurrent.MoreExecutors;
 import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.function.PushConfig;
@@ -38,7 +37,8 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>Shutdown, on SIGTERM: the subscriber stops pulling and waits for the messages it holds; the
  * service refuses new work, writes the batches in flight and answers the rest (nack); the
- * subscriber sends the last acks and nacks; all within SHUTDOWN_GRACE_SECONDS.
+ * subscriber sends the last acks and nacks; all within SHUTDOWN_GRACE_SECONDS, on the {@link
+ * ShutdownTimeline}.
  */
 public final class PullSubscriber {
   /** Ack-deadline extensions go on this long after a message's answer was due. */
@@ -51,9 +51,6 @@ public final class PullSubscriber {
    * stream's deadline is 60 seconds and an extension may reach the answer time's 99.9th percentile.
    */
   static final Duration LEASE = Duration.ofSeconds(20);
-
-  /** What the grace period keeps back for sending the last acks once the batches are written. */
-  private static final Duration LAST_ACKS = Duration.ofSeconds(2);
 
   private final PushService service;
   private final PullSettings settings;
@@ -72,7 +69,8 @@ public final class PullSubscriber {
             .setFlowControlSettings(flowControl(config.batch()))
             .setMaxAckExtensionPeriodDuration(config.batch().answerTimeout().plus(EXTENSION_MARGIN))
             .setMaxDurationPerAckExtensionDuration(LEASE)
-            .setSubscriberShutdownSettings(shutdownSettings(settings.shutdownGrace()));
+            .setSubscriberShutdownSettings(
+                new ShutdownTimeline(settings.shutdownGrace()).subscriberSettings());
     if (config.pubsubEndpoint().isPresent()) {
       channel =
           ManagedChannelBuilder.forTarget(config.pubsubEndpoint().get()).usePlaintext().build();
@@ -99,19 +97,6 @@ public final class PullSubscriber {
         .setMaxOutstandingRequestBytes(
             Math.max(1, batch.maxPendingBytes() / RequestMemoryBudget.BYTES_PER_BODY_BYTE / 2))
         .setLimitExceededBehavior(FlowController.LimitExceededBehavior.Block)
-        .build();
-  }
-
-  /**
-   * How the subscriber stops: it waits for the messages it handed over to be answered, then nacks
-   * the rest and sends the last acks and nacks. The wait is never zero: with a zero timeout the
-   * client library skips all of that, and no last ack or nack is sent.
-   */
-  static SubscriberShutdownSettings shutdownSettings(Duration grace) {
-    Duration wait = grace.minus(LAST_ACKS);
-    return SubscriberShutdownSettings.newBuilder()
-        .setMode(SubscriberShutdownSettings.ShutdownMode.WAIT_FOR_PROCESSING)
-        .setTimeout(wait.compareTo(grace.dividedBy(2)) < 0 ? grace.dividedBy(2) : wait)
         .build();
   }
 
@@ -179,8 +164,7 @@ public final class PullSubscriber {
       }
     }
     starter.interrupt();
-    long serviceSeconds = Math.max(1, settings.shutdownGrace().minus(LAST_ACKS).toSeconds());
-    service.shutdown(serviceSeconds);
+    service.shutdown(new ShutdownTimeline(settings.shutdownGrace()).serviceSeconds());
     if (started) {
       try {
         subscriber.awaitTerminated(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);

@@ -53,18 +53,39 @@ class PullConfigTest {
   }
 
   /**
-   * A zero timeout makes the client library skip the subscriber's stop altogether: no wait for the
-   * messages handed over, and none of their acks or nacks sent.
+   * The service answers every message a second before the client library stops waiting and nacks
+   * the unanswered: a message written after that nack would be delivered and written again. And the
+   * library's timeout is positive (a zero one skips the last acks) and leaves time to send them.
    */
   @Test
-  void everyGracePeriodLeavesTheSubscriberTimeToSendItsLastAcks() {
-    for (long seconds : new long[] {2, 3, 10, 25, 3_600}) {
-      Duration grace = Duration.ofSeconds(seconds);
-      assertThat(PullSubscriber.shutdownSettings(grace).getTimeout())
-          .as("the subscriber's wait within a grace period of %d s", seconds)
+  void everyGracePeriodHasTheServiceAnswerBeforeTheLibraryNacksAndTimeForTheLastAcks() {
+    for (long seconds : new long[] {5, 6, 10, 25, 3_600}) {
+      ShutdownTimeline timeline = new ShutdownTimeline(Duration.ofSeconds(seconds));
+      assertThat(timeline.serviceSeconds())
+          .as("the service's seconds to write and answer, of %d", seconds)
+          .isPositive();
+      assertThat(Duration.ofSeconds(timeline.serviceSeconds()).plusSeconds(1))
+          .as("the service's last answer and a margin, of %d s", seconds)
+          .isLessThanOrEqualTo(timeline.answersAwaitedUntil());
+      assertThat(timeline.subscriberSettings().getTimeout())
+          .as("the subscriber's timeout within a grace period of %d s", seconds)
           .isPositive()
-          .isLessThan(grace);
+          .isLessThanOrEqualTo(Duration.ofSeconds(seconds - 2));
     }
+  }
+
+  @Test
+  void aGracePeriodTooShortToWriteAndAnswerIsRefusedNamingTheVariable() {
+    assertThatThrownBy(
+            () ->
+                read(
+                    Map.of(
+                        "PUBSUB_SUBSCRIPTION",
+                        "projects/p/subscriptions/events",
+                        "SHUTDOWN_GRACE_SECONDS",
+                        "4")))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage("SHUTDOWN_GRACE_SECONDS: must be between 5 and 3600, got 4");
   }
 
   @Test
