@@ -211,7 +211,7 @@ variable "metrics_region" {
 
 variable "shutdown_grace_seconds" {
   type        = number
-  description = "SHUTDOWN_GRACE_SECONDS: on SIGTERM the service stops pulling, finishes its batches, acks or nacks, and exits within this many seconds."
+  description = "SHUTDOWN_GRACE_SECONDS: on SIGTERM the service stops pulling, finishes its batches, acks or nacks, and exits within this many seconds (at least 5)."
   default     = 25
 
   validation {

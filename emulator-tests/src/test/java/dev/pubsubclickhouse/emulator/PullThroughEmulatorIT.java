@@ -269,7 +269,7 @@ class PullThroughEmulatorIT {
                       + " exited. Inserts holding a row written twice: "
                       + stopped.writtenMoreThanOnce()
                       + "\nThe service's log:\n"
-                      + service.outputWithout("\"DEBUG\""))
+                      + service.output())
           .isEqualTo(expected.size());
       System.out.printf(
           "SIGTERM with %d messages waiting, %d of %d rows written at exit%n",

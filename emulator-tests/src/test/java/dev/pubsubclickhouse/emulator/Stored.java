@@ -78,9 +78,9 @@ final class Stored {
 
   /**
    * Which inserts wrote a row that another insert had written too: one line per part (merges are
-   * stopped, so a part is one insert) with its first write time, how many such rows it holds and
-   * their event ids; "none" when no row was written twice. For a failure message, so that a
-   * redelivery can be told apart by when it came.
+   * stopped, so a part is one insert) with the earliest time the service read one of those rows
+   * ({@code _ingested_at}), how many such rows it holds and their event ids; "none" when no row was
+   * written twice. For a failure message, so that a redelivery can be told apart by when it came.
    */
   String writtenMoreThanOnce() {
     StringBuilder lines = new StringBuilder();
@@ -95,7 +95,7 @@ final class Stored {
                 + " GROUP BY 1, 2 HAVING count() > 1) GROUP BY _part ORDER BY first")) {
       lines.append(
           String.format(
-              "%n  %s written %s: %s rows, event ids %s..%s",
+              "%n  %s, read from %s on: %s rows, event ids %s..%s",
               part.get("part").asText(),
               part.get("first").asText(),
               part.get("rows").asText(),

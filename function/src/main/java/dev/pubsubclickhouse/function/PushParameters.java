@@ -30,9 +30,9 @@ public final class PushParameters {
           "SHUTDOWN_GRACE_SECONDS",
           "25",
           "Pull mode: on SIGTERM the service stops pulling, writes the batches in flight, acks or"
-              + " nacks every message it holds and exits within this many seconds; keep it below"
-              + " the pod's termination grace period. (A push service drains within 9 s: Cloud"
-              + " Run's 10.)");
+              + " nacks every message it holds and exits within this many seconds (at least 5);"
+              + " keep it below the pod's termination grace period. (A push service drains within"
+              + " 9 s: Cloud Run's 10.)");
   public static final Parameter PUBSUB_ENDPOINT =
       MessageParameters.PUBSUB_ENDPOINT.withDescription(
           "Pub/Sub host:port override (emulator), plaintext, without credentials: the pulled"

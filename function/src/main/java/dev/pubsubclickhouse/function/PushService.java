@@ -319,11 +319,22 @@ public final class PushService {
 
   /**
    * Stops taking messages, writes what waits, and answers every waiting request; returns within
-   * {@code seconds}.
+   * {@code seconds}: a push request's answer still has to be written, so the writing stops a second
+   * before.
    */
   public void shutdown(long seconds) {
+    long writing = Math.max(1, seconds - 1);
+    shutdown(Duration.ofSeconds(writing), Duration.ofSeconds(Math.max(0, seconds - writing)));
+  }
+
+  /**
+   * Stops taking messages, writes what waits for up to {@code writing}, answers 503 to what is left
+   * (a message whose INSERT is still running included), then waits up to {@code answering} for the
+   * push requests to send their answers.
+   */
+  public void shutdown(Duration writing, Duration answering) {
     long start = System.nanoTime();
-    long deadline = start + TimeUnit.SECONDS.toNanos(seconds);
+    long deadline = start + writing.plus(answering).toNanos();
     WritePath path;
     synchronized (this) {
       accepting = false;
@@ -332,7 +343,7 @@ public final class PushService {
     }
     boolean drained = false;
     try {
-      drained = path == null || path.batcher().drain(Math.max(1, seconds - 1), TimeUnit.SECONDS);
+      drained = path == null || path.batcher().drain(writing.toNanos(), TimeUnit.NANOSECONDS);
       if (!drained) {
         deadlines.expireAll(); // what ClickHouse did not take in time is answered 503
       }

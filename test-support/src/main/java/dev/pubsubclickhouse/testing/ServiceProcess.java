@@ -18,7 +18,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 
 /**
  * {@code java -jar function/target/function.jar} as Cloud Run runs it: a process of its own on a
@@ -201,14 +200,6 @@ public final class ServiceProcess implements AutoCloseable {
     } catch (IOException e) {
       return "(log unreadable: " + e.getMessage() + ")";
     }
-  }
-
-  /** The log without the lines that contain {@code marker} (such as a log level), for a failure. */
-  public String outputWithout(String marker) {
-    return output()
-        .lines()
-        .filter(line -> !line.contains(marker))
-        .collect(Collectors.joining("\n"));
   }
 
   public void note(String line) throws IOException {

@@ -164,7 +164,8 @@ public final class PullSubscriber {
       }
     }
     starter.interrupt();
-    service.shutdown(new ShutdownTimeline(settings.shutdownGrace()).serviceSeconds());
+    service.shutdown(
+        new ShutdownTimeline(settings.shutdownGrace()).serviceWriting(), Duration.ZERO);
     if (started) {
       try {
         subscriber.awaitTerminated(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);

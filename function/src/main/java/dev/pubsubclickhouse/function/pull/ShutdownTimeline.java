@@ -9,9 +9,10 @@ import java.time.Duration;
  * answers: the library nacks whatever is unanswered then, and a message written after that is
  * delivered again and written twice.
  *
- * <p>With a grace period of 10 s: the service writes its batches for up to 5 s and answers the rest
- * (nack) by 6 s; the library waits for answers until 7 s (its timeout of 8 s less the second it
- * keeps for its final nacks), then sends the last acks and nacks, which have until 10 s.
+ * <p>With a grace period of 10 s: the service writes its batches for up to 6 s and then answers the
+ * rest (nack) at once, a pulled message's answer being a call; the library waits for answers until
+ * 7 s (its timeout of 8 s less the second it keeps for its final nacks), then sends the last acks
+ * and nacks, which have until 10 s.
  *
  * @param grace SHUTDOWN_GRACE_SECONDS, at least {@link #SHORTEST_GRACE}
  */
@@ -28,7 +29,7 @@ public record ShutdownTimeline(Duration grace) {
   /** Between the service's last answer and the library's final nacks. */
   private static final Duration ANSWER_MARGIN = Duration.ofSeconds(1);
 
-  /** The shortest grace period that leaves the service one second to write and answer. */
+  /** The shortest grace period that leaves the service one second to write its batches. */
   public static final Duration SHORTEST_GRACE =
       Duration.ofSeconds(1).plus(ANSWER_MARGIN).plus(LIBRARY_FINAL_NACKS).plus(LAST_ACKS);
 
@@ -56,8 +57,8 @@ public record ShutdownTimeline(Duration grace) {
     return subscriberSettings().getTimeout().minus(LIBRARY_FINAL_NACKS);
   }
 
-  /** How long the service has to write its batches and answer every message it holds. */
-  long serviceSeconds() {
-    return answersAwaitedUntil().minus(ANSWER_MARGIN).toSeconds();
+  /** How long the service writes its batches; then it answers every message it holds. */
+  Duration serviceWriting() {
+    return answersAwaitedUntil().minus(ANSWER_MARGIN);
   }
 }

@@ -38,20 +38,20 @@ class PullShutdownIT {
   }
 
   /**
-   * The INSERT lands after the service stopped writing but before its last answer is due (and so
-   * well before the client library stops waiting): the message is answered by its INSERT, not
-   * nacked while its row is stored, which Pub/Sub would deliver and the service write again.
+   * The INSERT lands shortly before the service stops writing (and so before the client library
+   * stops waiting): the message is answered by its INSERT, not nacked while its row is stored,
+   * which Pub/Sub would deliver and the service write again.
    */
   @Test
   void anInsertThatLandsBeforeTheLastAnswerIsDueIsAckedNotNacked() throws Exception {
     database.execute("CREATE TABLE held (message String) ENGINE = MergeTree ORDER BY message");
     ShutdownTimeline timeline = new ShutdownTimeline(Duration.ofSeconds(6));
-    long serviceSeconds = timeline.serviceSeconds();
+    Duration writing = timeline.serviceWriting();
     try (FaultInjectingProxy proxy = FaultInjectingProxy.to(database.server().url())) {
       PushService service = PushService.start(PushConfig.read(environment(proxy.url())));
       assertThat(service.awaitReady(Duration.ofSeconds(60))).isTrue();
-      // Lands between the end of the service's writing (serviceSeconds - 1) and serviceSeconds.
-      proxy.slowInserts(Duration.ofMillis(serviceSeconds * 1000 - 400));
+      // Lands shortly before the service stops writing.
+      proxy.slowInserts(writing.minusMillis(400));
       CompletableFuture<String> reply = new CompletableFuture<>();
       Thread receiving =
           new Thread(
@@ -67,10 +67,10 @@ class PullShutdownIT {
           .as("the message waits for its INSERT, which the proxy holds")
           .isEqualTo(1L);
       Thread.sleep(100);
-      service.shutdown(serviceSeconds);
-      String answer = reply.get(serviceSeconds + 5, TimeUnit.SECONDS);
+      service.shutdown(writing, Duration.ZERO);
+      String answer = reply.get(writing.toSeconds() + 5, TimeUnit.SECONDS);
       receiving.join(10_000);
-      Thread.sleep(serviceSeconds * 1000); // whatever the proxy still holds has landed
+      Thread.sleep(writing.toMillis()); // whatever the proxy still holds has landed
       String stored = database.query("SELECT message FROM held FORMAT TSV").strip();
 
       assertThat(answer + ", stored: [" + stored + "]")
