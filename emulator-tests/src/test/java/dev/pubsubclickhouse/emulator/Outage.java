@@ -7,19 +7,19 @@ import dev.pubsubclickhouse.testing.ServiceProcess;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 /** A ClickHouse server that goes down for a few seconds while messages keep coming. */
 final class Outage {
+  private static final Duration DOWN = Duration.ofSeconds(3);
+
   private Outage() {}
 
   /**
-   * Publishes {@code messages} to {@code topic} ten every 50 ms (about 1.5 s for 300) from a thread
-   * of its own; once {@code stored} has 100 rows written, kills {@code server} (named {@code name}
-   * in the service's log) and starts it again 3 s later. Returns the ids of every message
-   * published.
+   * Publishes the first third of {@code messages} to {@code topic}; once {@code stored} has 100
+   * rows written (the first third must make that many), kills {@code server} (named {@code name} in
+   * the service's log), publishes the second third while it is down, starts it again 3 s after the
+   * kill and publishes the rest. Each third goes ten messages every 50 ms. Returns the ids of every
+   * message published.
    */
   static List<String> publishWhileDown(
       PubSubRest pubsub,
@@ -30,27 +30,29 @@ final class Outage {
       String name,
       ServiceProcess service)
       throws Exception {
-    ExecutorService publisher = Executors.newSingleThreadExecutor();
-    try {
-      Future<List<String>> published =
-          publisher.submit(
-              () -> {
-                List<String> ids = new ArrayList<>();
-                for (int from = 0; from < messages.size(); from += 10) {
-                  ids.addAll(pubsub.publish(topic, messages.subList(from, from + 10)));
-                  Thread.sleep(50);
-                }
-                return ids;
-              });
-      stored.awaitAtLeast(100, Duration.ofSeconds(120));
-      service.note("killing " + name);
-      server.kill();
-      Thread.sleep(3_000);
-      server.start();
-      service.note(name + " restarted");
-      return published.get();
-    } finally {
-      publisher.shutdownNow();
+    int third = messages.size() / 3;
+    List<String> ids = new ArrayList<>(publish(pubsub, topic, messages.subList(0, third)));
+    stored.awaitAtLeast(100, Duration.ofSeconds(120));
+    service.note("killing " + name);
+    server.kill();
+    long killed = System.nanoTime();
+    ids.addAll(publish(pubsub, topic, messages.subList(third, 2 * third)));
+    service.note("published " + third + " messages while " + name + " was down");
+    Thread.sleep(Math.max(0, (DOWN.toNanos() - (System.nanoTime() - killed)) / 1_000_000));
+    server.start();
+    service.note(name + " restarted");
+    ids.addAll(publish(pubsub, topic, messages.subList(2 * third, messages.size())));
+    return ids;
+  }
+
+  private static List<String> publish(PubSubRest pubsub, String topic, List<Message> messages)
+      throws Exception {
+    List<String> ids = new ArrayList<>();
+    for (int from = 0; from < messages.size(); from += 10) {
+      ids.addAll(
+          pubsub.publish(topic, messages.subList(from, Math.min(from + 10, messages.size()))));
+      Thread.sleep(50);
     }
+    return ids;
   }
 }

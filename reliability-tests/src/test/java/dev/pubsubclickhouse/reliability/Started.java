@@ -33,11 +33,24 @@ final class Started implements AutoCloseable {
     return driver;
   }
 
+  /** Stops everything, also past one that fails to stop; throws the first failure, others added. */
   @Override
   public void close() throws Exception {
+    Exception failure = null;
     for (int i = running.size() - 1; i >= 0; i--) {
-      running.get(i).close();
+      try {
+        running.get(i).close();
+      } catch (Exception e) {
+        if (failure == null) {
+          failure = e;
+        } else {
+          failure.addSuppressed(e);
+        }
+      }
     }
     running.clear();
+    if (failure != null) {
+      throw failure;
+    }
   }
 }
