@@ -7,6 +7,9 @@ import dev.pubsubclickhouse.testing.ServiceProcess;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /** A ClickHouse server that goes down for a few seconds while messages keep coming. */
 final class Outage {
@@ -15,11 +18,12 @@ final class Outage {
   private Outage() {}
 
   /**
-   * Publishes the first third of {@code messages} to {@code topic}; once {@code stored} has 100
-   * rows written (the first third must make that many), kills {@code server} (named {@code name} in
-   * the service's log), publishes the second third while it is down, starts it again 3 s after the
-   * kill and publishes the rest. Each third goes ten messages every 50 ms. Returns the ids of every
-   * message published.
+   * Publishes the first third of {@code messages} to {@code topic} from a thread of its own; once
+   * {@code stored} has 60 rows written (the first third must make that many), kills {@code server}
+   * (named {@code name} in the service's log), most often while INSERTs of that third are in
+   * flight; then publishes the second third while it is down (always), starts it again 3 s after
+   * the kill and publishes the rest. Each third goes ten messages every 50 ms. Returns the ids of
+   * every message published.
    */
   static List<String> publishWhileDown(
       PubSubRest pubsub,
@@ -31,14 +35,22 @@ final class Outage {
       ServiceProcess service)
       throws Exception {
     int third = messages.size() / 3;
-    List<String> ids = new ArrayList<>(publish(pubsub, topic, messages.subList(0, third)));
-    stored.awaitAtLeast(100, Duration.ofSeconds(120));
-    service.note("killing " + name);
-    server.kill();
-    long killed = System.nanoTime();
-    ids.addAll(publish(pubsub, topic, messages.subList(third, 2 * third)));
-    service.note("published " + third + " messages while " + name + " was down");
-    Thread.sleep(Math.max(0, (DOWN.toNanos() - (System.nanoTime() - killed)) / 1_000_000));
+    ExecutorService publisher = Executors.newSingleThreadExecutor();
+    List<String> ids = new ArrayList<>();
+    try {
+      Future<List<String>> first =
+          publisher.submit(() -> publish(pubsub, topic, messages.subList(0, third)));
+      stored.awaitAtLeast(60, Duration.ofSeconds(120));
+      service.note("killing " + name);
+      server.kill();
+      long killed = System.nanoTime();
+      ids.addAll(first.get());
+      ids.addAll(publish(pubsub, topic, messages.subList(third, 2 * third)));
+      service.note("published " + third + " messages while " + name + " was down");
+      Thread.sleep(Math.max(0, (DOWN.toNanos() - (System.nanoTime() - killed)) / 1_000_000));
+    } finally {
+      publisher.shutdownNow();
+    }
     server.start();
     service.note(name + " restarted");
     ids.addAll(publish(pubsub, topic, messages.subList(2 * third, messages.size())));

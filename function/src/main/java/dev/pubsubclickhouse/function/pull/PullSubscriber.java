@@ -142,6 +142,14 @@ public final class PullSubscriber {
     return settings.subscription();
   }
 
+  /**
+   * Stops the service on the {@code timeline}: it writes its batches until the service's time is
+   * up, then answers every message it still holds (nack), each answer being a call.
+   */
+  static void stopService(PushService service, ShutdownTimeline timeline) {
+    service.shutdown(timeline.serviceWriting(), Duration.ZERO);
+  }
+
   /** Why the subscriber failed, if it did: then only a new process pulls again. */
   public Optional<String> failure() {
     return subscriber.state() == Subscriber.State.FAILED
@@ -164,8 +172,7 @@ public final class PullSubscriber {
       }
     }
     starter.interrupt();
-    service.shutdown(
-        new ShutdownTimeline(settings.shutdownGrace()).serviceWriting(), Duration.ZERO);
+    stopService(service, new ShutdownTimeline(settings.shutdownGrace()));
     if (started) {
       try {
         subscriber.awaitTerminated(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);

@@ -67,7 +67,7 @@ class PullShutdownIT {
           .as("the message waits for its INSERT, which the proxy holds")
           .isEqualTo(1L);
       Thread.sleep(100);
-      service.shutdown(writing, Duration.ZERO);
+      PullSubscriber.stopService(service, timeline);
       String answer = reply.get(writing.toSeconds() + 5, TimeUnit.SECONDS);
       receiving.join(10_000);
       Thread.sleep(writing.toMillis()); // whatever the proxy still holds has landed
