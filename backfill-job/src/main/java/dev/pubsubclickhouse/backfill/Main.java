@@ -40,6 +40,7 @@ public final class Main {
       err.println("backfill: " + e.getMessage());
       return 2;
     }
+    JsonLog.neverPrint(config.clickHouse().password().reveal());
     if (!config.verbose()) {
       JsonLog.quietClickHouseClient();
     }

@@ -2,6 +2,7 @@ package dev.pubsubclickhouse.backfill.write;
 
 import dev.pubsubclickhouse.core.encode.RowBinaryOutput;
 import dev.pubsubclickhouse.core.encode.RowRejectedException;
+import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.core.write.DeadLetter;
 import dev.pubsubclickhouse.core.write.EncodedRows;
 import dev.pubsubclickhouse.core.write.TableWriter;
@@ -156,7 +157,7 @@ public final class PageWriter {
           .identity(sourceFingerprint + "\n" + position())
           .data(row)
           .origin(origin)
-          .reason("source row " + position() + ": " + reason)
+          .reason(JsonLog.withoutSecrets("source row " + position() + ": " + reason))
           .failedAt(clock.instant())
           .build();
     }

@@ -92,6 +92,7 @@ public final class TableCommand implements Callable<Integer> {
               common.filter(), common.dryRun(), batchSize, common.limit(), common.rateLimit());
       ConfigReader reader = new ConfigReader(environment);
       config = ClickHouseConfig.read(reader, new SecretManagerAccess(environment));
+      JsonLog.neverPrint(config.password().reveal());
       if (config.deadLetterTable().isEmpty()) {
         throw new ConfigurationException(
             ClickHouseParameters.DEAD_LETTER_TABLE, "is required (the table to replay from)");
