@@ -64,7 +64,7 @@ class BackfillRestIT extends BackfillSuite {
             "--pageReader=client");
 
     run.assertSucceeded();
-    assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM client_reader ORDER BY id)"))
+    assertThat(storedIds("client_reader"))
         .isEqualTo(
             "[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,"
                 + "31,32,33,34]");
@@ -83,8 +83,7 @@ class BackfillRestIT extends BackfillSuite {
     runTasks("retasked-1", 2, "retasked", "--pageRows=30", "--checkpointTable=none");
     runTasks("retasked-2", 3, "retasked", "--pageRows=30", "--checkpointTable=none");
 
-    assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM retasked ORDER BY id)"))
-        .isEqualTo(ids(0, 100));
+    assertThat(storedIds("retasked")).isEqualTo(ids(0, 100));
     db.flushLogs();
     assertThat(
             db.query(
@@ -111,7 +110,7 @@ class BackfillRestIT extends BackfillSuite {
     assertThat(stopped.exitCode()).as(stopped.output()).isEqualTo(1);
     JobRun whole = runTask("retasked-rest-1", 1, 2, "retasked_rest", "--pageRows=10");
     whole.assertSucceeded();
-    assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM retasked_rest ORDER BY id)"))
+    assertThat(storedIds("retasked_rest"))
         .isEqualTo(list(IntStream.concat(IntStream.range(0, 20), IntStream.range(50, 100))));
     int readsBefore = bigQuery.requestsTo("/data?").size();
 
@@ -121,8 +120,7 @@ class BackfillRestIT extends BackfillSuite {
         .extracting(BackfillRestIT::written)
         .as("rows 20 to 49 were missing: 20 to 29 are task 0's, 30 to 49 task 1's")
         .containsExactly(10L, 20L, 0L);
-    assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM retasked_rest ORDER BY id)"))
-        .isEqualTo(ids(0, 100));
+    assertThat(storedIds("retasked_rest")).isEqualTo(ids(0, 100));
     List<String> reads = bigQuery.requestsTo("/data?");
     assertThat(reads.subList(readsBefore, reads.size()))
         .extracting(r -> r.replaceAll(".*/data\\?([^&]*&[^&]*)&.*", "$1"))
@@ -158,8 +156,7 @@ class BackfillRestIT extends BackfillSuite {
             "--pageRows=10");
 
     run.assertSucceeded();
-    assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM short_answers ORDER BY id)"))
-        .isEqualTo(ids(0, 35));
+    assertThat(storedIds("short_answers")).isEqualTo(ids(0, 35));
     assertThat(
             db.query(
                 "SELECT groupArray((start_index, row_count)) FROM (SELECT start_index, row_count"

@@ -95,7 +95,7 @@ class BackfillStorageIT extends BackfillSuite {
     env.put("CLOUD_RUN_EXECUTION", "expired-1");
     JobRun failed = JobRun.of(env, args);
     assertThat(failed.exitCode()).as(failed.output()).isEqualTo(1);
-    String before = db.query("SELECT groupArray(id) FROM (SELECT id FROM expired ORDER BY id)");
+    String before = storedIds("expired");
 
     env.put("CLOUD_RUN_EXECUTION", "expired-2");
     JobRun second = JobRun.of(env, args);
@@ -110,8 +110,7 @@ class BackfillStorageIT extends BackfillSuite {
                 + ".expired, and its read session expires at ")
         .contains("WHERE JSONExtractString(value, 'session') = '" + session + "'\"");
     assertThat(storage.createdSessions()).hasSize(1);
-    assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM expired ORDER BY id)"))
-        .isEqualTo(before);
+    assertThat(storedIds("expired")).isEqualTo(before);
   }
 
   /**

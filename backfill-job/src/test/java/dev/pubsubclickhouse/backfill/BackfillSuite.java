@@ -104,10 +104,19 @@ abstract class BackfillSuite {
     return table;
   }
 
-  /** BigQuery answers {@code sql} with its result table _anon.{resultTable} of ids 0..rows-1. */
-  protected void idQueryResult(String sql, String resultTable, int rows) {
+  /**
+   * BigQuery answers {@code sql} with its result table _anon.{resultTable} of ids 0..rows-1, and a
+   * ClickHouse table {target}(id UInt32).
+   */
+  protected void idQueryTables(String sql, String resultTable, int rows, String target) {
     bigQuery.queryResult(sql, "_anon", resultTable);
     idTable("_anon", resultTable, rows);
+    db.execute("CREATE TABLE " + target + " (id UInt32) ENGINE = MergeTree ORDER BY id");
+  }
+
+  /** The ids of ClickHouse table {@code table} in order, as groupArray prints them. */
+  protected String storedIds(String table) {
+    return db.query("SELECT groupArray(id) FROM (SELECT id FROM " + table + " ORDER BY id)");
   }
 
   /** A BigQuery table ds.{name} of ids 0..rows-1, and a ClickHouse table {name}(id UInt32). */
@@ -304,8 +313,7 @@ abstract class BackfillSuite {
     JobRun run = copy(env, "checked", "checked");
 
     run.assertSucceeded();
-    assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM checked ORDER BY id)"))
-        .isEqualTo("[1,2,3,4,5,6,8,9,10]");
+    assertThat(storedIds("checked")).isEqualTo("[1,2,3,4,5,6,8,9,10]");
     assertThat(db.query("SELECT raw_message FROM checked_errors")).isEqualTo("{\"id\":7}");
     assertThat(db.query("SELECT error_message FROM checked_errors"))
         .startsWith(
@@ -432,8 +440,7 @@ abstract class BackfillSuite {
   @Test
   void aQueryRunsOnceAsAJobAndItsResultTableIsShardedAcrossTasks() {
     String sql = "SELECT id FROM `test-project.ds.big` WHERE id < 10";
-    idQueryResult(sql, "result1", 10);
-    db.execute("CREATE TABLE from_query (id UInt32) ENGINE = MergeTree ORDER BY id");
+    idQueryTables(sql, "result1", 10, "from_query");
     for (int task = 0; task < 2; task++) {
       Map<String, String> env = environment();
       env.put("CLOUD_RUN_EXECUTION", "backfill-abc12");
@@ -446,8 +453,7 @@ abstract class BackfillSuite {
       run.assertSucceeded();
     }
 
-    assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM from_query ORDER BY id)"))
-        .isEqualTo("[0,1,2,3,4,5,6,7,8,9]");
+    assertThat(storedIds("from_query")).isEqualTo("[0,1,2,3,4,5,6,7,8,9]");
     assertThat(bigQuery.requestsTo("/jobs"))
         .filteredOn(r -> r.startsWith("POST"))
         .hasSize(2); // the second task's insert is refused (409) and it reads the first's job
@@ -743,8 +749,7 @@ abstract class BackfillSuite {
         copy(environment(), "restricted", "restricted", "--rowRestriction=id >= 10 AND id < 20");
 
     run.assertSucceeded();
-    assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM restricted ORDER BY id)"))
-        .isEqualTo("[10,11,12,13,14,15,16,17,18,19]");
+    assertThat(storedIds("restricted")).isEqualTo("[10,11,12,13,14,15,16,17,18,19]");
     assertThat(run.out()).contains("where id >= 10 AND id < 20");
   }
 
@@ -1027,7 +1032,7 @@ abstract class BackfillSuite {
     env.put("CLOUD_RUN_EXECUTION", "recover-1");
     JobRun first = JobRun.of(env, args);
     first.assertSucceeded();
-    assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM recover ORDER BY id)"))
+    assertThat(storedIds("recover"))
         .isEqualTo("[0,1,2,4,5,6,8,9,10,11,12,13,14,15,16,18,19,20,21,22,23,24,26,27,28,29]");
     assertThat(first.out()).contains("\"deadLettered\":4");
 
@@ -1142,8 +1147,7 @@ abstract class BackfillSuite {
         }
       }
     }
-    assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM rerun ORDER BY id)"))
-        .isEqualTo(ids(0, 120));
+    assertThat(storedIds("rerun")).isEqualTo(ids(0, 120));
   }
 
   /**
@@ -1173,8 +1177,7 @@ abstract class BackfillSuite {
     JobRun second = JobRun.of(env, args);
 
     second.assertSucceeded();
-    assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM view_rerun ORDER BY id)"))
-        .isEqualTo("[0,1,2,3,4,5,6,7,8,9,100,101,102,103,104]");
+    assertThat(storedIds("view_rerun")).isEqualTo("[0,1,2,3,4,5,6,7,8,9,100,101,102,103,104]");
   }
 
   /**
@@ -1184,8 +1187,7 @@ abstract class BackfillSuite {
   @Test
   void aNewExecutionOfAQueryAnsweredFromTheCacheReadsItAgainInFull() {
     String sql = "SELECT id FROM `test-project.ds.cached` WHERE id < 10";
-    idQueryResult(sql, "cached_result", 10);
-    db.execute("CREATE TABLE cached (id UInt32) ENGINE = MergeTree ORDER BY id");
+    idQueryTables(sql, "cached_result", 10, "cached");
     Map<String, String> env = environment();
     env.put("QUERY", sql);
     env.put("CLOUD_RUN_EXECUTION", "cached-1");
@@ -1197,8 +1199,7 @@ abstract class BackfillSuite {
     JobRun second = JobRun.of(env, "--clickHouseTable=cached", "--pageRows=4");
 
     second.assertSucceeded();
-    assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM cached ORDER BY id)"))
-        .isEqualTo(ids(0, 10));
+    assertThat(storedIds("cached")).isEqualTo(ids(0, 10));
   }
 
   /**
@@ -1224,8 +1225,7 @@ abstract class BackfillSuite {
     JobRun second = JobRun.of(env, args);
 
     second.assertSucceeded();
-    assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM unfinished ORDER BY id)"))
-        .isEqualTo(ids(0, 100));
+    assertThat(storedIds("unfinished")).isEqualTo(ids(0, 100));
   }
 
   /**
@@ -1256,8 +1256,7 @@ abstract class BackfillSuite {
     assertThat(db.query("SELECT raw_message, error_message FROM unkept_errors"))
         .isEqualTo(
             "{\"id\":-5}\tsource row 5: column \\'id\\' (UInt8) rejects -5: out of range [0, 255]");
-    assertThat(db.query("SELECT groupArray(id) FROM (SELECT id FROM unkept ORDER BY id)"))
-        .isEqualTo("[0,1,2,3,4,6,7,8,9,10,11]");
+    assertThat(storedIds("unkept")).isEqualTo("[0,1,2,3,4,6,7,8,9,10,11]");
   }
 
   /** "[from,...,to-1]" as ClickHouse prints groupArray. */

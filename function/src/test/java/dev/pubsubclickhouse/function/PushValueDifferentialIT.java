@@ -13,7 +13,7 @@ import dev.pubsubclickhouse.testing.values.Expectation.Refuse;
 import dev.pubsubclickhouse.testing.values.JsonText;
 import dev.pubsubclickhouse.testing.values.TwinTable;
 import dev.pubsubclickhouse.testing.values.TwinTable.Column;
-import dev.pubsubclickhouse.testing.values.TypeGenerator;
+import dev.pubsubclickhouse.testing.values.ValueFuzz;
 import dev.pubsubclickhouse.testing.values.ValueGenerator;
 import dev.pubsubclickhouse.testing.values.ValueRules;
 import java.nio.charset.StandardCharsets;
@@ -71,18 +71,11 @@ class PushValueDifferentialIT {
   void everyMessageIsStoredAsClickHouseReadsItOrDeadLetteredNamingTheColumn() throws Exception {
     long seed = Long.getLong("push.values.fuzz.seed", 20_251_202L);
     long target = Long.getLong("push.values.fuzz.values", 10_000L);
-    Random random = new Random(seed);
-    TypeGenerator types = new TypeGenerator(random);
-    ValueGenerator values = new ValueGenerator(random);
-    ValueRules rules = new ValueRules();
+    ValueFuzz fuzz = ValueFuzz.seeded(seed);
     long started = System.nanoTime();
     int tables = 0;
     while (checkedValues < target && mismatches.size() < 200) {
-      List<Column> columns = new ArrayList<>();
-      for (int i = 2 + random.nextInt(7); i > 0; i--) {
-        columns.add(new Column("c" + columns.size(), types.column()));
-      }
-      fuzzTable("p" + tables++, columns, values, rules, random);
+      fuzzTable("p" + tables++, fuzz.columns(8), fuzz.values(), fuzz.rules(), fuzz.random());
     }
     System.out.printf(
         Locale.ROOT,

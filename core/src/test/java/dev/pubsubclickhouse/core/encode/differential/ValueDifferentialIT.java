@@ -31,7 +31,7 @@ import dev.pubsubclickhouse.testing.values.FuzzType.TupleType;
 import dev.pubsubclickhouse.testing.values.JsonText;
 import dev.pubsubclickhouse.testing.values.TwinTable;
 import dev.pubsubclickhouse.testing.values.TwinTable.Column;
-import dev.pubsubclickhouse.testing.values.TypeGenerator;
+import dev.pubsubclickhouse.testing.values.ValueFuzz;
 import dev.pubsubclickhouse.testing.values.ValueGenerator;
 import dev.pubsubclickhouse.testing.values.ValueRules;
 import java.nio.charset.StandardCharsets;
@@ -116,19 +116,13 @@ class ValueDifferentialIT {
   void everyValueIsStoredAsClickHouseReadsItOrRefusedByADocumentedRule() throws Exception {
     long seed = Long.getLong("values.fuzz.seed", 20_251_201L);
     long target = Long.getLong("values.fuzz.values", 100_000L);
-    Random random = new Random(seed);
-    TypeGenerator types = new TypeGenerator(random);
-    ValueGenerator values = new ValueGenerator(random);
-    ValueRules rules = new ValueRules();
+    ValueFuzz fuzz = ValueFuzz.seeded(seed);
+    ValueRules rules = fuzz.rules();
     long started = System.nanoTime();
     int tables = 0;
     try {
       while (checkedValues < target && mismatches.size() <= MAX_REPORTED * 5) {
-        List<Column> columns = new ArrayList<>();
-        for (int i = 2 + random.nextInt(9); i > 0; i--) {
-          columns.add(new Column("c" + columns.size(), types.column()));
-        }
-        fuzzTable("t" + tables++, columns, values, rules, random);
+        fuzzTable("t" + tables++, fuzz.columns(10), fuzz.values(), rules, fuzz.random());
       }
     } catch (RuntimeException | AssertionError e) {
       throw new AssertionError("seed " + seed + " (-Dvalues.fuzz.seed=" + seed + "): " + e, e);
