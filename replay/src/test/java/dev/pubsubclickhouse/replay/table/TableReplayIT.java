@@ -9,12 +9,14 @@ import dev.pubsubclickhouse.replay.table.Letters.Row;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.FaultInjectingProxy;
 import dev.pubsubclickhouse.testing.JsonValues;
+import dev.pubsubclickhouse.testing.LocalClickHouse;
 import dev.pubsubclickhouse.testing.Sql;
 import dev.pubsubclickhouse.testing.TestDatabase;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -411,6 +413,32 @@ class TableReplayIT {
         .contains("nothing was written");
     assertThat(Letters.deadLetterRows(sql, "dry_dead")).isEqualTo(before);
     assertThat(sql.number("SELECT count() FROM dry")).isZero();
+  }
+
+  /**
+   * A dead letter whose value is the ClickHouse password: a dry run prints why it would still not
+   * fit with the password masked, as a run's log lines and new dead letters do.
+   */
+  @Test
+  void aDryRunPrintsARefusedValueThatIsThePasswordMasked() {
+    Assumptions.assumeTrue(
+        database.server().url().startsWith("http://127.0.0.1"), "needs the local pipeline user");
+    String password = LocalClickHouse.PIPELINE_PASSWORD;
+    Letters.createTarget(sql, "leaky");
+    Letters.createDeadLetterTable(sql, "leaky_dead");
+    Letter leaky = Letters.letter(53, OLD_REASON, T0).withData("{\"id\":\"" + password + "\"}");
+    Letters.insert(sql, "leaky_dead", List.of(leaky));
+    Map<String, String> env = env("leaky", "leaky_dead");
+    env.put("CLICKHOUSE_USER", LocalClickHouse.PIPELINE_USER);
+    env.put("CLICKHOUSE_PASSWORD", password);
+
+    Run run = Run.of(env, "table", "--dryRun", "--maxPerSecond=0");
+
+    assertThat(run.exitCode()).as(run.toString()).isEqualTo(3);
+    assertThat(run.out())
+        .contains("would still not fit: message 9000053 (failed " + leaky.failedAt() + ")")
+        .contains("[redacted]");
+    assertThat(run.out() + run.err()).doesNotContain(password);
   }
 
   @Test
