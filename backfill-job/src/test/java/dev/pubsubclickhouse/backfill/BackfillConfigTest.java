@@ -6,10 +6,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.google.cloud.bigquery.TableId;
 import dev.pubsubclickhouse.core.config.ConfigurationException;
 import java.net.URI;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class BackfillConfigTest {
   private static final Map<String, String> CLICKHOUSE =
@@ -238,6 +242,26 @@ class BackfillConfigTest {
         .hasMessage(
             "--jdbcUrl (JDBC_URL): must not hold credentials; use clickHouseUsername and"
                 + " clickHousePassword")
+        .hasMessageNotContaining("hunter2");
+  }
+
+  /**
+   * A flag that lost its value (an empty shell variable) takes the next argument, and a flag
+   * written with one dash is not a flag: the line that says so goes to stderr, and a password that
+   * argument holds must not be in it.
+   */
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "--clickHouseUsername|--clickHousePassword=hunter2",
+        "-clickHousePassword=hunter2",
+        "clickHousePassword=hunter2"
+      })
+  void aMistypedCommandLineIsRefusedWithoutRepeatingThePassword(String mistake) {
+    List<String> args = new ArrayList<>(List.of("--inputTableSpec=p:d.t"));
+    args.addAll(List.of(mistake.split("\\|")));
+    assertThatThrownBy(() -> read(CLICKHOUSE, args.toArray(String[]::new)))
+        .isInstanceOf(ConfigurationException.class)
         .hasMessageNotContaining("hunter2");
   }
 
