@@ -33,15 +33,15 @@ final class CommandLineFlags {
       String unknown = e.getUnmatched().isEmpty() ? "" : e.getUnmatched().get(0);
       if (!unknown.startsWith("--")) {
         throw new ConfigurationException(
-            "unexpected argument '" + unknown + "': use --name=value (see --help)");
+            "unexpected argument " + shown(unknown) + ": use --name=value (see --help)");
       }
-      int equals = unknown.indexOf('=');
-      throw new ConfigurationException(
-          "unknown flag "
-              + (equals < 0 ? unknown : unknown.substring(0, equals))
-              + " (see --help)");
+      throw new ConfigurationException("unknown flag " + nameOf(unknown) + " (see --help)");
     } catch (CommandLine.ParameterException e) {
-      throw new ConfigurationException(e.getMessage() + " (see --help)");
+      String message = e.getMessage();
+      for (String arg : args) {
+        message = message.replace("'" + arg + "'", shown(arg));
+      }
+      throw new ConfigurationException(message + " (see --help)");
     }
     Map<String, String> flags = new LinkedHashMap<>();
     for (OptionSpec option : result.matchedOptions()) {
@@ -55,6 +55,19 @@ final class CommandLineFlags {
       }
     }
     return flags;
+  }
+
+  /**
+   * An argument as an error message may show it: its name, never its value, which may be a password
+   * ({@code -clickHousePassword=...}, or a value on its own).
+   */
+  private static String shown(String arg) {
+    return arg.startsWith("-") ? "'" + nameOf(arg) + "'" : "(a value without a flag)";
+  }
+
+  private static String nameOf(String arg) {
+    int equals = arg.indexOf('=');
+    return equals < 0 ? arg : arg.substring(0, equals);
   }
 
   static boolean wantsHelp(String[] args) {

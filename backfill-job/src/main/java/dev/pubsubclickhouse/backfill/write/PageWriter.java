@@ -2,7 +2,6 @@ package dev.pubsubclickhouse.backfill.write;
 
 import dev.pubsubclickhouse.core.encode.RowBinaryOutput;
 import dev.pubsubclickhouse.core.encode.RowRejectedException;
-import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.core.write.DeadLetter;
 import dev.pubsubclickhouse.core.write.EncodedRows;
 import dev.pubsubclickhouse.core.write.TableWriter;
@@ -157,7 +156,7 @@ public final class PageWriter {
           .identity(sourceFingerprint + "\n" + position())
           .data(row)
           .origin(origin)
-          .reason(JsonLog.withoutSecrets("source row " + position() + ": " + reason))
+          .reason("source row " + position() + ": " + reason)
           .failedAt(clock.instant())
           .build();
     }

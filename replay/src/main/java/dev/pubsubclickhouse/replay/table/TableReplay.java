@@ -218,7 +218,10 @@ final class TableReplay {
       if (encoded.isRejected()) {
         stay++;
         out.println(
-            "would still not fit: " + message.stored().describe() + ": " + encoded.rejection());
+            "would still not fit: "
+                + message.stored().describe()
+                + ": "
+                + JsonLog.withoutSecrets(encoded.rejection()));
       } else {
         writtenTo.merge(destination.table().name(), 1L, Long::sum);
         out.println(
