@@ -11,12 +11,12 @@ import com.google.protobuf.Timestamp;
 import com.google.pubsub.v1.PubsubMessage;
 import dev.pubsubclickhouse.function.PushConfig;
 import dev.pubsubclickhouse.function.PushService;
+import dev.pubsubclickhouse.testing.ClickHouseServer;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.FaultInjectingProxy;
 import dev.pubsubclickhouse.testing.TestDatabase;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Test;
 @ClickHouseTest
 class PullShutdownIT {
   private static final String SUBSCRIPTION = "projects/p/subscriptions/held";
+  private static final Duration GRACE = Duration.ofSeconds(6);
 
   private final TestDatabase database;
 
@@ -45,7 +46,7 @@ class PullShutdownIT {
   @Test
   void anInsertThatLandsBeforeTheLastAnswerIsDueIsAckedNotNacked() throws Exception {
     database.execute("CREATE TABLE held (message String) ENGINE = MergeTree ORDER BY message");
-    ShutdownTimeline timeline = new ShutdownTimeline(Duration.ofSeconds(6));
+    ShutdownTimeline timeline = new ShutdownTimeline(GRACE);
     Duration writing = timeline.serviceWriting();
     try (FaultInjectingProxy proxy = FaultInjectingProxy.to(database.server().url())) {
       PushService service = PushService.start(PushConfig.read(environment(proxy.url())));
@@ -80,17 +81,16 @@ class PullShutdownIT {
   }
 
   private Map<String, String> environment(String clickHouseUrl) {
-    Map<String, String> env = new HashMap<>();
-    env.put("CLICKHOUSE_URL", clickHouseUrl);
-    env.put("CLICKHOUSE_USER", database.server().user());
-    env.put("CLICKHOUSE_PASSWORD", database.server().password());
-    env.put("CLICKHOUSE_DATABASE", database.name());
+    ClickHouseServer server = database.server();
+    Map<String, String> env =
+        new ClickHouseServer(clickHouseUrl, server.user(), server.password())
+            .environment(database.name());
     env.put("CLICKHOUSE_TABLE", "held");
     env.put("SUMMARY_INTERVAL_SECONDS", "3600");
     env.put("ANSWER_TIMEOUT_MS", "20000");
     env.put("INSERT_TIMEOUT_MS", "20000");
     env.put("PUBSUB_SUBSCRIPTION", SUBSCRIPTION);
-    env.put("SHUTDOWN_GRACE_SECONDS", "6");
+    env.put("SHUTDOWN_GRACE_SECONDS", Long.toString(GRACE.toSeconds()));
     return env;
   }
 
