@@ -36,7 +36,14 @@ class CdcSequencesIT {
   void tables() {
     for (String table :
         List.of(
-            "items", "accounts", "cdc_dead", "hist_mv", "hist", "latest", "_cdc_truncate_marks")) {
+            "items",
+            "accounts",
+            "orders",
+            "cdc_dead",
+            "hist_mv",
+            "hist",
+            "latest",
+            "_cdc_truncate_marks")) {
       database.execute("DROP TABLE IF EXISTS " + table + " SYNC");
     }
     database.execute(
@@ -251,6 +258,45 @@ class CdcSequencesIT {
         .isEqualTo("10\tfirst body\n15\tfirst body\n20\tsecond body\n30\tsecond body\n");
     assertThat(rows("SELECT __version, name FROM latest FINAL WHERE __is_deleted = 0"))
         .isEqualTo("30\tsecond body\n");
+    assertThat(database.count("cdc_dead")).isZero();
+  }
+
+  @Test
+  void aToastPlaceholderInASharedTargetTakesTheValueOfItsOwnSourceTablesRow() throws Exception {
+    // Two databases' orders in one table, told apart by __source_table in the sorting key.
+    database.execute("DROP TABLE IF EXISTS orders SYNC");
+    database.execute(
+        "CREATE TABLE orders (id Int32, note String, "
+            + META
+            + ") ENGINE = ReplacingMergeTree(__version, __is_deleted) ORDER BY (__source_table, id)");
+    String placeholder = "__debezium_unavailable_value";
+    try (RunningService service =
+        RunningService.start(
+            database,
+            "orders",
+            Map.of(
+                "PAYLOAD_FORMAT", "debezium",
+                "CDC_TABLES", "east.orders=orders,west.orders=orders",
+                "CLICKHOUSE_DEAD_LETTER_TABLE", "cdc_dead",
+                "BATCH_MAX_WAIT_MS", "50"))) {
+      String[][] changes = {
+        {"east", "c", "100", "east note"},
+        {"west", "c", "200", "west note"},
+        {"east", "u", "300", placeholder},
+        {"west", "u", "400", placeholder}
+      };
+      for (String[] change : changes) {
+        ObjectNode event =
+            payload(
+                change[1],
+                null,
+                row("id", 1, "note", change[3]),
+                postgresSource(change[0], "orders", Long.parseLong(change[2]), 1, 1));
+        assertThat(push(service, change[0] + change[2], event)).isEqualTo(204);
+      }
+    }
+    assertThat(rows("SELECT __source_table, __version, note FROM orders FINAL ORDER BY 1"))
+        .isEqualTo("east.orders\t300\teast note\nwest.orders\t400\twest note\n");
     assertThat(database.count("cdc_dead")).isZero();
   }
 

@@ -36,6 +36,9 @@ import java.util.stream.Collectors;
  * there is none below the event's, so the event is refused rather than filled from a change that
  * came after it.
  *
+ * <p>When {@code __source_table} is in the sorting key (a target several source tables share, whose
+ * keys can be alike), the read takes only the event's own source table's row of the key.
+ *
  * <p>The value is the source's only when the key's previous change was stored before this one:
  * deliver a table's changes in order (Debezium Server's ordering key) when its columns are TOASTed.
  * What a message read once is kept for a while, so that encoding it again for a changed schema
@@ -68,7 +71,8 @@ public final class LatestStoredValues implements StoredValues {
   }
 
   /** What a point read needs of a table: its key columns with their types, and its metadata. */
-  private record Layout(Map<String, String> key, boolean versioned, boolean deletable) {}
+  private record Layout(
+      Map<String, String> key, boolean versioned, boolean deletable, boolean keyedBySource) {}
 
   @Override
   public ObjectNode of(ChangeEvent event, Set<String> columns)
@@ -92,6 +96,10 @@ public final class LatestStoredValues implements StoredValues {
       conditions.add(
           TableName.quoteIdentifier(key.getKey()) + " = {" + name + ":" + key.getValue() + "}");
       parameters.put(name, value.asText());
+    }
+    if (layout.keyedBySource()) {
+      conditions.add(TableName.quoteIdentifier(ChangeRow.SOURCE_TABLE) + " = {s:String}");
+      parameters.put("s", event.table().name());
     }
     if (layout.versioned()) {
       // At its own version: a change delivered again finds the row its first delivery wrote.
@@ -171,14 +179,16 @@ public final class LatestStoredValues implements StoredValues {
     Map<String, String> key = new LinkedHashMap<>();
     boolean versioned = false;
     boolean deletable = false;
+    boolean keyedBySource = false;
     try {
       for (GenericRecord column :
           client.queryAll(COLUMNS, Map.of("database", table.database(), "table", table.table()))) {
         String name = column.getString("name");
         versioned |= name.equals(ChangeRow.VERSION);
         deletable |= name.equals(ChangeRow.IS_DELETED);
-        if (column.getInteger("is_in_sorting_key") != 0
-            && !ChangeRow.METADATA_COLUMNS.contains(name)) {
+        boolean sorting = column.getInteger("is_in_sorting_key") != 0;
+        keyedBySource |= sorting && name.equals(ChangeRow.SOURCE_TABLE);
+        if (sorting && !ChangeRow.METADATA_COLUMNS.contains(name)) {
           key.put(name, column.getString("type"));
         }
       }
@@ -186,7 +196,7 @@ public final class LatestStoredValues implements StoredValues {
       throw new UnavailableException(
           "the columns of " + table + " could not be read: " + ClickHouseFailures.describe(e), e);
     }
-    Layout layout = new Layout(key, versioned, deletable);
+    Layout layout = new Layout(key, versioned, deletable, keyedBySource);
     if (!key.isEmpty()) {
       layouts.put(table, layout);
     }
