@@ -20,6 +20,7 @@ import dev.pubsubclickhouse.core.schema.TableSchema;
 import dev.pubsubclickhouse.core.write.DeadLetterTable;
 import dev.pubsubclickhouse.core.write.TargetTable;
 import dev.pubsubclickhouse.messages.cdc.ChangeCapture;
+import dev.pubsubclickhouse.messages.cdc.DeleteGrants;
 import dev.pubsubclickhouse.messages.cdc.TruncateMarkTable;
 import dev.pubsubclickhouse.messages.tables.MessageColumnPlan;
 import dev.pubsubclickhouse.messages.tables.TableMapping;
@@ -191,7 +192,7 @@ final class ServiceCheck {
                         + privilege
                         + " on it, so "
                         + (exists
-                            ? "every truncate and snapshot end would be answered 503"
+                            ? "the service stays unready:"
                             : "the service cannot create it and stays unready; create it with"
                                 + " sql/cdc/truncate_marks.sql, or")
                         + " GRANT "
@@ -207,6 +208,29 @@ final class ServiceCheck {
           "truncate marks table " + name + " cannot be read: " + ClickHouseFailures.describe(e);
       problems.add(problem);
       out.println(heading + ": " + problem);
+    }
+    checkDeleteGrants(client, capture);
+  }
+
+  /** What truncates and snapshot ends need to delete, as the service checks it at start. */
+  private void checkDeleteGrants(Client client, ChangeCapture capture) {
+    List<String> missing;
+    try {
+      missing = DeleteGrants.missing(client, capture);
+    } catch (Exception e) {
+      out.println(
+          "  (the grants to delete from the targets could not be checked: "
+              + ClickHouseFailures.describe(e)
+              + ")");
+      return;
+    }
+    for (String grant : missing) {
+      String problem =
+          "truncates and snapshot ends delete from the targets and need "
+              + grant
+              + ": without it the service stays unready";
+      problems.add(problem);
+      out.println("  " + problem);
     }
   }
 

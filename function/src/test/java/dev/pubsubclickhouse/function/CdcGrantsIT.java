@@ -10,30 +10,30 @@ import dev.pubsubclickhouse.testing.ClickHouseServer;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.GrantsSqlUser;
 import dev.pubsubclickhouse.testing.TestDatabase;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A truncate run by a user that may not see every view on the target: the user of sql/grants.sql,
- * whose tables stand for a history table (realtime.logs_dead_letter, where it may delete), the
- * latest-state table a view fills from it (realtime.logs) and the marks table.
+ * The service run by the user of sql/grants.sql, which may delete from realtime.logs_dead_letter
+ * (standing for a history table here) but not from realtime.logs, and may not see a view it has no
+ * grant on. A user that cannot apply a truncate keeps the service unready, naming the grant: a
+ * truncate or a snapshot's end would otherwise be answered 503 until Pub/Sub gives up on it.
  */
 @ClickHouseTest
 class CdcGrantsIT {
   private final TestDatabase database;
+  private ClickHouseServer login;
 
   CdcGrantsIT(TestDatabase database) {
     this.database = database;
   }
 
-  private static ObjectNode source(long lsn) {
-    return postgresSource("public", "hist", lsn, lsn, lsn);
-  }
-
-  @Test
-  void aTruncateWhoseViewTheUserCannotSeeIsNotAcknowledged() throws Exception {
-    ClickHouseServer login = GrantsSqlUser.on(database);
+  @BeforeEach
+  void tables() {
+    login = GrantsSqlUser.on(database);
     database.execute("DROP TABLE realtime.logs SYNC");
     database.execute("DROP TABLE realtime.logs_dead_letter SYNC");
     database.execute(
@@ -43,28 +43,68 @@ class CdcGrantsIT {
         "CREATE TABLE realtime.logs AS realtime.logs_dead_letter"
             + " ENGINE = ReplacingMergeTree(__version, __is_deleted) ORDER BY id");
     database.execute(
-        "CREATE MATERIALIZED VIEW realtime.history_to_latest TO realtime.logs"
-            + " AS SELECT * FROM realtime.logs_dead_letter");
-    database.execute(
         TruncateMarkTable.createStatement(new TableName("realtime", "_backfill_checkpoints")));
+  }
+
+  private RunningService startUnready(String cdcTables) throws Exception {
     Map<String, String> env = new HashMap<>();
     env.put("CLICKHOUSE_URL", login.url());
     env.put("CLICKHOUSE_USER", login.user());
     env.put("CLICKHOUSE_PASSWORD", login.password());
     env.put("CLICKHOUSE_DATABASE", "realtime");
-    env.put("CLICKHOUSE_TABLE", "logs_dead_letter");
     env.put("PAYLOAD_FORMAT", "debezium");
-    env.put("CDC_TABLES", "public.hist=logs_dead_letter");
+    env.put("CDC_TABLES", cdcTables);
     env.put("CDC_TRUNCATE_MARKS_TABLE", "_backfill_checkpoints");
     env.put("BATCH_MAX_WAIT_MS", "20");
     env.put("SUMMARY_INTERVAL_SECONDS", "3600");
-    try (RunningService service = RunningService.start(env)) {
-      ObjectNode create = payload("c", null, row("id", 1, "name", "before"), source(100));
-      assertThat(push(service, "c1", create)).isEqualTo(204);
-      assertThat(database.query("SELECT id, name, __version FROM realtime.logs FINAL"))
-          .isEqualTo("1\tbefore\t100");
-      // Acknowledged, the truncate would leave the row in the latest state for good.
-      assertThat(push(service, "t", payload("t", null, null, source(200)))).isBetween(500, 599);
+    return RunningService.startUnready(env);
+  }
+
+  private static ObjectNode source(String table, long lsn) {
+    return postgresSource("public", table, lsn, lsn, lsn);
+  }
+
+  @Test
+  void aViewOnTheTargetTheUserCannotSeeKeepsTheServiceUnready() throws Exception {
+    database.execute(
+        "CREATE MATERIALIZED VIEW realtime.history_to_latest TO realtime.logs"
+            + " AS SELECT * FROM realtime.logs_dead_letter");
+    try (RunningService service = startUnready("public.hist=logs_dead_letter")) {
+      assertThat(service.unreadyReasonOnceItNames("history_to_latest"))
+          .contains(
+              "the ClickHouse user cannot apply truncates and snapshot ends (they delete the rows"
+                  + " below their version): the view realtime.history_to_latest on"
+                  + " realtime.logs_dead_letter is hidden from this user");
+      // Acknowledged, a truncate would leave the rows the view copied in the latest state.
+      ObjectNode create = payload("c", null, row("id", 1, "name", "kept"), source("hist", 100));
+      assertThat(push(service, "c1", create)).isEqualTo(503);
     }
+    assertThat(database.query("SELECT count() FROM realtime.logs_dead_letter")).isEqualTo("0");
+  }
+
+  @Test
+  void aTargetTheUserMayNotDeleteFromKeepsTheServiceUnready() throws Exception {
+    try (RunningService service = startUnready("public.hist=logs_dead_letter,public.latest=logs")) {
+      assertThat(service.unreadyReasonOnceItNames("GRANT"))
+          .endsWith(
+              "the ClickHouse user cannot apply truncates and snapshot ends (they delete the rows"
+                  + " below their version): GRANT ALTER DELETE ON realtime.logs"
+                  + " (sql/grants.sql)");
+    }
+  }
+
+  @Test
+  void aTargetTheUserMayDeleteFromIsServedAndTruncated() throws Exception {
+    try (RunningService service = startUnready("public.hist=logs_dead_letter")) {
+      assertThat(service.service.awaitReady(Duration.ofSeconds(30)))
+          .as(service.service.unhealthyReason().orElse(""))
+          .isTrue();
+      ObjectNode create = payload("c", null, row("id", 1, "name", "before"), source("hist", 100));
+      assertThat(push(service, "c1", create)).isEqualTo(204);
+      assertThat(push(service, "t", payload("t", null, null, source("hist", 200)))).isEqualTo(204);
+    }
+    assertThat(database.query("SELECT count() FROM realtime.logs_dead_letter")).isEqualTo("0");
+    assertThat(database.query("SELECT max(version) FROM realtime._backfill_checkpoints"))
+        .isEqualTo("200");
   }
 }

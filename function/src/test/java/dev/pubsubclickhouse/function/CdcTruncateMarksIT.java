@@ -197,13 +197,7 @@ class CdcTruncateMarksIT {
                 database,
                 "hist",
                 Map.of("PAYLOAD_FORMAT", "debezium", "CDC_TABLES", "public.hist=hist")))) {
-      long deadline = System.nanoTime() + 30_000_000_000L;
-      String reason = service.service.unhealthyReason().orElse("");
-      while (!reason.contains(MARKS) && System.nanoTime() < deadline) {
-        Thread.sleep(100);
-        reason = service.service.unhealthyReason().orElse("");
-      }
-      assertThat(reason)
+      assertThat(service.unreadyReasonOnceItNames(MARKS))
           .contains(
               "truncate marks table "
                   + database.name()

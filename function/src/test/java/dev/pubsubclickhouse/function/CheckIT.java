@@ -291,6 +291,9 @@ class CheckIT {
     assertThat(missing.out())
         .contains(
             "truncate marks table realtime._cdc_truncate_marks: the user lacks CREATE TABLE on it,"
-                + " so the service cannot create it and stays unready");
+                + " so the service cannot create it and stays unready")
+        .contains(
+            "truncates and snapshot ends delete from the targets and need GRANT ALTER DELETE ON"
+                + " realtime.logs: without it the service stays unready");
   }
 }

@@ -68,6 +68,20 @@ final class RunningService implements AutoCloseable {
     return new RunningService(service, server, server.port());
   }
 
+  /**
+   * Waits up to 30 s for the service's reason for being unready to contain {@code text}; returns
+   * the reason it gives then, whatever it is.
+   */
+  String unreadyReasonOnceItNames(String text) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    String reason = service.unhealthyReason().orElse("");
+    while (!reason.contains(text) && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+      reason = service.unhealthyReason().orElse("");
+    }
+    return reason;
+  }
+
   URI url() {
     return url;
   }

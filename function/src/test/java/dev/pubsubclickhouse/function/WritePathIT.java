@@ -235,12 +235,7 @@ class WritePathIT {
         RunningService.startUnready(
             RunningService.environment(
                 database, "settled", Map.of("CLICKHOUSE_SETTINGS", "max_threads=eight")))) {
-      String reason = "";
-      for (int i = 0; i < 200 && !reason.contains("CLICKHOUSE_SETTINGS"); i++) {
-        Thread.sleep(50);
-        reason = service.service.unhealthyReason().orElse("");
-      }
-      assertThat(reason)
+      assertThat(service.unreadyReasonOnceItNames("CLICKHOUSE_SETTINGS"))
           .contains(
               "CLICKHOUSE_SETTINGS: ClickHouse refuses them: Code: 27. DB::Exception: Cannot parse"
                   + " input");
@@ -258,12 +253,7 @@ class WritePathIT {
                 database,
                 "unsettled",
                 Map.of("CLICKHOUSE_SETTINGS", "max_threads=2,max_threadz=3,no_such_setting=1")))) {
-      String reason = "";
-      for (int i = 0; i < 200 && !reason.contains("CLICKHOUSE_SETTINGS"); i++) {
-        Thread.sleep(50);
-        reason = service.service.unhealthyReason().orElse("");
-      }
-      assertThat(reason)
+      assertThat(service.unreadyReasonOnceItNames("CLICKHOUSE_SETTINGS"))
           .isEqualTo(
               "cannot use ClickHouse at "
                   + service.service.config().clickHouse().url()

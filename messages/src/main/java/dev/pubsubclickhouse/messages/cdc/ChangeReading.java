@@ -1,8 +1,14 @@
 package dev.pubsubclickhouse.messages.cdc;
 
 import com.clickhouse.client.api.Client;
+import dev.pubsubclickhouse.core.insert.ClickHouseFailures;
+import dev.pubsubclickhouse.core.insert.FailureKind;
+import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.messages.MessageEvents;
 import dev.pubsubclickhouse.messages.payload.PayloadDecompressor;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 
 /**
  * What PAYLOAD_FORMAT=debezium adds to a program's path of messages, built alike by the push
@@ -21,13 +27,47 @@ public record ChangeReading(ChangeRouter router, ChangeFormat format) {
       PayloadDecompressor decompressor,
       Client client,
       MessageEvents events) {
+    TruncateMarkTable marksTable = TruncateMarkTable.open(client, capture.marksTable());
+    requireGrants(client, capture);
     TruncateMarks marks = new TruncateMarks();
-    TruncateGuard truncates =
-        new TruncateGuard(
-            TruncateMarkTable.open(client, capture.marksTable()),
-            marks,
-            new VersionedDeletes(client));
+    TruncateGuard truncates = new TruncateGuard(marksTable, marks, new VersionedDeletes(client));
     return reading(capture, decompressor, client, events, marks, truncates);
+  }
+
+  /**
+   * Refuses to open while the user lacks a grant that truncates and snapshot ends need, so that the
+   * service stays unready naming it rather than answering 503 to the first of them. A server that
+   * cannot answer CHECK GRANT (before ClickHouse 24.3) is taken at its word, with a warning.
+   *
+   * @throws IllegalStateException naming each missing grant, or when ClickHouse is unavailable
+   */
+  private static void requireGrants(Client client, ChangeCapture capture) {
+    List<String> missing = new ArrayList<>();
+    try {
+      TruncateMarkTable.missingGrant(client, capture.marksTable(), true)
+          .ifPresent(
+              privilege ->
+                  missing.add(
+                      "GRANT " + privilege + " ON " + capture.marksTable() + " (the marks table)"));
+      missing.addAll(DeleteGrants.missing(client, capture));
+    } catch (Exception e) {
+      if (ClickHouseFailures.classify(e) != FailureKind.REFUSED) {
+        throw new IllegalStateException(
+            "the grants for truncates could not be checked: " + ClickHouseFailures.describe(e), e);
+      }
+      JsonLog.warning(
+          "the grants for truncates and snapshot ends are not checked: the server cannot answer"
+              + " CHECK GRANT",
+          Map.of("error", ClickHouseFailures.describe(e)));
+      return;
+    }
+    if (!missing.isEmpty()) {
+      throw new IllegalStateException(
+          "the ClickHouse user cannot apply truncates and snapshot ends (they delete the rows"
+              + " below their version): "
+              + String.join("; ", missing)
+              + " (sql/grants.sql)");
+    }
   }
 
   /**

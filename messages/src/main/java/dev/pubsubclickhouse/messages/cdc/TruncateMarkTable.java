@@ -99,10 +99,7 @@ public final class TruncateMarkTable {
   public static Optional<String> missingGrant(Client client, TableName table, boolean exists)
       throws Exception {
     String privilege = exists ? "INSERT" : "CREATE TABLE";
-    TruncateMarkTable marks = new TruncateMarkTable(client, table);
-    return marks.text("CHECK GRANT " + privilege + " ON " + table.quoted(), Map.of()).equals("1")
-        ? Optional.empty()
-        : Optional.of(privilege);
+    return CheckGrant.holds(client, privilege, table) ? Optional.empty() : Optional.of(privilege);
   }
 
   public TableName table() {

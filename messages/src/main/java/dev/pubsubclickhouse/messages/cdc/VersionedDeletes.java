@@ -56,12 +56,7 @@ public final class VersionedDeletes implements RowDeleter {
 
   @Override
   public void deleteBelow(TableName table, long version) throws Exception {
-    List<TableName> tables = new ArrayList<>(List.of(table));
-    tables.addAll(viewTargets(table));
-    for (TableName target : tables) {
-      if (!target.equals(table) && !hasVersion(target)) {
-        continue;
-      }
+    for (TableName target : deletedFrom(table)) {
       String sql =
           "DELETE FROM "
               + target.quoted()
@@ -72,6 +67,37 @@ public final class VersionedDeletes implements RowDeleter {
               + " SETTINGS lightweight_deletes_sync = 2";
       client.execute(sql).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS).close();
     }
+  }
+
+  /**
+   * The grants this user lacks to delete from {@code table} and from the tables its views write to
+   * (DeleteGrants).
+   */
+  List<String> missingGrants(TableName table) throws Exception {
+    List<TableName> tables;
+    try {
+      tables = deletedFrom(table);
+    } catch (IllegalStateException hidden) {
+      return List.of(hidden.getMessage());
+    }
+    List<String> missing = new ArrayList<>();
+    for (TableName target : tables) {
+      if (!CheckGrant.holds(client, "ALTER DELETE", target)) {
+        missing.add("GRANT ALTER DELETE ON " + target);
+      }
+    }
+    return missing;
+  }
+
+  /** {@code table}, and the tables its views write to that have a {@code __version} column. */
+  private List<TableName> deletedFrom(TableName table) {
+    List<TableName> tables = new ArrayList<>(List.of(table));
+    for (TableName target : viewTargets(table)) {
+      if (hasVersion(target)) {
+        tables.add(target);
+      }
+    }
+    return tables;
   }
 
   /**
