@@ -8,6 +8,7 @@ import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.messages.cdc.TruncateMarkTable;
 import dev.pubsubclickhouse.testing.ClickHouseServer;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
+import dev.pubsubclickhouse.testing.FaultInjectingProxy;
 import dev.pubsubclickhouse.testing.GrantsSqlUser;
 import dev.pubsubclickhouse.testing.TestDatabase;
 import java.time.Duration;
@@ -47,8 +48,12 @@ class CdcGrantsIT {
   }
 
   private RunningService startUnready(String cdcTables) throws Exception {
+    return startUnready(login.url(), cdcTables);
+  }
+
+  private RunningService startUnready(String url, String cdcTables) throws Exception {
     Map<String, String> env = new HashMap<>();
-    env.put("CLICKHOUSE_URL", login.url());
+    env.put("CLICKHOUSE_URL", url);
     env.put("CLICKHOUSE_USER", login.user());
     env.put("CLICKHOUSE_PASSWORD", login.password());
     env.put("CLICKHOUSE_DATABASE", "realtime");
@@ -106,5 +111,45 @@ class CdcGrantsIT {
     assertThat(database.query("SELECT count() FROM realtime.logs_dead_letter")).isEqualTo("0");
     assertThat(database.query("SELECT max(version) FROM realtime._backfill_checkpoints"))
         .isEqualTo("200");
+  }
+
+  @Test
+  void aServerWithoutCheckGrantIsServedUnchecked() throws Exception {
+    try (FaultInjectingProxy proxy = FaultInjectingProxy.to(login.url())) {
+      // ClickHouse before 24.3 knows CHECK only as CHECK TABLE.
+      proxy.failQueries("CHECK GRANT", 400, 62, "SYNTAX_ERROR");
+      try (RunningService service =
+          startUnready(proxy.url(), "public.hist=logs_dead_letter,public.latest=logs")) {
+        assertThat(service.service.awaitReady(Duration.ofSeconds(30)))
+            .as(service.service.unhealthyReason().orElse(""))
+            .isTrue();
+        ObjectNode create =
+            payload("c", null, row("id", 7, "name", "unchecked"), source("latest", 100));
+        assertThat(push(service, "c1", create)).isEqualTo(204);
+      }
+      assertThat(proxy.faultedRequests()).isPositive();
+    }
+    assertThat(database.query("SELECT id, name, __version FROM realtime.logs"))
+        .isEqualTo("7\tunchecked\t100");
+  }
+
+  @Test
+  void aCheckGrantThatFailsForAWhileIsAskedAgain() throws Exception {
+    try (FaultInjectingProxy proxy = FaultInjectingProxy.to(login.url())) {
+      proxy.failQueries("CHECK GRANT", 500, 241, "MEMORY_LIMIT_EXCEEDED");
+      try (RunningService service = startUnready(proxy.url(), "public.hist=logs_dead_letter")) {
+        assertThat(service.unreadyReasonOnceItNames("could not be checked"))
+            .contains("the grants for truncates could not be checked")
+            .contains("MEMORY_LIMIT_EXCEEDED");
+        proxy.heal();
+        assertThat(service.service.awaitReady(Duration.ofSeconds(30)))
+            .as(service.service.unhealthyReason().orElse(""))
+            .isTrue();
+        ObjectNode create = payload("c", null, row("id", 8, "name", "later"), source("hist", 100));
+        assertThat(push(service, "c1", create)).isEqualTo(204);
+      }
+    }
+    assertThat(database.query("SELECT id, name, __version FROM realtime.logs_dead_letter"))
+        .isEqualTo("8\tlater\t100");
   }
 }

@@ -210,6 +210,7 @@ public final class FaultInjectingProxy implements AutoCloseable {
   private final AtomicReference<Fault> insertFault = new AtomicReference<>();
   private final AtomicReference<Fault> allFault = new AtomicReference<>();
   private final AtomicReference<ReplicaFailure> replicaFailure = new AtomicReference<>();
+  private final AtomicReference<QueryFailure> queryFailure = new AtomicReference<>();
   private final AtomicInteger faulted = new AtomicInteger();
   private final AtomicReference<Duration> insertDelay = new AtomicReference<>(Duration.ZERO);
   private final Set<Mutation> mutations = EnumSet.noneOf(Mutation.class);
@@ -274,6 +275,18 @@ public final class FaultInjectingProxy implements AutoCloseable {
     return List.copyOf(inserts);
   }
 
+  /** A server's error answer to the queries whose SQL starts with {@code sqlStart}. */
+  private record QueryFailure(String sqlStart, int status, int code, String name) {}
+
+  /**
+   * From now on every query whose SQL starts with {@code sqlStart} is answered as a server answers
+   * one it cannot run: HTTP {@code status}, ClickHouse error {@code code} with its {@code name}
+   * (such as 62 SYNTAX_ERROR, as an older version answers a statement it does not know).
+   */
+  public void failQueries(String sqlStart, int status, int code, String name) {
+    queryFailure.set(new QueryFailure(sqlStart, status, code, name));
+  }
+
   /** From now on every request gets {@code fault}. */
   public void failEverything(Fault fault) {
     allFault.set(fault);
@@ -292,6 +305,7 @@ public final class FaultInjectingProxy implements AutoCloseable {
     insertFault.set(null);
     allFault.set(null);
     replicaFailure.set(null);
+    queryFailure.set(null);
     insertDelay.set(Duration.ZERO);
   }
 
@@ -323,6 +337,19 @@ public final class FaultInjectingProxy implements AutoCloseable {
       if (fault != null) {
         faulted.incrementAndGet();
         return answer(fault);
+      }
+      QueryFailure failing = queryFailure.get();
+      if (failing != null && RequestSql.of(request).strip().startsWith(failing.sqlStart())) {
+        faulted.incrementAndGet();
+        return new MockResponse()
+            .setResponseCode(failing.status())
+            .setHeader("X-ClickHouse-Exception-Code", Integer.toString(failing.code()))
+            .setBody(
+                "Code: "
+                    + failing.code()
+                    + ". DB::Exception: injected by the test proxy. ("
+                    + failing.name()
+                    + ")\n");
       }
       ReplicaFailure replicas = insert ? replicaFailure.get() : null;
       if (replicas != null) {
