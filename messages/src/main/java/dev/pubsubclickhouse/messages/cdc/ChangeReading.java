@@ -2,7 +2,6 @@ package dev.pubsubclickhouse.messages.cdc;
 
 import com.clickhouse.client.api.Client;
 import dev.pubsubclickhouse.core.insert.ClickHouseFailures;
-import dev.pubsubclickhouse.core.insert.FailureKind;
 import dev.pubsubclickhouse.core.log.JsonLog;
 import dev.pubsubclickhouse.messages.MessageEvents;
 import dev.pubsubclickhouse.messages.payload.PayloadDecompressor;
@@ -37,7 +36,7 @@ public record ChangeReading(ChangeRouter router, ChangeFormat format) {
   /**
    * Refuses to open while the user lacks a grant that truncates and snapshot ends need, so that the
    * service stays unready naming it rather than answering 503 to the first of them. A server that
-   * cannot answer CHECK GRANT (before ClickHouse 24.3) is taken at its word, with a warning.
+   * cannot answer CHECK GRANT (before ClickHouse 24.3) is not checked, with a warning.
    *
    * @throws IllegalStateException naming each missing grant, or when ClickHouse is unavailable
    */
@@ -51,7 +50,8 @@ public record ChangeReading(ChangeRouter router, ChangeFormat format) {
                       "GRANT " + privilege + " ON " + capture.marksTable() + " (the marks table)"));
       missing.addAll(DeleteGrants.missing(client, capture));
     } catch (Exception e) {
-      if (ClickHouseFailures.classify(e) != FailureKind.REFUSED) {
+      // Anything else, an outage among them, is asked again while the service stays unready.
+      if (!CheckGrant.unknownTo(e)) {
         throw new IllegalStateException(
             "the grants for truncates could not be checked: " + ClickHouseFailures.describe(e), e);
       }
