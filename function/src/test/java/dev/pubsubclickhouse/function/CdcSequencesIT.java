@@ -301,6 +301,54 @@ class CdcSequencesIT {
   }
 
   @Test
+  void aToastPlaceholderFindsTheRowsStoredBeforeTheSourceTableJoinedTheSortingKey()
+      throws Exception {
+    // A history table that east.orders alone wrote, before west.orders was to share it.
+    database.execute("DROP TABLE IF EXISTS orders SYNC");
+    database.execute(
+        "CREATE TABLE orders (id Int32, note String, __op Enum8('c' = 1, 'u' = 2, 'd' = 3,"
+            + " 'r' = 4), __version UInt64, __is_deleted UInt8) ENGINE = MergeTree"
+            + " ORDER BY (id, __version)");
+    Map<String, String> settings =
+        Map.of(
+            "PAYLOAD_FORMAT", "debezium",
+            "CDC_TABLES", "east.orders=orders,west.orders=orders",
+            "CLICKHOUSE_DEAD_LETTER_TABLE", "cdc_dead",
+            "BATCH_MAX_WAIT_MS", "50");
+    try (RunningService service = RunningService.start(database, "orders", settings)) {
+      ObjectNode create =
+          payload(
+              "c",
+              null,
+              row("id", 1, "note", "east note"),
+              postgresSource("east", "orders", 100, 1, 1));
+      assertThat(push(service, "east100", create)).isEqualTo(204);
+    }
+    database.execute(
+        "ALTER TABLE orders ADD COLUMN __source_table LowCardinality(String),"
+            + " MODIFY ORDER BY (id, __version, __source_table)");
+    try (RunningService service = RunningService.start(database, "orders", settings)) {
+      ObjectNode west =
+          payload(
+              "c",
+              null,
+              row("id", 1, "note", "west note"),
+              postgresSource("west", "orders", 200, 1, 1));
+      assertThat(push(service, "west200", west)).isEqualTo(204);
+      ObjectNode update =
+          payload(
+              "u",
+              null,
+              row("id", 1, "note", "__debezium_unavailable_value"),
+              postgresSource("east", "orders", 300, 1, 1));
+      assertThat(push(service, "east300", update)).isEqualTo(204);
+    }
+    assertThat(database.count("cdc_dead")).isZero();
+    assertThat(rows("SELECT __source_table, __version, note FROM orders ORDER BY __version"))
+        .isEqualTo("\t100\teast note\nwest.orders\t200\twest note\neast.orders\t300\teast note\n");
+  }
+
+  @Test
   void aKeylessTableKeepsEachChangeOnceThoughPubSubDeliversItTwice() throws Exception {
     // The layout of sql/cdc/keyless_append_only.sql, as shipped.
     database.execute("DROP TABLE IF EXISTS audit_log SYNC");
