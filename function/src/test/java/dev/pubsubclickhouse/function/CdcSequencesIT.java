@@ -307,7 +307,7 @@ class CdcSequencesIT {
     database.execute("DROP TABLE IF EXISTS orders SYNC");
     database.execute(
         "CREATE TABLE orders (id Int32, note String, __op Enum8('c' = 1, 'u' = 2, 'd' = 3,"
-            + " 'r' = 4), __version UInt64, __is_deleted UInt8) ENGINE = MergeTree"
+            + " 'r' = 4), __version UInt64, __is_deleted UInt8) ENGINE = ReplacingMergeTree"
             + " ORDER BY (id, __version)");
     Map<String, String> settings =
         Map.of(

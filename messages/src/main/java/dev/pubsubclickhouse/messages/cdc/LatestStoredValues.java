@@ -37,7 +37,8 @@ import java.util.stream.Collectors;
  * came after it.
  *
  * <p>When {@code __source_table} is in the sorting key (a target several source tables share, whose
- * keys can be alike), the read takes only the event's own source table's row of the key.
+ * keys can be alike), the read takes the event's own source table's row of the key, or else a row
+ * stored before that column was added (it holds '').
  *
  * <p>The value is the source's only when the key's previous change was stored before this one:
  * deliver a table's changes in order (Debezium Server's ordering key) when its columns are TOASTed.
@@ -97,13 +98,18 @@ public final class LatestStoredValues implements StoredValues {
           TableName.quoteIdentifier(key.getKey()) + " = {" + name + ":" + key.getValue() + "}");
       parameters.put(name, value.asText());
     }
+    List<String> order = new ArrayList<>();
     if (layout.keyedBySource()) {
-      conditions.add(TableName.quoteIdentifier(ChangeRow.SOURCE_TABLE) + " = {s:String}");
+      // A row stored before the column was added holds '': the only row of its key then.
+      String source = TableName.quoteIdentifier(ChangeRow.SOURCE_TABLE);
+      conditions.add(source + " IN ({s:String}, '')");
+      order.add(source + " = {s:String} DESC");
       parameters.put("s", event.table().name());
     }
     if (layout.versioned()) {
       // At its own version: a change delivered again finds the row its first delivery wrote.
       conditions.add(TableName.quoteIdentifier(ChangeRow.VERSION) + " <= {v:UInt64}");
+      order.add(TableName.quoteIdentifier(ChangeRow.VERSION) + " DESC");
       parameters.put("v", Long.toUnsignedString(event.version()));
     }
     if (layout.deletable()) {
@@ -116,9 +122,7 @@ public final class LatestStoredValues implements StoredValues {
             + table.quoted()
             + " FINAL WHERE "
             + String.join(" AND ", conditions)
-            + (layout.versioned()
-                ? " ORDER BY " + TableName.quoteIdentifier(ChangeRow.VERSION) + " DESC"
-                : "")
+            + (order.isEmpty() ? "" : " ORDER BY " + String.join(", ", order))
             + " LIMIT 1";
     String memo = table + "\n" + event.version() + "\n" + parameters + "\n" + columns;
     ObjectNode known = remembered.get(memo);
@@ -132,6 +136,7 @@ public final class LatestStoredValues implements StoredValues {
           columns,
           "no row of its key at or below its version is stored in "
               + table
+              + (layout.keyedBySource() ? " for " + event.table().name() : "")
               + " (its earlier change not written yet, or deleted)");
     }
     remembered.put(memo, row);
