@@ -150,4 +150,19 @@ class CdcGrantsIT {
     assertThat(database.query("SELECT id, name, __version FROM realtime.logs_dead_letter"))
         .isEqualTo("8\tlater\t100");
   }
+
+  @Test
+  void aTargetCreatedAfterTheStartIsNamedAsMissingThenServed() throws Exception {
+    database.execute("DROP TABLE realtime.logs_dead_letter SYNC");
+    try (RunningService service = startUnready("public.hist=logs_dead_letter")) {
+      assertThat(service.unreadyReasonOnceItNames("logs_dead_letter"))
+          .contains("table realtime.logs_dead_letter does not exist");
+      database.execute(
+          "CREATE TABLE realtime.logs_dead_letter (id Int32, name String, __version UInt64,"
+              + " __is_deleted UInt8) ENGINE = ReplacingMergeTree ORDER BY (id, __version)");
+      assertThat(service.service.awaitReady(Duration.ofSeconds(30)))
+          .as(service.service.unhealthyReason().orElse(""))
+          .isTrue();
+    }
+  }
 }
