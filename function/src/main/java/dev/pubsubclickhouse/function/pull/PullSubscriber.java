@@ -54,6 +54,7 @@ public final class PullSubscriber {
 
   private final PushService service;
   private final PullSettings settings;
+  private final ShutdownTimeline timeline;
   private final Subscriber subscriber;
   private final ManagedChannel channel;
   private final Thread starter;
@@ -62,6 +63,7 @@ public final class PullSubscriber {
   private PullSubscriber(PushService service, PullSettings settings) {
     this.service = service;
     this.settings = settings;
+    this.timeline = new ShutdownTimeline(settings.shutdownGrace());
     PushConfig config = service.config();
     Subscriber.Builder builder =
         Subscriber.newBuilder(
@@ -69,8 +71,7 @@ public final class PullSubscriber {
             .setFlowControlSettings(flowControl(config.batch()))
             .setMaxAckExtensionPeriodDuration(config.batch().answerTimeout().plus(EXTENSION_MARGIN))
             .setMaxDurationPerAckExtensionDuration(LEASE)
-            .setSubscriberShutdownSettings(
-                new ShutdownTimeline(settings.shutdownGrace()).subscriberSettings());
+            .setSubscriberShutdownSettings(timeline.subscriberSettings());
     if (config.pubsubEndpoint().isPresent()) {
       channel =
           ManagedChannelBuilder.forTarget(config.pubsubEndpoint().get()).usePlaintext().build();
@@ -162,7 +163,7 @@ public final class PullSubscriber {
    * and returns within the grace period.
    */
   public void shutdown() {
-    long deadline = System.nanoTime() + settings.shutdownGrace().toNanos();
+    long deadline = System.nanoTime() + timeline.grace().toNanos();
     boolean started;
     synchronized (this) {
       stopping = true;
@@ -172,7 +173,7 @@ public final class PullSubscriber {
       }
     }
     starter.interrupt();
-    stopService(service, new ShutdownTimeline(settings.shutdownGrace()));
+    stopService(service, timeline);
     if (started) {
       try {
         subscriber.awaitTerminated(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
