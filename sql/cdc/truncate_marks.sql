@@ -3,6 +3,9 @@
 -- change below its target's highest version is deleted whichever instance writes it, after a
 -- restart too (docs/cdc.md#truncates-and-re-snapshots). The service creates it when missing; made
 -- here instead, the service's user needs only: GRANT SELECT, INSERT ON _cdc_truncate_marks
+-- On a self-managed replicated cluster, add ON CLUSTER <cluster> after the name and use
+-- ENGINE = ReplicatedReplacingMergeTree(version): the service then writes each mark as a quorum
+-- insert, so that every replica's instances see it.
 CREATE TABLE IF NOT EXISTS _cdc_truncate_marks
 (
     target String,

@@ -298,6 +298,15 @@ class CdcSequencesIT {
     assertThat(rows("SELECT __source_table, __version, note FROM orders FINAL ORDER BY 1"))
         .isEqualTo("east.orders\t300\teast note\nwest.orders\t400\twest note\n");
     assertThat(database.count("cdc_dead")).isZero();
+    // The row a placeholder is filled from may have been stored through another replica.
+    database.flushLogs();
+    assertThat(
+            rows(
+                "SELECT DISTINCT Settings['select_sequential_consistency'] FROM system.query_log"
+                    + " WHERE current_database = '"
+                    + database.name()
+                    + "' AND type = 'QueryFinish' AND query LIKE '%FROM%orders% FINAL WHERE%'"))
+        .isEqualTo("1\n");
   }
 
   @Test

@@ -148,6 +148,8 @@ public final class LatestStoredValues implements StoredValues {
     QuerySettings settings =
         new QuerySettings()
             .setFormat(ClickHouseFormat.JSONEachRow)
+            // The key's previous change may have been stored through another replica a moment ago.
+            .serverSetting("select_sequential_consistency", "1")
             .serverSetting("output_format_json_quote_decimals", "1")
             .serverSetting("output_format_json_quote_64bit_integers", "1")
             .serverSetting("output_format_json_quote_denormals", "1");

@@ -1,6 +1,7 @@
 package dev.pubsubclickhouse.messages.cdc;
 
 import com.clickhouse.client.api.Client;
+import com.clickhouse.client.api.command.CommandSettings;
 import com.clickhouse.client.api.query.QueryResponse;
 import com.clickhouse.client.api.query.QuerySettings;
 import com.clickhouse.data.ClickHouseFormat;
@@ -26,12 +27,34 @@ public final class TruncateMarkTable {
       "SELECT count() FROM system.tables WHERE database = {database:String}"
           + " AND name = {table:String}";
 
+  private static final String ENGINE =
+      "SELECT engine FROM system.tables WHERE database = {database:String}"
+          + " AND name = {table:String}";
+
   private final Client client;
   private final TableName table;
+  private final Map<String, String> writeSettings;
 
-  private TruncateMarkTable(Client client, TableName table) {
+  private TruncateMarkTable(Client client, TableName table, Map<String, String> writeSettings) {
     this.client = client;
     this.table = table;
+    this.writeSettings = writeSettings;
+  }
+
+  private TruncateMarkTable(Client client, TableName table) {
+    this(client, table, Map.of());
+  }
+
+  /**
+   * The SETTINGS of a mark's INSERT into a table of {@code engine}. A Replicated table's mark is a
+   * quorum insert, one at a time, so that a read with sequential consistency on any replica sees it
+   * (a replica that lacks it refuses the read, and the batch is answered 503); a SharedMergeTree
+   * insert (ClickHouse Cloud) is one by design, and one server needs none.
+   */
+  static Map<String, String> writeSettings(String engine) {
+    return engine.startsWith("Replicated")
+        ? Map.of("insert_quorum", "auto", "insert_quorum_parallel", "0")
+        : Map.of();
   }
 
   /**
@@ -51,12 +74,15 @@ public final class TruncateMarkTable {
    * @throws IllegalStateException naming the table, the variable and what is wrong
    */
   public static TruncateMarkTable open(Client client, TableName table) {
-    TruncateMarkTable marks = new TruncateMarkTable(client, table);
+    TruncateMarkTable probe = new TruncateMarkTable(client, table);
     try {
       if (!usable(client, table)) {
         client.execute(createStatement(table)).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS).close();
-        marks.read(table);
+        probe.read(table);
       }
+      String engine =
+          probe.text(ENGINE, Map.of("database", table.database(), "table", table.table()));
+      return new TruncateMarkTable(client, table, writeSettings(engine));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while opening truncate marks table " + table);
@@ -69,7 +95,6 @@ public final class TruncateMarkTable {
               + " (create it with sql/cdc/truncate_marks.sql and GRANT SELECT, INSERT on it, or"
               + " GRANT CREATE TABLE on it for the service to create it)");
     }
-    return marks;
   }
 
   /**
@@ -115,9 +140,13 @@ public final class TruncateMarkTable {
         "INSERT INTO "
             + table.quoted()
             + " (target, version) SELECT {target:String}, {version:UInt64}";
+    CommandSettings settings = new CommandSettings();
+    writeSettings.forEach(settings::serverSetting);
     client
         .execute(
-            sql, Map.of("target", target.toString(), "version", Long.toUnsignedString(version)))
+            sql,
+            Map.of("target", target.toString(), "version", Long.toUnsignedString(version)),
+            settings)
         .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS)
         .close();
   }
@@ -129,13 +158,18 @@ public final class TruncateMarkTable {
     return Long.parseUnsignedLong(text(sql, Map.of("target", target.toString())));
   }
 
-  /** A one-value query's answer. */
+  /**
+   * A one-value query's answer, read with sequential consistency: behind a load balancer
+   * (ClickHouse Cloud) the replica asked may not have fetched a mark another instance stored on
+   * another replica a moment ago, and a mark missed is a deleted change kept.
+   */
   private String text(String sql, Map<String, Object> parameters) throws Exception {
+    QuerySettings settings =
+        new QuerySettings()
+            .setFormat(ClickHouseFormat.TabSeparated)
+            .serverSetting("select_sequential_consistency", "1");
     try (QueryResponse response =
-            client
-                .query(
-                    sql, parameters, new QuerySettings().setFormat(ClickHouseFormat.TabSeparated))
-                .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            client.query(sql, parameters, settings).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
         InputStream in = response.getInputStream()) {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8).strip();
     }
