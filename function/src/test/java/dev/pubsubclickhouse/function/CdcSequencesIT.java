@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
+import dev.pubsubclickhouse.testing.FaultInjectingProxy;
 import dev.pubsubclickhouse.testing.TestDatabase;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -258,6 +259,38 @@ class CdcSequencesIT {
         .isEqualTo("10\tfirst body\n15\tfirst body\n20\tsecond body\n30\tsecond body\n");
     assertThat(rows("SELECT __version, name FROM latest FINAL WHERE __is_deleted = 0"))
         .isEqualTo("30\tsecond body\n");
+    assertThat(database.count("cdc_dead")).isZero();
+  }
+
+  @Test
+  void aToastPlaceholderReadFromAReplicaBehindTheQuorumWaitsForRedelivery() throws Exception {
+    String placeholder = "__debezium_unavailable_value";
+    try (FaultInjectingProxy proxy = FaultInjectingProxy.to(database.server().url())) {
+      Map<String, String> env =
+          RunningService.environment(
+              database,
+              "items",
+              Map.of(
+                  "PAYLOAD_FORMAT", "debezium",
+                  "CDC_TABLES", "public.items=items",
+                  "CLICKHOUSE_DEAD_LETTER_TABLE", "cdc_dead",
+                  "BATCH_MAX_WAIT_MS", "50"));
+      env.put("CLICKHOUSE_URL", proxy.url());
+      try (RunningService service = RunningService.start(env)) {
+        assertThat(push(service, "q10", item("c", null, item(5, "stored"), 10))).isEqualTo(204);
+        ObjectNode toasted = item("u", null, item(5, "renamed"), 20);
+        ((ObjectNode) toasted.get("after")).put("body", placeholder);
+        // As a replica answers a read with select_sequential_consistency = 1 before it has
+        // fetched a quorum INSERT: the row is there, on another replica.
+        proxy.failQueries("SELECT `body`", 500, 289, "REPLICA_IS_NOT_IN_QUORUM");
+        assertThat(push(service, "q20", toasted)).isBetween(500, 599);
+        assertThat(database.count("cdc_dead")).isZero();
+        proxy.heal();
+        assertThat(push(service, "q20", toasted)).isEqualTo(204);
+      }
+      assertThat(proxy.faultedRequests()).isPositive();
+    }
+    assertThat(items()).isEqualTo("5\trenamed\tbody of 5\t['t5']\n");
     assertThat(database.count("cdc_dead")).isZero();
   }
 

@@ -30,6 +30,9 @@ public final class ClickHouseFailures {
           279, "ALL_CONNECTION_TRIES_FAILED: a Distributed table's shard does not answer",
           286,
               "UNSATISFIED_QUORUM_FOR_PREVIOUS_WRITE: the last quorum INSERT is not yet on enough replicas",
+          289,
+              "REPLICA_IS_NOT_IN_QUORUM: a read with select_sequential_consistency reached a replica"
+                  + " that has not fetched a quorum INSERT yet",
           499, "S3_ERROR: the table's object storage failed",
           1000, "POCO_EXCEPTION: the server's network layer failed");
 
@@ -47,6 +50,9 @@ public final class ClickHouseFailures {
           Map.entry(243, "NOT_ENOUGH_SPACE: the server's disk is full"),
           Map.entry(73, "UNKNOWN_FORMAT: the server does not know the INSERT's format"),
           Map.entry(115, "UNKNOWN_SETTING: a CLICKHOUSE_SETTINGS name the server does not know"),
+          Map.entry(
+              452,
+              "SETTING_CONSTRAINT_VIOLATION: the user's settings profile forbids a setting sent"),
           Map.entry(62, "SYNTAX_ERROR: the INSERT's SQL, never the rows"),
           Map.entry(236, "ABORTED"),
           Map.entry(394, "QUERY_WAS_CANCELLED"),
