@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
+import dev.pubsubclickhouse.testing.FaultInjectingProxy;
 import dev.pubsubclickhouse.testing.TestDatabase;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -215,6 +216,28 @@ class CdcTruncateMarksIT {
                   + " (CDC_TRUNCATE_MARKS_TABLE) cannot be used: ")
           .contains("sql/cdc/truncate_marks.sql");
       assertThat(push(service, "c1", create(1, "kept for later", 100))).isBetween(500, 599);
+    }
+    assertThat(database.count("hist")).isZero();
+  }
+
+  @Test
+  void aProfileThatForbidsSequentialConsistencyKeepsTheServiceUnreadyNamingIt() throws Exception {
+    try (FaultInjectingProxy proxy = FaultInjectingProxy.to(database.server().url())) {
+      // As ClickHouse answers a user whose settings profile has a constraint on the setting.
+      proxy.failQueries("SELECT toString(max(version))", 500, 452, "SETTING_CONSTRAINT_VIOLATION");
+      Map<String, String> env =
+          RunningService.environment(
+              database,
+              "hist",
+              Map.of("PAYLOAD_FORMAT", "debezium", "CDC_TABLES", "public.hist=hist"));
+      env.put("CLICKHOUSE_URL", proxy.url());
+      try (RunningService service = RunningService.startUnready(env)) {
+        assertThat(service.unreadyReasonOnceItNames("SETTING_CONSTRAINT_VIOLATION"))
+            .contains("select_sequential_consistency")
+            .contains("settings profile")
+            .doesNotContain("GRANT SELECT, INSERT");
+        assertThat(push(service, "c1", create(1, "kept for later", 100))).isBetween(500, 599);
+      }
     }
     assertThat(database.count("hist")).isZero();
   }

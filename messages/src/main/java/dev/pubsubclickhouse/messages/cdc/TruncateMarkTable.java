@@ -23,6 +23,9 @@ import java.util.concurrent.TimeUnit;
 public final class TruncateMarkTable {
   private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
+  /** A constraint of the user's settings profile forbids a setting the query carries. */
+  private static final int SETTING_CONSTRAINT_VIOLATION = 452;
+
   private static final String EXISTS =
       "SELECT count() FROM system.tables WHERE database = {database:String}"
           + " AND name = {table:String}";
@@ -92,9 +95,19 @@ public final class TruncateMarkTable {
               + table
               + " (CDC_TRUNCATE_MARKS_TABLE) cannot be used: "
               + ClickHouseFailures.describe(e)
-              + " (create it with sql/cdc/truncate_marks.sql and GRANT SELECT, INSERT on it, or"
-              + " GRANT CREATE TABLE on it for the service to create it)");
+              + remedy(e));
     }
+  }
+
+  /** What to change when opening failed with {@code failure}. */
+  private static String remedy(Exception failure) {
+    if (ClickHouseFailures.serverCode(failure) == SETTING_CONSTRAINT_VIOLATION) {
+      return " (the user's settings profile must let it set select_sequential_consistency, and"
+          + " insert_quorum and insert_quorum_parallel for a Replicated table:"
+          + " docs/cdc.md#truncates-and-re-snapshots)";
+    }
+    return " (create it with sql/cdc/truncate_marks.sql and GRANT SELECT, INSERT on it, or"
+        + " GRANT CREATE TABLE on it for the service to create it)";
   }
 
   /**
