@@ -24,9 +24,15 @@ import java.util.concurrent.TimeUnit;
  * plaintext without credentials.
  */
 final class PubSubClients implements AutoCloseable {
-  /** A publish gives up after 30 s: the run then stops, and what it pulled goes back. */
+  /**
+   * A publish gives up after 30 s: the run then stops, and what it pulled goes back. The retry
+   * settings say so, and the run bounds its wait to the same (SubscriptionReplay#answer), since
+   * with message ordering on the library retries without end.
+   */
+  static final Duration PUBLISH_WAIT = Duration.ofSeconds(30);
+
   private static final RetrySettings PUBLISH_RETRIES =
-      PubSubRetries.within(Duration.ofSeconds(30), Duration.ofSeconds(10), Duration.ofSeconds(5));
+      PubSubRetries.within(PUBLISH_WAIT, Duration.ofSeconds(10), Duration.ofSeconds(5));
 
   final SubscriberStub subscriber;
   final Publisher publisher;

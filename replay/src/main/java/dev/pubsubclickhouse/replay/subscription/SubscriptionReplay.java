@@ -27,6 +27,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * One replay from a dead-letter subscription to the source topic:
@@ -228,9 +230,10 @@ final class SubscriptionReplay {
     List<String> acks = new ArrayList<>();
     List<ReceivedMessage> failed = new ArrayList<>();
     Throwable failure = null;
+    long deadline = System.nanoTime() + PubSubClients.PUBLISH_WAIT.toNanos();
     for (int i = 0; i < messages.size(); i++) {
       try {
-        published.get(i).get();
+        answer(published.get(i), deadline);
         acks.add(messages.get(i).getAckId());
         republishedIds.add(messages.get(i).getMessage().getMessageId());
       } catch (ExecutionException e) {
@@ -260,6 +263,24 @@ final class SubscriptionReplay {
       return stopped("cannot publish to " + topic + ": " + describe(failure), failed);
     }
     return null;
+  }
+
+  /**
+   * Waits for a publish's answer until {@code deadline} ({@link System#nanoTime()}). With message
+   * ordering on, the client library retries a publish without end, whatever its retry settings say
+   * (googleapis/java-pubsub#1702): a publish Pub/Sub never answers would hold the run for good.
+   *
+   * @throws ExecutionException when the publish failed, or had no answer by the deadline
+   */
+  static String answer(ApiFuture<String> published, long deadline)
+      throws ExecutionException, InterruptedException {
+    try {
+      return published.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      throw new ExecutionException(
+          new TimeoutException(
+              "no answer to a publish within " + PubSubClients.PUBLISH_WAIT.toSeconds() + " s"));
+    }
   }
 
   private int finish() {
