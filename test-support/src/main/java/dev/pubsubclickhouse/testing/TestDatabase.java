@@ -90,4 +90,21 @@ public final class TestDatabase {
     }
     execute("SYSTEM FLUSH LOGS");
   }
+
+  /**
+   * The values the server setting {@code setting} had in the finished queries of this database
+   * whose text is LIKE {@code pattern}, each once, sorted, one a line ('' where a query left it at
+   * its default); flushes the query log first.
+   */
+  public String settingOfQueries(String setting, String pattern) {
+    flushLogs();
+    return query(
+        "SELECT DISTINCT Settings['"
+            + setting
+            + "'] AS value FROM system.query_log WHERE current_database = '"
+            + name
+            + "' AND type = 'QueryFinish' AND query LIKE '"
+            + pattern
+            + "' ORDER BY value");
+  }
 }
