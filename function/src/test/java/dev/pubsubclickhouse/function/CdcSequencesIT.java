@@ -294,6 +294,24 @@ class CdcSequencesIT {
     assertThat(database.count("cdc_dead")).isZero();
   }
 
+  /** The service with east.orders and west.orders both mapped to the table orders. */
+  private RunningService startOrders() throws Exception {
+    return RunningService.start(
+        database,
+        "orders",
+        Map.of(
+            "PAYLOAD_FORMAT", "debezium",
+            "CDC_TABLES", "east.orders=orders,west.orders=orders",
+            "CLICKHOUSE_DEAD_LETTER_TABLE", "cdc_dead",
+            "BATCH_MAX_WAIT_MS", "50"));
+  }
+
+  /** A change of row 1 of {@code schema}.orders at {@code lsn}, its note {@code note}. */
+  private static ObjectNode order(String op, String schema, long lsn, String note) {
+    return payload(
+        op, null, row("id", 1, "note", note), postgresSource(schema, "orders", lsn, 1, 1));
+  }
+
   @Test
   void aToastPlaceholderInASharedTargetTakesTheValueOfItsOwnSourceTablesRow() throws Exception {
     // Two databases' orders in one table, told apart by __source_table in the sorting key.
@@ -303,15 +321,7 @@ class CdcSequencesIT {
             + META
             + ") ENGINE = ReplacingMergeTree(__version, __is_deleted) ORDER BY (__source_table, id)");
     String placeholder = "__debezium_unavailable_value";
-    try (RunningService service =
-        RunningService.start(
-            database,
-            "orders",
-            Map.of(
-                "PAYLOAD_FORMAT", "debezium",
-                "CDC_TABLES", "east.orders=orders,west.orders=orders",
-                "CLICKHOUSE_DEAD_LETTER_TABLE", "cdc_dead",
-                "BATCH_MAX_WAIT_MS", "50"))) {
+    try (RunningService service = startOrders()) {
       String[][] changes = {
         {"east", "c", "100", "east note"},
         {"west", "c", "200", "west note"},
@@ -319,12 +329,8 @@ class CdcSequencesIT {
         {"west", "u", "400", placeholder}
       };
       for (String[] change : changes) {
-        ObjectNode event =
-            payload(
-                change[1],
-                null,
-                row("id", 1, "note", change[3]),
-                postgresSource(change[0], "orders", Long.parseLong(change[2]), 1, 1));
+        long lsn = Long.parseLong(change[2]);
+        ObjectNode event = order(change[1], change[0], lsn, change[3]);
         assertThat(push(service, change[0] + change[2], event)).isEqualTo(204);
       }
     }
@@ -347,38 +353,15 @@ class CdcSequencesIT {
         "CREATE TABLE orders (id Int32, note String, __op Enum8('c' = 1, 'u' = 2, 'd' = 3,"
             + " 'r' = 4), __version UInt64, __is_deleted UInt8) ENGINE = ReplacingMergeTree"
             + " ORDER BY (id, __version)");
-    Map<String, String> settings =
-        Map.of(
-            "PAYLOAD_FORMAT", "debezium",
-            "CDC_TABLES", "east.orders=orders,west.orders=orders",
-            "CLICKHOUSE_DEAD_LETTER_TABLE", "cdc_dead",
-            "BATCH_MAX_WAIT_MS", "50");
-    try (RunningService service = RunningService.start(database, "orders", settings)) {
-      ObjectNode create =
-          payload(
-              "c",
-              null,
-              row("id", 1, "note", "east note"),
-              postgresSource("east", "orders", 100, 1, 1));
-      assertThat(push(service, "east100", create)).isEqualTo(204);
+    try (RunningService service = startOrders()) {
+      assertThat(push(service, "east100", order("c", "east", 100, "east note"))).isEqualTo(204);
     }
     database.execute(
         "ALTER TABLE orders ADD COLUMN __source_table LowCardinality(String),"
             + " MODIFY ORDER BY (id, __version, __source_table)");
-    try (RunningService service = RunningService.start(database, "orders", settings)) {
-      ObjectNode west =
-          payload(
-              "c",
-              null,
-              row("id", 1, "note", "west note"),
-              postgresSource("west", "orders", 200, 1, 1));
-      assertThat(push(service, "west200", west)).isEqualTo(204);
-      ObjectNode update =
-          payload(
-              "u",
-              null,
-              row("id", 1, "note", "__debezium_unavailable_value"),
-              postgresSource("east", "orders", 300, 1, 1));
+    try (RunningService service = startOrders()) {
+      assertThat(push(service, "west200", order("c", "west", 200, "west note"))).isEqualTo(204);
+      ObjectNode update = order("u", "east", 300, "__debezium_unavailable_value");
       assertThat(push(service, "east300", update)).isEqualTo(204);
     }
     assertThat(database.count("cdc_dead")).isZero();
