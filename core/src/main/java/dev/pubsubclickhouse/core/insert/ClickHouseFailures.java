@@ -164,6 +164,20 @@ public final class ClickHouseFailures {
   }
 
   /**
+   * ClickHouse's error code wherever it is among the causes (client-v2 wraps it in a generic
+   * "Failed to get query response"), or -1.
+   */
+  public static int serverCodeAmongCauses(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      int code = serverCode(t);
+      if (code >= 0) {
+        return code;
+      }
+    }
+    return -1;
+  }
+
+  /**
    * One line that says what went wrong: the server's own message when ClickHouse answered with an
    * error (client-v2 often wraps it in a generic "Failed to get query response"), else the
    * innermost cause's.

@@ -68,7 +68,7 @@ public final class ClickHouseReasons {
           + " names its "
           + HTTP_PORT;
     }
-    int code = serverCode(failure);
+    int code = ClickHouseFailures.serverCodeAmongCauses(failure);
     if (AUTHENTICATION_CODES.contains(code) || reason.contains("Authentication failed")) {
       return "cannot use "
           + where
@@ -95,20 +95,6 @@ public final class ClickHouseReasons {
           + HTTP_PORT;
     }
     return "cannot use " + where + ": " + reason;
-  }
-
-  /**
-   * ClickHouse's error code wherever it is among the causes (client-v2 wraps it in a generic
-   * "Failed to get query response"), or -1.
-   */
-  private static int serverCode(Throwable failure) {
-    for (Throwable t = failure; t != null; t = t.getCause()) {
-      int code = ClickHouseFailures.serverCode(t);
-      if (code >= 0) {
-        return code;
-      }
-    }
-    return -1;
   }
 
   /** Nothing answered: no route, no listener, no such host, or no answer in time. */

@@ -15,12 +15,7 @@ final class CheckGrant {
    * 24.3 parses {@code CHECK} only as {@code CHECK TABLE} and answers SYNTAX_ERROR (62).
    */
   static boolean unknownTo(Throwable failure) {
-    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-      if (ClickHouseFailures.serverCode(cause) == SYNTAX_ERROR) {
-        return true;
-      }
-    }
-    return false;
+    return ClickHouseFailures.serverCodeAmongCauses(failure) == SYNTAX_ERROR;
   }
 
   /**

@@ -26,10 +26,7 @@ public final class TruncateMarkTable {
   /** A constraint of the user's settings profile forbids a setting the query carries. */
   private static final int SETTING_CONSTRAINT_VIOLATION = 452;
 
-  private static final String EXISTS =
-      "SELECT count() FROM system.tables WHERE database = {database:String}"
-          + " AND name = {table:String}";
-
+  /** The table's engine; nothing when it does not exist. */
   private static final String ENGINE =
       "SELECT engine FROM system.tables WHERE database = {database:String}"
           + " AND name = {table:String}";
@@ -83,9 +80,7 @@ public final class TruncateMarkTable {
         client.execute(createStatement(table)).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS).close();
         probe.read(table);
       }
-      String engine =
-          probe.text(ENGINE, Map.of("database", table.database(), "table", table.table()));
-      return new TruncateMarkTable(client, table, writeSettings(engine));
+      return new TruncateMarkTable(client, table, writeSettings(probe.engine()));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while opening truncate marks table " + table);
@@ -101,7 +96,7 @@ public final class TruncateMarkTable {
 
   /** What to change when opening failed with {@code failure}. */
   private static String remedy(Exception failure) {
-    if (ClickHouseFailures.serverCode(failure) == SETTING_CONSTRAINT_VIOLATION) {
+    if (ClickHouseFailures.serverCodeAmongCauses(failure) == SETTING_CONSTRAINT_VIOLATION) {
       return " (the user's settings profile must let it set select_sequential_consistency, and"
           + " insert_quorum and insert_quorum_parallel for a Replicated table:"
           + " docs/cdc.md#truncates-and-re-snapshots)";
@@ -117,13 +112,16 @@ public final class TruncateMarkTable {
    */
   public static boolean usable(Client client, TableName table) throws Exception {
     TruncateMarkTable marks = new TruncateMarkTable(client, table);
-    if (marks
-        .text(EXISTS, Map.of("database", table.database(), "table", table.table()))
-        .equals("0")) {
+    if (marks.engine().isEmpty()) {
       return false;
     }
     marks.read(table);
     return true;
+  }
+
+  /** The table's engine, empty when it does not exist. */
+  private String engine() throws Exception {
+    return text(ENGINE, Map.of("database", table.database(), "table", table.table()));
   }
 
   /**
