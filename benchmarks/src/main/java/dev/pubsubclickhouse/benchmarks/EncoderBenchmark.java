@@ -8,31 +8,14 @@ import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.core.schema.TableSchema;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The encoder's share of the hot path, on one thread: payload bytes to JSON rows to
  * RowBinaryWithDefaults. One operation is one row, so the score is rows per second per core.
  */
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(1)
-@Threads(1)
-@State(Scope.Thread)
-public class EncoderBenchmark {
+public class EncoderBenchmark extends OneThreadRowBenchmark {
   static final String SEED_ROW =
       "{\"event_time\":\"2025-12-30 12:00:00\",\"service\":\"api\",\"level\":\"INFO\","
           + "\"message\":\"PRE-DATAFLOW TEST\"}";
@@ -80,7 +63,6 @@ public class EncoderBenchmark {
   private byte[] mixedPayload;
   private RowEncoder seedEncoder;
   private RowEncoder mixedEncoder;
-  private final RowBuffer out = new RowBuffer();
 
   @Setup
   public void setUp() {

@@ -16,7 +16,6 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumWriter;
@@ -24,16 +23,7 @@ import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.io.Encoder;
 import org.apache.avro.io.EncoderFactory;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The encoder's share of the hot path for messages of a topic with a Pub/Sub schema, on one thread:
@@ -41,14 +31,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * RowBinaryWithDefaults into the same 20 columns as {@link EncoderBenchmark#mixedRow20Columns}. One
  * operation is one message of one row, so the score is rows per second per core, beside JSON's.
  */
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(1)
-@Threads(1)
-@State(Scope.Thread)
-public class TypedPayloadBenchmark {
+public class TypedPayloadBenchmark extends OneThreadRowBenchmark {
   static final String AVRO =
       """
       {"type":"record","name":"Mixed","fields":[
@@ -97,7 +80,6 @@ public class TypedPayloadBenchmark {
           + "\"big\":\"18446744073709551615\",\"message\":\"a longer free-text message body\","
           + "\"codes\":[1,2,3]}";
 
-  private final RowBuffer out = new RowBuffer();
   private RowEncoder encoder;
   private PayloadFormat avroBinary;
   private PayloadFormat avroJson;
