@@ -3,17 +3,15 @@ package dev.pubsubclickhouse.replay.subscription;
 import com.google.pubsub.v1.SubscriptionName;
 import com.google.pubsub.v1.TopicName;
 import dev.pubsubclickhouse.core.log.JsonLog;
-import dev.pubsubclickhouse.replay.CommonOptions;
 import dev.pubsubclickhouse.replay.ExitCode;
+import dev.pubsubclickhouse.replay.ReplayCommand;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code replay.jar subscription}: the Pub/Sub side. */
@@ -34,9 +32,7 @@ import picocli.CommandLine.Option;
           + " (--pubsubEndpoint, PUBSUB_ENDPOINT or PUBSUB_EMULATOR_HOST).",
       ""
     })
-public final class SubscriptionCommand implements Callable<Integer> {
-  @Mixin CommonOptions common;
-
+public final class SubscriptionCommand extends ReplayCommand {
   @Option(
       names = "--subscription",
       required = true,
@@ -84,12 +80,8 @@ public final class SubscriptionCommand implements Callable<Integer> {
               + " ${DEFAULT-VALUE}.")
   int waitSeconds;
 
-  private final Map<String, String> environment;
-  private final PrintStream out;
-
   public SubscriptionCommand(Map<String, String> environment, PrintStream out) {
-    this.environment = environment;
-    this.out = out;
+    super(environment, out);
   }
 
   @Override
@@ -120,8 +112,7 @@ public final class SubscriptionCommand implements Callable<Integer> {
                       : Set.copyOf(dropAttributes.stream().map(String::trim).toList()))
               .build();
     } catch (IllegalArgumentException e) {
-      JsonLog.error("replay: " + e.getMessage(), Map.of());
-      return ExitCode.USAGE;
+      return usage(e);
     }
     PubSubClients clients;
     try {

@@ -26,17 +26,15 @@ import dev.pubsubclickhouse.messages.payload.PayloadFormats;
 import dev.pubsubclickhouse.messages.payload.SchemaService;
 import dev.pubsubclickhouse.messages.tables.Destinations;
 import dev.pubsubclickhouse.messages.tables.TableMapping;
-import dev.pubsubclickhouse.replay.CommonOptions;
 import dev.pubsubclickhouse.replay.ExitCode;
+import dev.pubsubclickhouse.replay.ReplayCommand;
 import java.io.PrintStream;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -58,9 +56,7 @@ import picocli.CommandLine.Option;
           + " (CLICKHOUSE_SETTINGS, INSERT_*, MAX_RETRIES, ...).",
       ""
     })
-public final class TableCommand implements Callable<Integer> {
-  @Mixin CommonOptions common;
-
+public final class TableCommand extends ReplayCommand {
   @Option(
       names = "--batchSize",
       paramLabel = "N",
@@ -68,12 +64,8 @@ public final class TableCommand implements Callable<Integer> {
       description = "Messages per INSERT. Default: ${DEFAULT-VALUE}.")
   int batchSize;
 
-  private final Map<String, String> environment;
-  private final PrintStream out;
-
   public TableCommand(Map<String, String> environment, PrintStream out) {
-    this.environment = environment;
-    this.out = out;
+    super(environment, out);
   }
 
   @Override
@@ -102,8 +94,7 @@ public final class TableCommand implements Callable<Integer> {
           reader.integer(MessageParameters.MAX_DECOMPRESSED_BYTES, 1024, 1 << 30);
       pubsubEndpoint = reader.optional(MessageParameters.PUBSUB_ENDPOINT).orElse(null);
     } catch (ConfigurationException | IllegalArgumentException e) {
-      JsonLog.error("replay: " + e.getMessage(), Map.of());
-      return ExitCode.USAGE;
+      return usage(e);
     }
     try (Client client = ClickHouseClients.open(config, "pubsub-clickhouse-replay", 4);
         SchemaService schemas = new SchemaService(pubsubEndpoint)) {
