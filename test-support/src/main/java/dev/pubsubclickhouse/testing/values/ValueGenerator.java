@@ -514,16 +514,10 @@ public final class ValueGenerator {
 
   /** An instant in one of the text forms or as epoch seconds. */
   private JsonNode renderInstant(BigInteger ticks, int precision, ZoneId zone) {
-    BigInteger scale = BigInteger.TEN.pow(precision);
-    BigInteger[] split = ticks.divideAndRemainder(scale);
-    long second = split[0].longValueExact();
-    BigInteger fractionTicks = split[1];
-    if (fractionTicks.signum() < 0) {
-      second -= 1;
-      fractionTicks = fractionTicks.add(scale);
-    }
+    EpochTicks split = EpochTicks.of(ticks, precision);
+    long second = split.second();
     // The fraction as the type keeps it, then sometimes more digits (cut) or fewer.
-    String fraction = precision == 0 ? "" : fractionTicks.add(scale).toString().substring(1);
+    String fraction = split.fraction();
     if (chance(0.2)) {
       fraction = fraction + random.nextInt(1000);
     } else if (chance(0.2) && !fraction.isEmpty()) {

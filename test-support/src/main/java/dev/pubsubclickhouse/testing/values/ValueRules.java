@@ -663,21 +663,13 @@ public final class ValueRules {
 
   /** The instant of epoch seconds as ISO-8601 UTC text with the ticks' fraction. */
   private static String isoText(BigInteger ticks, int precision) {
-    BigInteger scale = BigInteger.TEN.pow(precision);
-    BigInteger[] split = ticks.divideAndRemainder(scale);
-    long whole = split[0].longValueExact();
-    BigInteger fraction = split[1];
-    if (fraction.signum() < 0) {
-      whole -= 1;
-      fraction = fraction.add(scale);
-    }
-    String text = LocalDateTime.ofEpochSecond(whole, 0, ZoneOffset.UTC).toString();
+    EpochTicks split = EpochTicks.of(ticks, precision);
+    String text = LocalDateTime.ofEpochSecond(split.second(), 0, ZoneOffset.UTC).toString();
     if (text.length() == 16) {
       text += ":00"; // LocalDateTime leaves out zero seconds
     }
     if (precision > 0) {
-      String digits = fraction.add(scale).toString().substring(1);
-      text += "." + digits;
+      text += "." + split.fraction();
     }
     return text + "Z";
   }
