@@ -1,11 +1,7 @@
 package dev.pubsubclickhouse.testing;
 
 import java.nio.file.Path;
-import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.jupiter.api.extension.ExtensionContext.Namespace;
-import org.junit.jupiter.api.extension.ParameterContext;
-import org.junit.jupiter.api.extension.ParameterResolver;
 import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
@@ -15,39 +11,13 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * one failed, the directory with every server's {@code server.log} is kept and its path printed.
  */
 public final class ClickHouseClusterExtension
-    implements BeforeAllCallback, ParameterResolver, TestWatcher {
-  private static final Namespace NAMESPACE = Namespace.create(ClickHouseClusterExtension.class);
-
-  @Override
-  public void beforeAll(ExtensionContext context) {
-    running(context);
+    extends ClassScopedExtension<ClickHouseClusterExtension.Running> implements TestWatcher {
+  public ClickHouseClusterExtension() {
+    super(Running.class, LocalCluster.class);
   }
 
   @Override
-  public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
-    return parameter.getParameter().getType() == LocalCluster.class;
-  }
-
-  @Override
-  public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
-    return running(context).cluster;
-  }
-
-  @Override
-  public void testFailed(ExtensionContext context, Throwable cause) {
-    running(context).failed = true;
-  }
-
-  /** The class's cluster, started on first use. */
-  private static Running running(ExtensionContext context) {
-    ExtensionContext classContext =
-        context.getTestMethod().isPresent() ? context.getParent().orElse(context) : context;
-    return classContext
-        .getStore(NAMESPACE)
-        .getOrComputeIfAbsent(Running.class, key -> start(classContext), Running.class);
-  }
-
-  private static Running start(ExtensionContext context) {
+  Running create(ExtensionContext context) {
     Class<?> testClass = context.getRequiredTestClass();
     ClickHouseClusterTest settings = testClass.getAnnotation(ClickHouseClusterTest.class);
     int shards = settings == null ? 2 : settings.shards();
@@ -58,8 +28,18 @@ public final class ClickHouseClusterExtension
     return new Running(LocalCluster.start(directory, shards));
   }
 
+  @Override
+  Object parameter(Running running) {
+    return running.cluster;
+  }
+
+  @Override
+  public void testFailed(ExtensionContext context, Throwable cause) {
+    holder(context).failed = true;
+  }
+
   /** The cluster of one test class; closing the class's store stops it. */
-  private static final class Running implements ExtensionContext.Store.CloseableResource {
+  static final class Running implements ExtensionContext.Store.CloseableResource {
     final LocalCluster cluster;
     volatile boolean failed;
 

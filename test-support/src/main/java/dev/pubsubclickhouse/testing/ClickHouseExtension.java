@@ -9,11 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.extension.AfterAllCallback;
-import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.jupiter.api.extension.ExtensionContext.Namespace;
-import org.junit.jupiter.api.extension.ParameterContext;
-import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
  * Gives a test class a real ClickHouse and a database of its own (a {@link TestDatabase}
@@ -22,25 +18,14 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * with its data in a directory of its own under {@code target/test-clickhouse/}, and stopped (its
  * directory deleted) after it.
  */
-public final class ClickHouseExtension
-    implements BeforeAllCallback, AfterAllCallback, ParameterResolver {
-  private static final Namespace NAMESPACE = Namespace.create(ClickHouseExtension.class);
+public final class ClickHouseExtension extends ClassScopedExtension<TestDatabase>
+    implements AfterAllCallback {
+  public ClickHouseExtension() {
+    super(TestDatabase.class, TestDatabase.class);
+  }
 
   @Override
-  public void beforeAll(ExtensionContext context) {
-    database(context);
-  }
-
-  /** The class's database, created on first use (a PER_CLASS constructor asks before beforeAll). */
-  private static TestDatabase database(ExtensionContext context) {
-    ExtensionContext classContext =
-        context.getTestMethod().isPresent() ? context.getParent().orElse(context) : context;
-    return classContext
-        .getStore(NAMESPACE)
-        .getOrComputeIfAbsent(TestDatabase.class, key -> create(classContext), TestDatabase.class);
-  }
-
-  private static TestDatabase create(ExtensionContext context) {
+  TestDatabase create(ExtensionContext context) {
     ClickHouseServer server = sharedServer(context);
     String name =
         "test_"
@@ -65,8 +50,7 @@ public final class ClickHouseExtension
 
   @Override
   public void afterAll(ExtensionContext context) {
-    TestDatabase database =
-        context.getStore(NAMESPACE).remove(TestDatabase.class, TestDatabase.class);
+    TestDatabase database = remove(context);
     if (database != null) {
       database.execute("DROP DATABASE IF EXISTS " + database.name() + " SYNC");
       database.client().close();
@@ -74,19 +58,14 @@ public final class ClickHouseExtension
   }
 
   @Override
-  public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
-    return parameter.getParameter().getType() == TestDatabase.class;
+  Object parameter(TestDatabase database) {
+    return database;
   }
 
-  @Override
-  public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
-    return database(context);
-  }
-
-  private static ClickHouseServer sharedServer(ExtensionContext context) {
+  private ClickHouseServer sharedServer(ExtensionContext context) {
     return context
         .getRoot()
-        .getStore(NAMESPACE)
+        .getStore(namespace())
         .getOrComputeIfAbsent(ServerHolder.class, key -> new ServerHolder(), ServerHolder.class)
         .server;
   }
