@@ -55,6 +55,10 @@ def parse_args(argv):
     parser.add_argument("--pull-rate", type=int, default=200,
                         help="pull part: messages/s published to the emulator for the push and"
                              " the pull subscription alike")
+    parser.add_argument("--paced-rate", type=int, default=8000,
+                        help="push part: ours and the bare handler at c=256 are also both"
+                             " offered this many msg/s, well under either one's ceiling, and"
+                             " their CPU per message compared there (0: not measured)")
     parser.add_argument("--skip-build", action="store_true")
     parser.add_argument("--variant", action="append", default=[],
                         help="an extra push target measured beside ours: NAME:KEY=VALUE,... with"

@@ -7,6 +7,10 @@ FLOORS = {
     "push_vs_direct_at_4": 1.5,
     "push_vs_direct_at_16": 4.0,
     "push_cpu_per_msg_vs_bare_at_256": 1.5,
+    "push_cpu_per_msg_vs_bare_paced": 1.5,
+    # A paced target that stored less than this share of the offered rate did not keep up: its
+    # CPU per message was measured at another load than its peer's.
+    "paced_kept_up": 0.95,
     "push_vs_direct_at_256": 30.0,
     "push_vs_bare_at_256": 0.60,
     "push_p99_over_bare_ms": 100.0,
@@ -131,6 +135,42 @@ def paired_cpu(checks, push, name, target, other, concurrency, limit):
                                 rounds_text(ratios["values"], lambda v: "%.2fx" % v)))
 
 
+def paced_cpu(checks, paced, target, limit):
+    """The paced point: ours' CPU per message at most `limit` times the bare handler's, both
+    offered the same rate, on the median of the rounds' paired ratios. Only rounds where both
+    stored at least FLOORS["paced_kept_up"] of that rate count (in the others one of them was
+    measured at another load, e.g. while other processes took the CPU); FAIL when fewer than half
+    the rounds count."""
+    rate = paced["rate"]
+    concurrency = paced["rows"][0]["concurrency"]
+    name = "push c=%d at %d msg/s: CPU/msg <= %gx bare handler's" % (concurrency, rate, limit)
+    rounds = {}
+    for row in paced["samples"]:
+        if row["target"] in (target, "bare"):
+            rounds.setdefault(row["round"], {})[row["target"]] = row
+    both = [pair for pair in rounds.values() if len(pair) == 2]
+    if not both:
+        return
+    kept_up = {"samples": [row for pair in both for row in pair.values()
+                           if all(r["msgs_per_s"] >= FLOORS["paced_kept_up"] * rate
+                                  for r in pair.values())]}
+    counted = len(kept_up["samples"]) // 2
+    if 2 * counted < len(both):
+        checks.check(name, None, limit, False,
+                     "both stored %d%% of the offered rate in %d of %d rounds: too few to judge"
+                     % (100 * FLOORS["paced_kept_up"], counted, len(both)))
+        return
+    ratios = paired(kept_up, target, "bare", concurrency,
+                    lambda a, b: a["service_cpu_us_per_msg"] / max(b["service_cpu_us_per_msg"],
+                                                                   1e-9), max)
+    shown = rounds_text(ratios["values"], lambda v: "%.2fx" % v)
+    if counted < len(both):
+        shown += "; %d of %d rounds fell behind the offered rate" % (len(both) - counted,
+                                                                     len(both))
+    checks.check(name, ratios["median"], limit, ratios["median"] <= limit,
+                 "%.2fx, %s" % (ratios["median"], shown))
+
+
 def push_floors(push, target):
     """The push floors for one target (ours, or a variant measured beside it). The async-insert
     peer has none: where ClickHouse has no async insert queue it is one synchronous INSERT per
@@ -161,6 +201,8 @@ def push_floors(push, target):
                      FLOORS["push_vs_bare_at_256"])
         paired_latency(checks, push, "push c=256 p99 <= bare p99 + 100 ms", target, "bare", 256,
                        "p99_ms", FLOORS["push_p99_over_bare_ms"])
+    if push.get("paced"):
+        paced_cpu(checks, push["paced"], target, FLOORS["push_cpu_per_msg_vs_bare_paced"])
     if ours and direct:
         paired_ratio(checks, push, "push c=256 >= 30x direct INSERT", target, "direct", 256,
                      FLOORS["push_vs_direct_at_256"])

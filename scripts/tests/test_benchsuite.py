@@ -2,16 +2,18 @@
 cites: today's code must print exactly what those runs printed, from their results files."""
 
 import contextlib
+import http.server
 import io
 import json
 import os
 import shutil
 import tempfile
+import threading
 import unittest
 
 from benchsuite import cluster
 from benchsuite.__main__ import report
-from benchsuite.processes import parse_wrk_output
+from benchsuite.processes import parse_wrk_output, wrk
 from benchsuite.pull import schedule
 from benchsuite.report import print_pull, render_markdown
 from benchsuite.breakdown import breakdown
@@ -162,6 +164,41 @@ class PushFloorsTest(unittest.TestCase):
         failed = self.push({"msgs_per_s": 100}, {"direct": {"msgs_per_s": 100, "non_2xx": 3}}, 1)
         self.assertEqual(self.verdict(failed, floor), "FAIL")
 
+    def paced(self, ours, bare, rate=100):
+        """The paced point: `ours` and `bare` (sample kwargs) the same in all five rounds."""
+        samples = [sample(name, 256, round_, **kwargs) for round_ in range(1, 6)
+                   for name, kwargs in (("bare", bare), ("ours", ours))]
+        push = self.push({"msgs_per_s": 60}, {"bare": {"msgs_per_s": 100}}, 256)
+        push["paced"] = {"rate": rate, "samples": samples, "rows": median_rows(samples)}
+        return push
+
+    def test_paced_cpu_per_message_at_most_1_5x_the_bare_handlers(self):
+        floor = "push c=256 at 100 msg/s: CPU/msg <= 1.5x bare handler's"
+        bare = {"msgs_per_s": 100, "cpu_us": 10.0}
+        self.assertEqual(self.verdict(self.paced({"msgs_per_s": 99, "cpu_us": 15.0}, bare),
+                                      floor), "PASS")
+        self.assertEqual(self.verdict(self.paced({"msgs_per_s": 99, "cpu_us": 15.1}, bare),
+                                      floor), "FAIL")
+
+    def test_rounds_where_a_paced_target_fell_behind_do_not_count(self):
+        floor = "push c=256 at 100 msg/s: CPU/msg <= 1.5x bare handler's"
+        push = self.paced({"msgs_per_s": 99, "cpu_us": 10.0}, {"msgs_per_s": 100, "cpu_us": 10.0})
+        # Rounds 1 and 2: ours fell behind, at twice the bare handler's CPU per message.
+        for row in push["paced"]["samples"]:
+            if row["target"] == "ours" and row["round"] <= 2:
+                row.update(msgs_per_s=94, service_cpu_us_per_msg=20.0)
+        [check] = [c for c in push_floors(push, "ours") if c["floor"] == floor]
+        self.assertTrue(check["pass"])
+        self.assertEqual(check["value"], 1.0)
+        self.assertIn("2 of 5 rounds fell behind", check["text"])
+        # Round 3 too: three of five rounds do not count, too few to judge.
+        for row in push["paced"]["samples"]:
+            if row["target"] == "bare" and row["round"] == 3:
+                row["msgs_per_s"] = 50
+        [check] = [c for c in push_floors(push, "ours") if c["floor"] == floor]
+        self.assertFalse(check["pass"])
+        self.assertIn("in 2 of 5 rounds: too few to judge", check["text"])
+
     def test_the_async_insert_peer_has_no_floor(self):
         push = self.push({"msgs_per_s": 1}, {"async": {"msgs_per_s": 100}}, 1)
         self.assertEqual(push_floors(push, "ours"), [])
@@ -266,6 +303,44 @@ class PullPartTest(unittest.TestCase):
                 if line.startswith("| pull |") or line.startswith("| push |")]
         self.assertEqual(rows, ["| push | 200 | 198 | 31.0 | 88.5 | 412 | 2000/2000 |",
                                 "| pull | 200 | 198 | 54.2 | 120.0 | 250 | 1999/2000 |"])
+
+
+class NoContent(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self.send_response(204)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+class NoContentServer(http.server.ThreadingHTTPServer):
+    # Room for every connection wrk opens at once: with the default backlog of 5, the kernel
+    # drops some of the first connections' SYNs and they connect a second late.
+    request_queue_size = 64
+
+    def handle_error(self, request, client_address):
+        pass  # wrk closes its connections at the end without waiting for the last answers
+
+
+@unittest.skipUnless(shutil.which("wrk"), "wrk is not installed")
+class WrkPacingTest(unittest.TestCase):
+    def test_a_paced_run_offers_the_rate_and_no_more(self):
+        server = NoContentServer(("127.0.0.1", 0), NoContent)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            # A server that answers at once would take thousands a second from 16 connections.
+            result = wrk(server.server_address[1], 16, 2, rate=200)
+        finally:
+            server.shutdown()
+            server.server_close()
+        self.assertEqual(result["non_2xx"], 0)
+        per_second = result["requests"] / (result["duration_us"] / 1e6)
+        self.assertGreater(per_second, 180)
+        self.assertLess(per_second, 220)
 
 
 class WrkOutputTest(unittest.TestCase):
