@@ -17,17 +17,20 @@ function setup(thread)
   thread:set("tag", run .. "t" .. threads)
 end
 
--- rate=N: the thread's requests leave on a schedule of N a second, whatever the answers' pace.
--- wrk asks delay() before each request of each connection; the thread keeps one schedule for all
--- its connections, and each request waits for the next free slot on it. Example, N = 4000: the
--- slots are 0.25 ms apart; a connection answered at 10.0 ms whose slot is 12.5 ms waits 2.5 ms
--- (wrk waits whole milliseconds, so it leaves at 12). A server that answers slower than the
--- schedule has every connection waiting on it instead, so it is offered fewer: the suite reports
--- the rate it reached. A schedule more than a second behind starts again from now, so that a pause
--- is not followed by a burst of everything it missed.
+-- rate=N: the thread offers at most N requests a second. wrk asks delay() before each request of
+-- each connection; the thread keeps one schedule of slots 1/N s apart for all its connections, and
+-- each request waits for the next free slot. Example, N = 4000: the slots are 0.25 ms apart; a
+-- connection answered at 10.0 ms whose slot is 12.5 ms waits 2 ms (wrk waits whole milliseconds).
+-- When every connection waits on an answer, a slot passes unused; the schedule keeps at most
+-- 100 ms of such slots, so after a stall the connections catch up with at most 100 ms' worth of
+-- requests at once. A server that answers slower than the schedule is offered fewer than N: the
+-- suite reports the rate it reached.
 function init(args)
   for _, arg in ipairs(args) do
-    local rate = arg:match("^rate=([%d.]+)$")
+    local rate = tonumber(arg:match("^rate=(.*)$"))
+    if arg:match("^rate=") and not (rate and rate > 0) then
+      error("bench-push.lua: rate must be a positive number of requests a second, not " .. arg)
+    end
     if rate then
       local ffi = require("ffi")
       ffi.cdef("typedef struct { long sec; long nsec; } bench_timespec;"
@@ -37,11 +40,11 @@ function init(args)
         ffi.C.clock_gettime(1, now) -- CLOCK_MONOTONIC
         return tonumber(now.sec) * 1000 + tonumber(now.nsec) / 1e6
       end
-      local gap, slot = 1000 / tonumber(rate), nil
+      local gap, slot = 1000 / rate, nil
       function delay()
         local t = millis()
-        if slot == nil or slot < t - 1000 then
-          slot = t
+        if slot == nil or slot < t - 100 then
+          slot = t - (slot and 100 or 0)
         end
         slot = slot + gap
         return math.max(0, slot - gap - t)

@@ -191,7 +191,7 @@ def wrk(port, connections, seconds, script="bench-push.lua", script_args=(), rat
     sends its next request as soon as its answer arrives."""
     threads = 1 if connections < 2 else 2
     if rate:
-        script_args = tuple(script_args) + ("rate=%g" % (rate / threads),)
+        script_args = tuple(script_args) + ("rate=%.3f" % (rate / threads),)
     out = subprocess.run(
         pinned(["wrk", "-t%d" % threads, "-c%d" % connections, "-d%ds" % seconds, "--timeout",
                 "10s", "-s", os.path.join(REPO, "scripts", script),

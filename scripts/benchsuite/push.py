@@ -278,6 +278,8 @@ def measure_every_target(args, chpid):
         middle = order[1:-1]
         samples = []
         paced_samples = []
+        if args.paced_rate and PACED_CONCURRENCY not in args.concurrency:
+            log("no paced point: --concurrency has no %d" % PACED_CONCURRENCY)
         for round_ in range(args.rounds):
             for level, connections in enumerate(args.concurrency):
                 # bare first, naive last (it leaves the most parts); the rest rotates from level
