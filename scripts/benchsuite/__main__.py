@@ -55,6 +55,11 @@ def parse_args(argv):
     parser.add_argument("--pull-rate", type=int, default=200,
                         help="pull part: messages/s published to the emulator for the push and"
                              " the pull subscription alike")
+    parser.add_argument("--paced-rate", type=int, default=8000,
+                        help="push part, when --concurrency has 256: ours and the bare handler"
+                             " are also both offered this many msg/s at c=256, under either"
+                             " one's ceiling, and their CPU per message compared there (0: not"
+                             " measured)")
     parser.add_argument("--skip-build", action="store_true")
     parser.add_argument("--variant", action="append", default=[],
                         help="an extra push target measured beside ours: NAME:KEY=VALUE,... with"
@@ -84,6 +89,8 @@ def parse_args(argv):
     args.warmup = args.warmup or (3 if args.quick else 5)
     args.rounds = args.rounds or (3 if args.quick else 5)
     args.fleet_duration = args.fleet_duration or (8 if args.quick else 20)
+    if args.paced_rate < 0:
+        parser.error("--paced-rate must be a number of messages a second, or 0")
     args.parts = set(args.only.split(","))
     unknown = args.parts - set(PARTS)
     if unknown:

@@ -1,5 +1,7 @@
 """The floors: what each measured part must reach, PASS or FAIL, computed from a results file."""
 
+import math
+
 FLOORS = {
     "push_vs_naive_at_1": 1.0,
     "push_vs_direct_at_1": 0.8,
@@ -7,6 +9,10 @@ FLOORS = {
     "push_vs_direct_at_4": 1.5,
     "push_vs_direct_at_16": 4.0,
     "push_cpu_per_msg_vs_bare_at_256": 1.5,
+    "push_cpu_per_msg_vs_bare_paced": 1.5,
+    # A paced target that answered 2xx to less than this share of the offered rate did not keep
+    # up: its CPU per message was measured at another load than its peer's.
+    "paced_kept_up": 0.95,
     "push_vs_direct_at_256": 30.0,
     "push_vs_bare_at_256": 0.60,
     "push_p99_over_bare_ms": 100.0,
@@ -131,6 +137,54 @@ def paired_cpu(checks, push, name, target, other, concurrency, limit):
                                 rounds_text(ratios["values"], lambda v: "%.2fx" % v)))
 
 
+def paced_cpu(checks, paced, target, limit):
+    """The paced point: ours' CPU per message at most `limit` times the bare handler's, both
+    offered the same rate, on the median of the rounds' paired ratios (the worse of the middle two
+    with an even number). A round where the bare handler answered 2xx to less than
+    FLOORS["paced_kept_up"] of the offered rate does not count: the machine was too busy to offer
+    it. A round where only ours fell that far behind counts against ours. FAIL when fewer than
+    half the rounds count, or when either answered anything but 2xx."""
+    rate = paced["rate"]
+    concurrency = paced["rows"][0]["concurrency"]
+    name = "push c=%d paced %d/s CPU/msg <= %gx bare's" % (concurrency, rate, limit)
+    rounds = {}
+    for row in paced["samples"]:
+        if row["target"] in (target, "bare"):
+            rounds.setdefault(row["round"], {})[row["target"]] = row
+    pairs = [pair for _, pair in sorted(rounds.items()) if len(pair) == 2]
+    if not pairs:
+        return
+    failed = sorted({t for pair in pairs for t, row in pair.items() if row["non_2xx"] > 0})
+    if failed:
+        checks.check(name, None, limit, False,
+                     "%s answered non-2xx in a round" % " and ".join(failed))
+        return
+    enough = FLOORS["paced_kept_up"] * rate
+    values = []
+    for pair in pairs:
+        ours, bare = pair[target], pair["bare"]
+        if bare["msgs_per_s"] < enough:
+            continue
+        values.append(math.inf if ours["msgs_per_s"] < enough else
+                      ours["service_cpu_us_per_msg"] / max(bare["service_cpu_us_per_msg"], 1e-9))
+    if 2 * len(values) < len(pairs):
+        checks.check(name, None, limit, False,
+                     "the bare handler answered %d%% of the offered rate in %d of %d rounds: too"
+                     " few to judge" % (100 * FLOORS["paced_kept_up"], len(values), len(pairs)))
+        return
+    ordered = sorted(values)
+    median = max(ordered[(len(values) - 1) // 2:len(values) // 2 + 1])
+    text = rounds_text(values, lambda v: "ours behind" if v == math.inf else "%.2fx" % v)
+    if len(values) < len(pairs):
+        text += "; %d of %d rounds did not count (the bare handler fell behind)" % (
+            len(pairs) - len(values), len(pairs))
+    if median == math.inf:
+        checks.check(name, None, limit, False, "ours answered less than %d%% of the offered rate,"
+                     " %s" % (100 * FLOORS["paced_kept_up"], text))
+        return
+    checks.check(name, median, limit, median <= limit, "%.2fx, %s" % (median, text))
+
+
 def push_floors(push, target):
     """The push floors for one target (ours, or a variant measured beside it). The async-insert
     peer has none: where ClickHouse has no async insert queue it is one synchronous INSERT per
@@ -161,6 +215,8 @@ def push_floors(push, target):
                      FLOORS["push_vs_bare_at_256"])
         paired_latency(checks, push, "push c=256 p99 <= bare p99 + 100 ms", target, "bare", 256,
                        "p99_ms", FLOORS["push_p99_over_bare_ms"])
+    if push.get("paced"):
+        paced_cpu(checks, push["paced"], target, FLOORS["push_cpu_per_msg_vs_bare_paced"])
     if ours and direct:
         paired_ratio(checks, push, "push c=256 >= 30x direct INSERT", target, "direct", 256,
                      FLOORS["push_vs_direct_at_256"])

@@ -185,9 +185,13 @@ def target_env(name, extra=None):
     return env
 
 
-def wrk(port, connections, seconds, script="bench-push.lua", script_args=()):
-    """One wrk run; `script_args` go to the script's init(args)."""
+def wrk(port, connections, seconds, script="bench-push.lua", script_args=(), rate=None):
+    """One wrk run; `script_args` go to the script's init(args). With `rate`, the requests leave
+    on a schedule of `rate` a second in all (scripts/bench-push.lua only), else each connection
+    sends its next request as soon as its answer arrives."""
     threads = 1 if connections < 2 else 2
+    if rate:
+        script_args = tuple(script_args) + ("rate=%.3f" % (rate / threads),)
     out = subprocess.run(
         pinned(["wrk", "-t%d" % threads, "-c%d" % connections, "-d%ds" % seconds, "--timeout",
                 "10s", "-s", os.path.join(REPO, "scripts", script),

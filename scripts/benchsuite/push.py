@@ -29,14 +29,21 @@ class DirectInserts:
         pass
 
 
-def measure_push(name, server, chpid, connections, args):
-    """One warm-up and one measured wrk run of `name` at `connections`."""
+# The paced point: ours and the bare handler at this many connections, both offered the same
+# --paced-rate. At each one's own saturation the bare handler's CPU per message falls as its
+# throughput rises (fewer wake-ups per message), so CPU per message is compared here instead.
+PACED_CONCURRENCY = 256
+
+
+def measure_push(name, server, chpid, connections, args, rate=None):
+    """One warm-up and one measured wrk run of `name` at `connections`; with `rate`, both offer
+    that many requests a second in all (see wrk)."""
     table = TABLES[name]
     script = getattr(server, "script", "bench-push.lua")
     script_args = getattr(server, "script_args", ())
     # CPU of the whole service process, every thread (/proc/PID/stat); none for the direct peer
     pid = server.process.pid if server.process else None
-    wrk(server.port, connections, args.warmup, script, script_args)
+    wrk(server.port, connections, args.warmup, script, script_args, rate)
     if table:
         truncate(table)
     time.sleep(0.5)
@@ -46,7 +53,7 @@ def measure_push(name, server, chpid, connections, args):
         pid) if pid else 0
     load0 = os.getloadavg()[0]
     busy0, wrk0 = machine_busy_seconds(), children_cpu_seconds()
-    result = wrk(server.port, connections, args.duration, script, script_args)
+    result = wrk(server.port, connections, args.duration, script, script_args, rate)
     busy1, wrk1 = machine_busy_seconds(), children_cpu_seconds()
     cpu1, chcpu1, cs1 = cpu_seconds(pid) if pid else 0, cpu_seconds(chpid), context_switches(
         pid) if pid else 0
@@ -83,6 +90,8 @@ def measure_push(name, server, chpid, connections, args):
         "peak_rss_mib": hwm / 1024,
         "load_avg_1m_before": load0,
     }
+    if rate:
+        row["offered_msgs_per_s"] = rate
     if table:
         time.sleep(1.2)  # query_log flush interval is 500 ms; let the last INSERTs land
         stats = insert_stats(table, t0, t1)
@@ -95,9 +104,9 @@ def measure_push(name, server, chpid, connections, args):
             row["breakdown_ms"] = split
         truncate(table)  # no merges of this run under the next one
     log(
-        "  %-7s c=%-3d %8.0f msg/s  p50 %7.2f ms  p99 %7.2f ms  non2xx %d  rss %.0f MiB"
+        "  %-7s c=%-3d%s %8.0f msg/s  p50 %7.2f ms  p99 %7.2f ms  non2xx %d  rss %.0f MiB"
         "  cpu us/msg svc %.0f ch %.0f wrk %.0f  others %.2f cores%s"
-        % (name, connections, row["msgs_per_s"], row["p50_ms"], row["p99_ms"], row["non_2xx"],
+        % (name, connections, " offered %d/s" % rate if rate else "", row["msgs_per_s"], row["p50_ms"], row["p99_ms"], row["non_2xx"],
            row["rss_mib"], row["service_cpu_us_per_msg"], row["clickhouse_cpu_us_per_msg"],
            row["wrk_cpu_us_per_msg"], row["others_cpu_cores"],
            ("  inserts %d rows/insert %.1f parts %d insert %.1f ms (CH)" % (
@@ -268,6 +277,9 @@ def measure_every_target(args, chpid):
         rows = []
         middle = order[1:-1]
         samples = []
+        paced_samples = []
+        if args.paced_rate and PACED_CONCURRENCY not in args.concurrency:
+            log("no paced point: --concurrency has no %d" % PACED_CONCURRENCY)
         for round_ in range(args.rounds):
             for level, connections in enumerate(args.concurrency):
                 # bare first, naive last (it leaves the most parts); the rest rotates from level
@@ -277,6 +289,12 @@ def measure_every_target(args, chpid):
                     row = measure_push(name, servers[name], chpid, connections, args)
                     row["round"] = round_ + 1
                     samples.append(row)
+            if args.paced_rate and PACED_CONCURRENCY in args.concurrency:
+                for name in ("bare", "ours") if round_ % 2 == 0 else ("ours", "bare"):
+                    row = measure_push(name, servers[name], chpid, PACED_CONCURRENCY, args,
+                                       args.paced_rate)
+                    row["round"] = round_ + 1
+                    paced_samples.append(row)
         rows = median_rows(samples)
         bursts = [measure_burst(name, servers[name], 200, 3 if args.quick else 5)
                   for name in order if name not in ("bare", "naive", "direct")]
@@ -296,7 +314,9 @@ def measure_every_target(args, chpid):
         rows.sort(key=lambda r: (r["concurrency"], rank[r["target"]]))
         return {"rows": rows, "samples": samples, "rounds": args.rounds, "bursts": bursts,
                 "ceiling_inserts": ceiling, "jvm": SERVICE_JVM, "order": order,
-                "variants": args.variants, "cpu_layout": dict(CPU_LAYOUT)}
+                "variants": args.variants, "cpu_layout": dict(CPU_LAYOUT),
+                **({"paced": {"rate": args.paced_rate, "samples": paced_samples,
+                              "rows": median_rows(paced_samples)}} if paced_samples else {})}
     finally:
         for server in servers.values():
             server.stop()

@@ -67,6 +67,7 @@ def print_push(results, push):
             print("  %-8s c=%-4d %s" % (r["target"], r["concurrency"], "  ".join(
                 "%s %s-%s" % (field, _short(low), _short(high))
                 for field, (low, high) in r["spread"].items())))
+    print_paced(push.get("paced"))
     for v in push.get("variants", []):
         print("variant %s: %s%s%s" % (v["name"], " ".join("%s=%s" % kv for kv in v["env"].items()),
                                       " jvm=" + " ".join(v["jvm"]), " java=" + v["java"]))
@@ -97,6 +98,22 @@ def print_push(results, push):
                   burst["size"], burst["target"], len(burst["runs"]),
                   "/".join(str(r["inserts"]) for r in burst["runs"]),
                   "/".join("%.0f" % r["slowest_ms"] for r in burst["runs"])))
+
+
+def print_paced(paced):
+    """The paced point: ours and the bare handler offered the same rate."""
+    if not paced:
+        return
+    print("\nPaced: ours and the bare handler each offered %d msg/s at c=%d (medians of %d rounds;"
+          " msg/s: answered 2xx; svc us: CPU microseconds per message of the service process,"
+          " lowest-highest)"
+          % (paced["rate"], paced["rows"][0]["concurrency"], paced["rows"][0]["rounds"]))
+    for r in paced["rows"]:
+        low, high = r["spread"]["service_cpu_us_per_msg"]
+        print("  %-6s %8.0f msg/s  p50 %7.2f ms  p99 %7.2f ms  non2xx %d  svc us %5.1f (%.1f-%.1f)%s"
+              % (r["target"], r["msgs_per_s"], r["p50_ms"], r["p99_ms"], r["non_2xx"],
+                 r["service_cpu_us_per_msg"], low, high,
+                 "  rows/INSERT %.1f" % r["rows_per_insert"] if "rows_per_insert" in r else ""))
 
 
 def print_pull(pull):
@@ -309,6 +326,17 @@ def render_markdown(results):
                 c, " | ".join(cells), " | ".join(peers),
                 ("%.2f%%" % (100 * _ratio(o, k))) if k else "–", o["p99_ms"] - b["p99_ms"]))
         out.append("")
+        paced = push.get("paced")
+        if paced:
+            out.append("| paced: offered msg/s | target | conc. | msg/s | p50 ms | p99 ms"
+                       " | non-2xx | service CPU µs/msg (lowest–highest) |")
+            out.append("|---:|---|---:|---:|---:|---:|---:|---|")
+            for r in paced["rows"]:
+                out.append("| %s | %s | %d | %s | %.2f | %.2f | %d | %.1f (%.1f–%.1f) |" % (
+                    "{:,}".format(paced["rate"]), r["target"], r["concurrency"],
+                    "{:,.0f}".format(r["msgs_per_s"]), r["p50_ms"], r["p99_ms"], r["non_2xx"],
+                    r["service_cpu_us_per_msg"], *r["spread"]["service_cpu_us_per_msg"]))
+            out.append("")
         out += breakdown.markdown(push)
         if push.get("bursts"):
             out.append("| burst | target | INSERTs per burst | slowest answer ms |")

@@ -2,16 +2,19 @@
 cites: today's code must print exactly what those runs printed, from their results files."""
 
 import contextlib
+import http.server
 import io
 import json
 import os
 import shutil
+import subprocess
 import tempfile
+import threading
 import unittest
 
 from benchsuite import cluster
 from benchsuite.__main__ import report
-from benchsuite.processes import parse_wrk_output
+from benchsuite.processes import parse_wrk_output, wrk
 from benchsuite.pull import schedule
 from benchsuite.report import print_pull, render_markdown
 from benchsuite.breakdown import breakdown
@@ -162,6 +165,66 @@ class PushFloorsTest(unittest.TestCase):
         failed = self.push({"msgs_per_s": 100}, {"direct": {"msgs_per_s": 100, "non_2xx": 3}}, 1)
         self.assertEqual(self.verdict(failed, floor), "FAIL")
 
+    def paced(self, ours, bare, rate=100):
+        """The paced point: `ours` and `bare` (sample kwargs) the same in all five rounds."""
+        samples = [sample(name, 256, round_, **kwargs) for round_ in range(1, 6)
+                   for name, kwargs in (("bare", bare), ("ours", ours))]
+        push = self.push({"msgs_per_s": 60}, {"bare": {"msgs_per_s": 100}}, 256)
+        push["paced"] = {"rate": rate, "samples": samples, "rows": median_rows(samples)}
+        return push
+
+    PACED = "push c=256 paced 100/s CPU/msg <= 1.5x bare's"
+
+    def paced_check(self, push):
+        [check] = [c for c in push_floors(push, "ours") if c["floor"] == self.PACED]
+        return check
+
+    @staticmethod
+    def in_rounds(push, target, rounds, **fields):
+        for row in push["paced"]["samples"]:
+            if row["target"] == target and row["round"] in rounds:
+                row.update(fields)
+
+    def test_paced_cpu_per_message_at_most_1_5x_the_bare_handlers(self):
+        bare = {"msgs_per_s": 100, "cpu_us": 10.0}
+        self.assertEqual(self.verdict(self.paced({"msgs_per_s": 99, "cpu_us": 15.0}, bare),
+                                      self.PACED), "PASS")
+        self.assertEqual(self.verdict(self.paced({"msgs_per_s": 99, "cpu_us": 15.1}, bare),
+                                      self.PACED), "FAIL")
+
+    def test_rounds_where_the_bare_handler_fell_behind_do_not_count(self):
+        push = self.paced({"msgs_per_s": 99, "cpu_us": 10.0}, {"msgs_per_s": 100, "cpu_us": 10.0})
+        # Rounds 1 and 2: the machine was busy; ours' CPU per message there would fail the floor.
+        self.in_rounds(push, "bare", {1, 2}, msgs_per_s=90)
+        self.in_rounds(push, "ours", {1, 2}, msgs_per_s=80, service_cpu_us_per_msg=20.0)
+        check = self.paced_check(push)
+        self.assertTrue(check["pass"])
+        self.assertEqual(check["value"], 1.0)
+        self.assertIn("2 of 5 rounds did not count", check["text"])
+        # Round 3 too: three of five rounds do not count, too few to judge.
+        self.in_rounds(push, "bare", {3}, msgs_per_s=50)
+        check = self.paced_check(push)
+        self.assertFalse(check["pass"])
+        self.assertIn("in 2 of 5 rounds: too few to judge", check["text"])
+
+    def test_rounds_where_only_ours_fell_behind_count_against_ours(self):
+        push = self.paced({"msgs_per_s": 99, "cpu_us": 10.0}, {"msgs_per_s": 100, "cpu_us": 10.0})
+        self.in_rounds(push, "ours", {1, 2}, msgs_per_s=94)
+        self.assertTrue(self.paced_check(push)["pass"])
+        self.in_rounds(push, "ours", {3}, msgs_per_s=94)
+        check = self.paced_check(push)
+        self.assertFalse(check["pass"])
+        self.assertIn("ours behind, ours behind, ours behind, 1.00x", check["text"])
+
+    def test_a_non_2xx_answer_in_a_paced_round_fails(self):
+        for target in ("ours", "bare"):
+            push = self.paced({"msgs_per_s": 99, "cpu_us": 1.0}, {"msgs_per_s": 100,
+                                                                  "cpu_us": 10.0})
+            self.in_rounds(push, target, {4}, non_2xx=1)
+            check = self.paced_check(push)
+            self.assertFalse(check["pass"])
+            self.assertEqual(check["text"], "%s answered non-2xx in a round" % target)
+
     def test_the_async_insert_peer_has_no_floor(self):
         push = self.push({"msgs_per_s": 1}, {"async": {"msgs_per_s": 100}}, 1)
         self.assertEqual(push_floors(push, "ours"), [])
@@ -266,6 +329,54 @@ class PullPartTest(unittest.TestCase):
                 if line.startswith("| pull |") or line.startswith("| push |")]
         self.assertEqual(rows, ["| push | 200 | 198 | 31.0 | 88.5 | 412 | 2000/2000 |",
                                 "| pull | 200 | 198 | 54.2 | 120.0 | 250 | 1999/2000 |"])
+
+
+class NoContent(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self.send_response(204)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+class NoContentServer(http.server.ThreadingHTTPServer):
+    # Room for every connection wrk opens at once: with the default backlog of 5, the kernel
+    # drops some of the first connections' SYNs and they connect a second late.
+    request_queue_size = 64
+
+    def handle_error(self, request, client_address):
+        pass  # wrk closes its connections at the end without waiting for the last answers
+
+
+@unittest.skipUnless(shutil.which("wrk"), "wrk is not installed")
+class WrkPacingTest(unittest.TestCase):
+    def setUp(self):
+        self.server = NoContentServer(("127.0.0.1", 0), NoContent)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.port = self.server.server_address[1]
+
+    def tearDown(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+    def test_a_paced_run_offers_the_rate_and_no_more(self):
+        # A server that answers at once takes thousands a second from these connections.
+        for connections, rate in ((16, 200), (64, 1000)):
+            with self.subTest(connections=connections, rate=rate):
+                result = wrk(self.port, connections, 2, rate=rate)
+                self.assertEqual(result["non_2xx"], 0)
+                per_second = result["requests"] / (result["duration_us"] / 1e6)
+                self.assertGreater(per_second, 0.9 * rate)
+                self.assertLess(per_second, 1.1 * rate)
+
+    def test_a_rate_that_is_not_a_positive_number_stops_wrk(self):
+        with self.assertRaises(subprocess.CalledProcessError) as stopped:
+            wrk(self.port, 2, 1, script_args=("rate=-5",))
+        self.assertIn("rate must be a positive number", stopped.exception.stderr)
 
 
 class WrkOutputTest(unittest.TestCase):
