@@ -6,7 +6,6 @@ import dev.pubsubclickhouse.emulator.Events.Row;
 import dev.pubsubclickhouse.emulator.Stored.DeadLetter;
 import dev.pubsubclickhouse.testing.ClickHouseServer;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
-import dev.pubsubclickhouse.testing.LocalClickHouse;
 import dev.pubsubclickhouse.testing.PubSubEmulator;
 import dev.pubsubclickhouse.testing.PubSubEmulatorTest;
 import dev.pubsubclickhouse.testing.PubSubRest;
@@ -180,35 +179,31 @@ class PullThroughEmulatorIT {
 
   @Test
   void clickHouseDownWhileMessagesKeepComingLosesAndDoublesNothing() throws Exception {
-    LocalClickHouse clickHouse = LocalClickHouse.start(directory.resolve("clickhouse"));
-    ServiceProcess service = null;
-    try {
-      ClickHouseServer server = new ClickHouseServer(clickHouse.url(), "default", "");
-      Sql sql = new Sql(server.url(), server.user(), server.password(), "default");
-      Stored outage = Stored.createTarget(sql, "pull_outage");
+    try (Outage.OwnClickHouse clickHouse = new Outage.OwnClickHouse(directory, "pull_outage")) {
       pubsub.createTopic("pull-outage");
       String subscription = pubsub.subscription("pull-outage-pull", "pull-outage").create();
-      service =
+      ServiceProcess service =
           Services.start(
-              "pull-clickhouse-down", pulling(server, "default", "pull_outage", subscription));
-      List<Message> messages = Events.messages(1, 300);
-      // ClickHouse goes down after the first third.
-      List<String> published =
-          Outage.publishWhileDown(
-              pubsub, "pull-outage", messages, outage, clickHouse, "ClickHouse", service);
+              "pull-clickhouse-down",
+              pulling(clickHouse.server, "default", "pull_outage", subscription));
+      try {
+        List<Message> messages = Events.messages(1, 300);
+        // ClickHouse goes down after the first third.
+        List<String> published =
+            clickHouse.publishWhileDown(pubsub, "pull-outage", messages, service);
 
-      List<Row> expected =
-          Events.expectedRows(pubsub.subscriptionPath(subscription), published, messages, false);
-      outage.awaitSettled(expected.size(), ARRIVAL);
-      outage.assertHoldsExactly(expected);
-      assertThat(service.metric("pubsub_clickhouse_pull_nacked_total"))
-          .as("messages nacked while ClickHouse was down, delivered again afterwards")
-          .isPositive();
-      assertThat(service.terminate()).isEqualTo(SIGTERM_EXIT);
-      assertDrained(subscription);
-    } finally {
-      Services.stop(service);
-      clickHouse.stop();
+        List<Row> expected =
+            Events.expectedRows(pubsub.subscriptionPath(subscription), published, messages, false);
+        clickHouse.target.awaitSettled(expected.size(), ARRIVAL);
+        clickHouse.target.assertHoldsExactly(expected);
+        assertThat(service.metric("pubsub_clickhouse_pull_nacked_total"))
+            .as("messages nacked while ClickHouse was down, delivered again afterwards")
+            .isPositive();
+        assertThat(service.terminate()).isEqualTo(SIGTERM_EXIT);
+        assertDrained(subscription);
+      } finally {
+        Services.stop(service);
+      }
     }
   }
 
