@@ -83,6 +83,18 @@ abstract class BackfillSuite {
   }
 
   /**
+   * {@code env} with what Cloud Run sets for task {@code task} (from 0) of {@code tasks} of
+   * execution {@code execution}.
+   */
+  protected static Map<String, String> forTask(
+      Map<String, String> env, String execution, int tasks, int task) {
+    env.put("CLOUD_RUN_EXECUTION", execution);
+    env.put("CLOUD_RUN_TASK_COUNT", Integer.toString(tasks));
+    env.put("CLOUD_RUN_TASK_INDEX", Integer.toString(task));
+    return env;
+  }
+
+  /**
    * Runs the job with {@code env} from BigQuery's {@code ds.source} into ClickHouse's {@code
    * target}, with {@code flags} on top.
    */
@@ -337,10 +349,7 @@ abstract class BackfillSuite {
   void tasksShareTheRowsSoThatTogetherTheyWriteEveryRowExactlyOnce() {
     idTables("sharded", 1000, "");
     for (int task = 0; task < 3; task++) {
-      Map<String, String> env = environment();
-      env.put("CLOUD_RUN_EXECUTION", "sharded-1");
-      env.put("CLOUD_RUN_TASK_COUNT", "3");
-      env.put("CLOUD_RUN_TASK_INDEX", Integer.toString(task));
+      Map<String, String> env = forTask(environment(), "sharded-1", 3, task);
       JobRun run = copy(env, "sharded", "sharded", "--pageRows=150");
       run.assertSucceeded();
     }
@@ -442,10 +451,7 @@ abstract class BackfillSuite {
     String sql = "SELECT id FROM `test-project.ds.big` WHERE id < 10";
     idQueryTables(sql, "result1", 10, "from_query");
     for (int task = 0; task < 2; task++) {
-      Map<String, String> env = environment();
-      env.put("CLOUD_RUN_EXECUTION", "backfill-abc12");
-      env.put("CLOUD_RUN_TASK_COUNT", "2");
-      env.put("CLOUD_RUN_TASK_INDEX", Integer.toString(task));
+      Map<String, String> env = forTask(environment(), "backfill-abc12", 2, task);
       env.put("QUERY", sql);
       // Two pages of 5 rows, one for each task: a task's share is whole pages.
       JobRun run =
@@ -684,10 +690,7 @@ abstract class BackfillSuite {
     duringReads(write);
     String snapshotTime = null;
     for (int task = 0; task < tasks; task++) {
-      Map<String, String> env = environment();
-      env.put("CLOUD_RUN_EXECUTION", name + "-1");
-      env.put("CLOUD_RUN_TASK_COUNT", Integer.toString(tasks));
-      env.put("CLOUD_RUN_TASK_INDEX", Integer.toString(task));
+      Map<String, String> env = forTask(environment(), name + "-1", tasks, task);
       JobRun run =
           JobRun.of(
               env,
@@ -725,10 +728,7 @@ abstract class BackfillSuite {
   @Test
   void aTaskStartedWithOtherParametersThanItsExecutionFailsLoudly() {
     idTables("replanned", 50, "");
-    Map<String, String> env = environment();
-    env.put("CLOUD_RUN_EXECUTION", "replanned-1");
-    env.put("CLOUD_RUN_TASK_COUNT", "2");
-    env.put("CLOUD_RUN_TASK_INDEX", "0");
+    Map<String, String> env = forTask(environment(), "replanned-1", 2, 0);
     JobRun first = copy(env, "replanned", "replanned", "--where=id < 20");
     first.assertSucceeded();
 
@@ -1041,9 +1041,7 @@ abstract class BackfillSuite {
     // The recovery run has two tasks: each tries its share of the refused rows.
     long recovered = 0;
     for (int task = 0; task < 2; task++) {
-      env.put("CLOUD_RUN_EXECUTION", "recover-2");
-      env.put("CLOUD_RUN_TASK_COUNT", "2");
-      env.put("CLOUD_RUN_TASK_INDEX", Integer.toString(task));
+      forTask(env, "recover-2", 2, task);
       JobRun recovery = JobRun.of(env, args);
       recovery.assertSucceeded();
       assertThat(recovery.out()).contains("\"deadLettered\":0");
@@ -1066,9 +1064,7 @@ abstract class BackfillSuite {
                 + "'{\"id\":3,\"level\":300}','{\"id\":7,\"level\":7}']");
     assertThat(bigQuery.insertedRows()).hasSize(4);
 
-    env.put("CLOUD_RUN_TASK_COUNT", "1");
-    env.put("CLOUD_RUN_TASK_INDEX", "0");
-    env.put("CLOUD_RUN_EXECUTION", "recover-3");
+    forTask(env, "recover-3", 1, 0);
     JobRun plain = JobRun.of(env, args);
     plain.assertSucceeded();
     assertThat(db.query("SELECT id, level FROM recover ORDER BY id") + "\n")
@@ -1136,10 +1132,7 @@ abstract class BackfillSuite {
     idTables("rerun", 120, "");
     for (String execution : List.of("rerun-1", "rerun-2")) {
       for (int task = 0; task < 2; task++) {
-        Map<String, String> env = environment();
-        env.put("CLOUD_RUN_EXECUTION", execution);
-        env.put("CLOUD_RUN_TASK_COUNT", "2");
-        env.put("CLOUD_RUN_TASK_INDEX", Integer.toString(task));
+        Map<String, String> env = forTask(environment(), execution, 2, task);
         JobRun run = copy(env, "rerun", "rerun", "--pageRows=25");
         run.assertSucceeded();
         if (execution.equals("rerun-2")) {
