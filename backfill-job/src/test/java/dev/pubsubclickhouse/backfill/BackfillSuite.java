@@ -82,6 +82,13 @@ abstract class BackfillSuite {
     return env;
   }
 
+  /** {@code env} with ClickHouse dead-letter table {@code table}, which the job creates. */
+  protected static Map<String, String> withDeadLetterTable(Map<String, String> env, String table) {
+    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", table);
+    env.put("CREATE_DEAD_LETTER_TABLE", "true");
+    return env;
+  }
+
   /**
    * {@code env} with what Cloud Run sets for task {@code task} (from 0) of {@code tasks} of
    * execution {@code execution}.
@@ -286,8 +293,7 @@ abstract class BackfillSuite {
     db.execute("CREATE TABLE small (id UInt8, level Int8) ENGINE = MergeTree ORDER BY id");
     Map<String, String> env = environment();
     env.remove("OUTPUT_DEADLETTER_TABLE");
-    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "errors");
-    env.put("CREATE_DEAD_LETTER_TABLE", "true");
+    withDeadLetterTable(env, "errors");
 
     JobRun run = copy(env, "small", "small");
 
@@ -318,9 +324,7 @@ abstract class BackfillSuite {
     db.execute(
         "CREATE TABLE checked (id UInt8, CONSTRAINT not_seven CHECK id != 7)"
             + " ENGINE = MergeTree ORDER BY id");
-    Map<String, String> env = environment();
-    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "checked_errors");
-    env.put("CREATE_DEAD_LETTER_TABLE", "true");
+    Map<String, String> env = withDeadLetterTable(environment(), "checked_errors");
 
     JobRun run = copy(env, "checked", "checked");
 
@@ -480,9 +484,7 @@ abstract class BackfillSuite {
     db.execute(
         "CREATE TABLE planned (id UInt8, name String, note String DEFAULT 'none',"
             + " score Nullable(Float32)) ENGINE = MergeTree ORDER BY id");
-    Map<String, String> env = environment();
-    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "never_created");
-    env.put("CREATE_DEAD_LETTER_TABLE", "true");
+    Map<String, String> env = withDeadLetterTable(environment(), "never_created");
 
     JobRun run = copy(env, "planned", "planned", "--dryRun");
 
@@ -1023,8 +1025,7 @@ abstract class BackfillSuite {
             + " ENGINE = MergeTree ORDER BY id");
     Map<String, String> env = environment();
     env.remove("OUTPUT_DEADLETTER_TABLE");
-    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "recover_errors");
-    env.put("CREATE_DEAD_LETTER_TABLE", "true");
+    withDeadLetterTable(env, "recover_errors");
     String[] args = {
       "--inputTableSpec=" + PROJECT + ":ds.recover", "--clickHouseTable=recover", "--pageRows=10"
     };
@@ -1090,9 +1091,7 @@ abstract class BackfillSuite {
     db.execute(
         "CREATE TABLE recover_again (id UInt32, level Int8) ENGINE = MergeTree ORDER BY id"
             + " SETTINGS non_replicated_deduplication_window = 100");
-    Map<String, String> env = environment();
-    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "recover_again_errors");
-    env.put("CREATE_DEAD_LETTER_TABLE", "true");
+    Map<String, String> env = withDeadLetterTable(environment(), "recover_again_errors");
     String[] args = {
       "--inputTableSpec=" + PROJECT + ":ds.recover_again",
       "--clickHouseTable=recover_again",
@@ -1241,8 +1240,7 @@ abstract class BackfillSuite {
     assertThat(first.exitCode()).as(first.output()).isEqualTo(1);
 
     env.put("CLOUD_RUN_EXECUTION", "unkept-2");
-    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "unkept_errors");
-    env.put("CREATE_DEAD_LETTER_TABLE", "true");
+    withDeadLetterTable(env, "unkept_errors");
     JobRun second = JobRun.of(env, args);
 
     second.assertSucceeded();
