@@ -58,12 +58,14 @@ class PullThroughEmulatorIT {
   private static final int SIGTERM_EXIT = 143;
 
   private final TestDatabase database;
+  private final Sql sql;
   private final PubSubEmulator emulator;
   private final PubSubRest pubsub;
   @TempDir Path directory;
 
   PullThroughEmulatorIT(TestDatabase database, PubSubEmulator emulator) {
     this.database = database;
+    this.sql = Sql.of(database);
     this.emulator = emulator;
     this.pubsub = emulator.rest("emulator-tests");
   }
@@ -78,6 +80,11 @@ class PullThroughEmulatorIT {
     return env;
   }
 
+  /** Settings of a service pulling {@code subscription} into {@code table} of the test database. */
+  private Map<String, String> pulling(String table, String subscription) {
+    return pulling(database.server(), database.name(), table, subscription);
+  }
+
   /** Nothing is left to pull: every message was acked (a nacked one would be there again). */
   private void assertDrained(String subscription) throws InterruptedException {
     Thread.sleep(1_500);
@@ -88,12 +95,11 @@ class PullThroughEmulatorIT {
 
   @Test
   void goodMessagesLandOnceAndBadOnesInTheDeadLetterTableAcked() throws Exception {
-    Sql sql = Sql.of(database);
     Stored events = Stored.createTarget(sql, "pulled");
     database.execute(Events.deadLetterTable("pulled_dead_letters"));
     pubsub.createTopic("pulled");
     String subscription = pubsub.subscription("pulled-pull", "pulled").create();
-    Map<String, String> env = pulling(database.server(), database.name(), "pulled", subscription);
+    Map<String, String> env = pulling("pulled", subscription);
     env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "pulled_dead_letters");
     ServiceProcess service = Services.start("pull", env);
     try {
@@ -134,7 +140,6 @@ class PullThroughEmulatorIT {
 
   @Test
   void withNoSinkABadMessageIsNackedUntilPubSubDeadLettersIt() throws Exception {
-    Sql sql = Sql.of(database);
     Stored refusals = Stored.createTarget(sql, "pull_refusals");
     pubsub.createTopic("pull-refusals");
     pubsub.createTopic("pull-refusals-dead");
@@ -145,9 +150,7 @@ class PullThroughEmulatorIT {
             .deadLetters("pull-refusals-dead", 5)
             .create();
     ServiceProcess service =
-        Services.start(
-            "pull-refusals",
-            pulling(database.server(), database.name(), "pull_refusals", subscription));
+        Services.start("pull-refusals", pulling("pull_refusals", subscription));
     try {
       List<Message> good = Events.messages(1, 20);
       List<Message> bad = List.of(Events.negativeId(101), Events.notJson(102));
@@ -219,12 +222,10 @@ class PullThroughEmulatorIT {
    */
   @Test
   void sigtermMidBatchWritesOrNacksWhatItHoldsAndARestartStoresTheRestOnce() throws Exception {
-    Sql sql = Sql.of(database);
     Stored stopped = Stored.createTarget(sql, "pull_sigterm");
     pubsub.createTopic("pull-sigterm");
     String subscription = pubsub.subscription("pull-sigterm-pull", "pull-sigterm").create();
-    Map<String, String> env =
-        pulling(database.server(), database.name(), "pull_sigterm", subscription);
+    Map<String, String> env = pulling("pull_sigterm", subscription);
     // Batches that wait, so that SIGTERM finds messages held in them.
     env.put("BATCH_LINGER_MS", "400");
     env.put("BATCH_MAX_WAIT_MS", "400");
@@ -282,12 +283,9 @@ class PullThroughEmulatorIT {
    */
   @Test
   void aSubscriberThatFailedFailsTheLivenessProbe() throws Exception {
-    Sql sql = Sql.of(database);
     Stored.createTarget(sql, "pull_missing");
     ServiceProcess service =
-        Services.start(
-            "pull-missing",
-            pulling(database.server(), database.name(), "pull_missing", "no-such-subscription"));
+        Services.start("pull-missing", pulling("pull_missing", "no-such-subscription"));
     try {
       long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
       HttpResponse<String> livez = service.get("/livez");
@@ -305,13 +303,10 @@ class PullThroughEmulatorIT {
 
   @Test
   void anExactlyOnceSubscriptionGetsEveryMessageOnceWithEveryAckConfirmed() throws Exception {
-    Sql sql = Sql.of(database);
     Stored once = Stored.createTarget(sql, "pull_once");
     pubsub.createTopic("pull-once");
     String subscription = pubsub.subscription("pull-once-pull", "pull-once").exactlyOnce().create();
-    ServiceProcess service =
-        Services.start(
-            "pull-once", pulling(database.server(), database.name(), "pull_once", subscription));
+    ServiceProcess service = Services.start("pull-once", pulling("pull_once", subscription));
     try {
       List<Message> messages = Events.messages(1, 200);
       List<Row> expected =
