@@ -193,10 +193,7 @@ class BackfillRestIT extends BackfillSuite {
   }
 
   private JobRun runTask(String execution, int task, int tasks, String table, String... args) {
-    Map<String, String> env = environment();
-    env.put("CLOUD_RUN_EXECUTION", execution);
-    env.put("CLOUD_RUN_TASK_COUNT", Integer.toString(tasks));
-    env.put("CLOUD_RUN_TASK_INDEX", Integer.toString(task));
+    Map<String, String> env = forTask(environment(), execution, tasks, task);
     List<String> all = new ArrayList<>(List.of(args));
     all.add("--inputTableSpec=" + PROJECT + ":ds." + table);
     all.add("--clickHouseTable=" + table);

@@ -82,6 +82,25 @@ abstract class BackfillSuite {
     return env;
   }
 
+  /** {@code env} with ClickHouse dead-letter table {@code table}, which the job creates. */
+  protected static Map<String, String> withDeadLetterTable(Map<String, String> env, String table) {
+    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", table);
+    env.put("CREATE_DEAD_LETTER_TABLE", "true");
+    return env;
+  }
+
+  /**
+   * {@code env} with what Cloud Run sets for task {@code task} (from 0) of {@code tasks} of
+   * execution {@code execution}.
+   */
+  protected static Map<String, String> forTask(
+      Map<String, String> env, String execution, int tasks, int task) {
+    env.put("CLOUD_RUN_EXECUTION", execution);
+    env.put("CLOUD_RUN_TASK_COUNT", Integer.toString(tasks));
+    env.put("CLOUD_RUN_TASK_INDEX", Integer.toString(task));
+    return env;
+  }
+
   /**
    * Runs the job with {@code env} from BigQuery's {@code ds.source} into ClickHouse's {@code
    * target}, with {@code flags} on top.
@@ -274,8 +293,7 @@ abstract class BackfillSuite {
     db.execute("CREATE TABLE small (id UInt8, level Int8) ENGINE = MergeTree ORDER BY id");
     Map<String, String> env = environment();
     env.remove("OUTPUT_DEADLETTER_TABLE");
-    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "errors");
-    env.put("CREATE_DEAD_LETTER_TABLE", "true");
+    withDeadLetterTable(env, "errors");
 
     JobRun run = copy(env, "small", "small");
 
@@ -306,9 +324,7 @@ abstract class BackfillSuite {
     db.execute(
         "CREATE TABLE checked (id UInt8, CONSTRAINT not_seven CHECK id != 7)"
             + " ENGINE = MergeTree ORDER BY id");
-    Map<String, String> env = environment();
-    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "checked_errors");
-    env.put("CREATE_DEAD_LETTER_TABLE", "true");
+    Map<String, String> env = withDeadLetterTable(environment(), "checked_errors");
 
     JobRun run = copy(env, "checked", "checked");
 
@@ -337,10 +353,7 @@ abstract class BackfillSuite {
   void tasksShareTheRowsSoThatTogetherTheyWriteEveryRowExactlyOnce() {
     idTables("sharded", 1000, "");
     for (int task = 0; task < 3; task++) {
-      Map<String, String> env = environment();
-      env.put("CLOUD_RUN_EXECUTION", "sharded-1");
-      env.put("CLOUD_RUN_TASK_COUNT", "3");
-      env.put("CLOUD_RUN_TASK_INDEX", Integer.toString(task));
+      Map<String, String> env = forTask(environment(), "sharded-1", 3, task);
       JobRun run = copy(env, "sharded", "sharded", "--pageRows=150");
       run.assertSucceeded();
     }
@@ -442,10 +455,7 @@ abstract class BackfillSuite {
     String sql = "SELECT id FROM `test-project.ds.big` WHERE id < 10";
     idQueryTables(sql, "result1", 10, "from_query");
     for (int task = 0; task < 2; task++) {
-      Map<String, String> env = environment();
-      env.put("CLOUD_RUN_EXECUTION", "backfill-abc12");
-      env.put("CLOUD_RUN_TASK_COUNT", "2");
-      env.put("CLOUD_RUN_TASK_INDEX", Integer.toString(task));
+      Map<String, String> env = forTask(environment(), "backfill-abc12", 2, task);
       env.put("QUERY", sql);
       // Two pages of 5 rows, one for each task: a task's share is whole pages.
       JobRun run =
@@ -474,9 +484,7 @@ abstract class BackfillSuite {
     db.execute(
         "CREATE TABLE planned (id UInt8, name String, note String DEFAULT 'none',"
             + " score Nullable(Float32)) ENGINE = MergeTree ORDER BY id");
-    Map<String, String> env = environment();
-    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "never_created");
-    env.put("CREATE_DEAD_LETTER_TABLE", "true");
+    Map<String, String> env = withDeadLetterTable(environment(), "never_created");
 
     JobRun run = copy(env, "planned", "planned", "--dryRun");
 
@@ -684,10 +692,7 @@ abstract class BackfillSuite {
     duringReads(write);
     String snapshotTime = null;
     for (int task = 0; task < tasks; task++) {
-      Map<String, String> env = environment();
-      env.put("CLOUD_RUN_EXECUTION", name + "-1");
-      env.put("CLOUD_RUN_TASK_COUNT", Integer.toString(tasks));
-      env.put("CLOUD_RUN_TASK_INDEX", Integer.toString(task));
+      Map<String, String> env = forTask(environment(), name + "-1", tasks, task);
       JobRun run =
           JobRun.of(
               env,
@@ -725,10 +730,7 @@ abstract class BackfillSuite {
   @Test
   void aTaskStartedWithOtherParametersThanItsExecutionFailsLoudly() {
     idTables("replanned", 50, "");
-    Map<String, String> env = environment();
-    env.put("CLOUD_RUN_EXECUTION", "replanned-1");
-    env.put("CLOUD_RUN_TASK_COUNT", "2");
-    env.put("CLOUD_RUN_TASK_INDEX", "0");
+    Map<String, String> env = forTask(environment(), "replanned-1", 2, 0);
     JobRun first = copy(env, "replanned", "replanned", "--where=id < 20");
     first.assertSucceeded();
 
@@ -1023,8 +1025,7 @@ abstract class BackfillSuite {
             + " ENGINE = MergeTree ORDER BY id");
     Map<String, String> env = environment();
     env.remove("OUTPUT_DEADLETTER_TABLE");
-    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "recover_errors");
-    env.put("CREATE_DEAD_LETTER_TABLE", "true");
+    withDeadLetterTable(env, "recover_errors");
     String[] args = {
       "--inputTableSpec=" + PROJECT + ":ds.recover", "--clickHouseTable=recover", "--pageRows=10"
     };
@@ -1041,9 +1042,7 @@ abstract class BackfillSuite {
     // The recovery run has two tasks: each tries its share of the refused rows.
     long recovered = 0;
     for (int task = 0; task < 2; task++) {
-      env.put("CLOUD_RUN_EXECUTION", "recover-2");
-      env.put("CLOUD_RUN_TASK_COUNT", "2");
-      env.put("CLOUD_RUN_TASK_INDEX", Integer.toString(task));
+      forTask(env, "recover-2", 2, task);
       JobRun recovery = JobRun.of(env, args);
       recovery.assertSucceeded();
       assertThat(recovery.out()).contains("\"deadLettered\":0");
@@ -1066,9 +1065,7 @@ abstract class BackfillSuite {
                 + "'{\"id\":3,\"level\":300}','{\"id\":7,\"level\":7}']");
     assertThat(bigQuery.insertedRows()).hasSize(4);
 
-    env.put("CLOUD_RUN_TASK_COUNT", "1");
-    env.put("CLOUD_RUN_TASK_INDEX", "0");
-    env.put("CLOUD_RUN_EXECUTION", "recover-3");
+    forTask(env, "recover-3", 1, 0);
     JobRun plain = JobRun.of(env, args);
     plain.assertSucceeded();
     assertThat(db.query("SELECT id, level FROM recover ORDER BY id") + "\n")
@@ -1094,9 +1091,7 @@ abstract class BackfillSuite {
     db.execute(
         "CREATE TABLE recover_again (id UInt32, level Int8) ENGINE = MergeTree ORDER BY id"
             + " SETTINGS non_replicated_deduplication_window = 100");
-    Map<String, String> env = environment();
-    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "recover_again_errors");
-    env.put("CREATE_DEAD_LETTER_TABLE", "true");
+    Map<String, String> env = withDeadLetterTable(environment(), "recover_again_errors");
     String[] args = {
       "--inputTableSpec=" + PROJECT + ":ds.recover_again",
       "--clickHouseTable=recover_again",
@@ -1136,10 +1131,7 @@ abstract class BackfillSuite {
     idTables("rerun", 120, "");
     for (String execution : List.of("rerun-1", "rerun-2")) {
       for (int task = 0; task < 2; task++) {
-        Map<String, String> env = environment();
-        env.put("CLOUD_RUN_EXECUTION", execution);
-        env.put("CLOUD_RUN_TASK_COUNT", "2");
-        env.put("CLOUD_RUN_TASK_INDEX", Integer.toString(task));
+        Map<String, String> env = forTask(environment(), execution, 2, task);
         JobRun run = copy(env, "rerun", "rerun", "--pageRows=25");
         run.assertSucceeded();
         if (execution.equals("rerun-2")) {
@@ -1248,8 +1240,7 @@ abstract class BackfillSuite {
     assertThat(first.exitCode()).as(first.output()).isEqualTo(1);
 
     env.put("CLOUD_RUN_EXECUTION", "unkept-2");
-    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "unkept_errors");
-    env.put("CREATE_DEAD_LETTER_TABLE", "true");
+    withDeadLetterTable(env, "unkept_errors");
     JobRun second = JobRun.of(env, args);
 
     second.assertSucceeded();

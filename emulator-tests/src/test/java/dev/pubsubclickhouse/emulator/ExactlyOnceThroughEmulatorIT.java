@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.pubsubclickhouse.emulator.Events.Row;
 import dev.pubsubclickhouse.testing.ClickHouseServer;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
-import dev.pubsubclickhouse.testing.LocalClickHouse;
 import dev.pubsubclickhouse.testing.PubSubEmulator;
 import dev.pubsubclickhouse.testing.PubSubEmulatorTest;
 import dev.pubsubclickhouse.testing.PubSubRest;
@@ -135,30 +134,24 @@ class ExactlyOnceThroughEmulatorIT {
 
   @Test
   void clickHouseDownWhileMessagesKeepComingLosesAndDoublesNothing() throws Exception {
-    LocalClickHouse clickHouse = LocalClickHouse.start(directory.resolve("clickhouse"));
-    ServiceProcess service = null;
-    try {
-      ClickHouseServer server = new ClickHouseServer(clickHouse.url(), "default", "");
-      Sql sql = new Sql(server.url(), server.user(), server.password(), "default");
-      Stored outage = Stored.createTarget(sql, "outage");
-      service = service("clickhouse-down", server, "default", "outage");
-      List<String> subscriptions = subscribe("outage", service, false);
-      List<Message> messages = Events.messages(1, 300);
+    try (Outage.OwnClickHouse clickHouse = new Outage.OwnClickHouse(directory, "outage")) {
+      ServiceProcess service = service("clickhouse-down", clickHouse.server, "default", "outage");
+      try {
+        List<String> subscriptions = subscribe("outage", service, false);
+        List<Message> messages = Events.messages(1, 300);
 
-      // ClickHouse goes down after the first third.
-      List<String> published =
-          Outage.publishWhileDown(
-              pubsub, "outage", messages, outage, clickHouse, "ClickHouse", service);
+        // ClickHouse goes down after the first third.
+        List<String> published = clickHouse.publishWhileDown(pubsub, "outage", messages, service);
 
-      List<Row> expected = expected(subscriptions, published, messages);
-      outage.awaitSettled(expected.size(), ARRIVAL);
-      outage.assertHoldsExactly(expected);
-      assertThat(service.metric("pubsub_clickhouse_unavailable_total"))
-          .as("pushes answered 503 while ClickHouse was down, redelivered afterwards")
-          .isPositive();
-    } finally {
-      Services.stop(service);
-      clickHouse.stop();
+        List<Row> expected = expected(subscriptions, published, messages);
+        clickHouse.target.awaitSettled(expected.size(), ARRIVAL);
+        clickHouse.target.assertHoldsExactly(expected);
+        assertThat(service.metric("pubsub_clickhouse_unavailable_total"))
+            .as("pushes answered 503 while ClickHouse was down, redelivered afterwards")
+            .isPositive();
+      } finally {
+        Services.stop(service);
+      }
     }
   }
 }

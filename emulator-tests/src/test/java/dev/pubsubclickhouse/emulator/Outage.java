@@ -1,9 +1,12 @@
 package dev.pubsubclickhouse.emulator;
 
+import dev.pubsubclickhouse.testing.ClickHouseServer;
 import dev.pubsubclickhouse.testing.LocalClickHouse;
 import dev.pubsubclickhouse.testing.PubSubRest;
 import dev.pubsubclickhouse.testing.PubSubRest.Message;
 import dev.pubsubclickhouse.testing.ServiceProcess;
+import dev.pubsubclickhouse.testing.Sql;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,6 +19,43 @@ final class Outage {
   private static final Duration DOWN = Duration.ofSeconds(3);
 
   private Outage() {}
+
+  /**
+   * A ClickHouse server of the test's own, so that killing it stops no other test's server, with
+   * the target table in the exactly-once layout in its default database.
+   */
+  static final class OwnClickHouse implements AutoCloseable {
+    private final LocalClickHouse clickHouse;
+    final ClickHouseServer server;
+    final Stored target;
+
+    /** Starts the server in {@code directory} and creates {@code table} in it. */
+    OwnClickHouse(Path directory, String table) {
+      clickHouse = LocalClickHouse.start(directory.resolve("clickhouse"));
+      try {
+        server = new ClickHouseServer(clickHouse.url(), "default", "");
+        target =
+            Stored.createTarget(
+                new Sql(server.url(), server.user(), server.password(), "default"), table);
+      } catch (RuntimeException e) {
+        clickHouse.stop();
+        throw e;
+      }
+    }
+
+    /** {@link Outage#publishWhileDown} with this server as the one that goes down. */
+    List<String> publishWhileDown(
+        PubSubRest pubsub, String topic, List<Message> messages, ServiceProcess service)
+        throws Exception {
+      return Outage.publishWhileDown(
+          pubsub, topic, messages, target, clickHouse, "ClickHouse", service);
+    }
+
+    @Override
+    public void close() {
+      clickHouse.stop();
+    }
+  }
 
   /**
    * Publishes the first third of {@code messages} to {@code topic} from a thread of its own; once

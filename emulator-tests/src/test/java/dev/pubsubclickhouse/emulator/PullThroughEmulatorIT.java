@@ -6,7 +6,6 @@ import dev.pubsubclickhouse.emulator.Events.Row;
 import dev.pubsubclickhouse.emulator.Stored.DeadLetter;
 import dev.pubsubclickhouse.testing.ClickHouseServer;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
-import dev.pubsubclickhouse.testing.LocalClickHouse;
 import dev.pubsubclickhouse.testing.PubSubEmulator;
 import dev.pubsubclickhouse.testing.PubSubEmulatorTest;
 import dev.pubsubclickhouse.testing.PubSubRest;
@@ -59,12 +58,14 @@ class PullThroughEmulatorIT {
   private static final int SIGTERM_EXIT = 143;
 
   private final TestDatabase database;
+  private final Sql sql;
   private final PubSubEmulator emulator;
   private final PubSubRest pubsub;
   @TempDir Path directory;
 
   PullThroughEmulatorIT(TestDatabase database, PubSubEmulator emulator) {
     this.database = database;
+    this.sql = Sql.of(database);
     this.emulator = emulator;
     this.pubsub = emulator.rest("emulator-tests");
   }
@@ -79,6 +80,11 @@ class PullThroughEmulatorIT {
     return env;
   }
 
+  /** Settings of a service pulling {@code subscription} into {@code table} of the test database. */
+  private Map<String, String> pulling(String table, String subscription) {
+    return pulling(database.server(), database.name(), table, subscription);
+  }
+
   /** Nothing is left to pull: every message was acked (a nacked one would be there again). */
   private void assertDrained(String subscription) throws InterruptedException {
     Thread.sleep(1_500);
@@ -89,12 +95,11 @@ class PullThroughEmulatorIT {
 
   @Test
   void goodMessagesLandOnceAndBadOnesInTheDeadLetterTableAcked() throws Exception {
-    Sql sql = Sql.of(database);
     Stored events = Stored.createTarget(sql, "pulled");
     database.execute(Events.deadLetterTable("pulled_dead_letters"));
     pubsub.createTopic("pulled");
     String subscription = pubsub.subscription("pulled-pull", "pulled").create();
-    Map<String, String> env = pulling(database.server(), database.name(), "pulled", subscription);
+    Map<String, String> env = pulling("pulled", subscription);
     env.put("CLICKHOUSE_DEAD_LETTER_TABLE", "pulled_dead_letters");
     ServiceProcess service = Services.start("pull", env);
     try {
@@ -135,39 +140,25 @@ class PullThroughEmulatorIT {
 
   @Test
   void withNoSinkABadMessageIsNackedUntilPubSubDeadLettersIt() throws Exception {
-    Sql sql = Sql.of(database);
     Stored refusals = Stored.createTarget(sql, "pull_refusals");
-    pubsub.createTopic("pull-refusals");
-    pubsub.createTopic("pull-refusals-dead");
-    String deadPull = pubsub.subscription("pull-refusals-dead-pull", "pull-refusals-dead").create();
+    PubSubDeadLetterTopic deadLetterTopic = new PubSubDeadLetterTopic(pubsub, "pull-refusals");
     String subscription =
-        pubsub
-            .subscription("pull-refusals-pull", "pull-refusals")
-            .deadLetters("pull-refusals-dead", 5)
+        deadLetterTopic
+            .policyOf(pubsub.subscription("pull-refusals-pull", "pull-refusals"))
             .create();
     ServiceProcess service =
-        Services.start(
-            "pull-refusals",
-            pulling(database.server(), database.name(), "pull_refusals", subscription));
+        Services.start("pull-refusals", pulling("pull_refusals", subscription));
     try {
       List<Message> good = Events.messages(1, 20);
       List<Message> bad = List.of(Events.negativeId(101), Events.notJson(102));
       List<String> goodIds = pubsub.publish("pull-refusals", good);
       pubsub.publish("pull-refusals", bad);
 
-      List<Received> deadLettered = pubsub.pullUntil(deadPull, bad.size(), ARRIVAL);
+      deadLetterTopic.assertHoldsExactly(bad, subscription, ARRIVAL);
       List<Row> expected =
           Events.expectedRows(pubsub.subscriptionPath(subscription), goodIds, good, false);
       refusals.awaitSettled(expected.size(), ARRIVAL);
       refusals.assertHoldsExactly(expected);
-      assertThat(deadLettered.stream().map(Received::text).toList())
-          .as("the refused messages, and only they, in Pub/Sub's dead-letter topic")
-          .containsExactlyInAnyOrderElementsOf(bad.stream().map(Message::text).toList());
-      for (Received message : deadLettered) {
-        assertThat(message.attributes())
-            .containsEntry("CloudPubSubDeadLetterSourceSubscription", subscription)
-            .containsEntry("CloudPubSubDeadLetterSourceDeliveryCount", "5");
-      }
       assertThat(service.metric("pubsub_clickhouse_pull_nacked_total"))
           .as("each refused message nacked at each of its five deliveries")
           .isGreaterThanOrEqualTo(5L * bad.size());
@@ -180,35 +171,31 @@ class PullThroughEmulatorIT {
 
   @Test
   void clickHouseDownWhileMessagesKeepComingLosesAndDoublesNothing() throws Exception {
-    LocalClickHouse clickHouse = LocalClickHouse.start(directory.resolve("clickhouse"));
-    ServiceProcess service = null;
-    try {
-      ClickHouseServer server = new ClickHouseServer(clickHouse.url(), "default", "");
-      Sql sql = new Sql(server.url(), server.user(), server.password(), "default");
-      Stored outage = Stored.createTarget(sql, "pull_outage");
+    try (Outage.OwnClickHouse clickHouse = new Outage.OwnClickHouse(directory, "pull_outage")) {
       pubsub.createTopic("pull-outage");
       String subscription = pubsub.subscription("pull-outage-pull", "pull-outage").create();
-      service =
+      ServiceProcess service =
           Services.start(
-              "pull-clickhouse-down", pulling(server, "default", "pull_outage", subscription));
-      List<Message> messages = Events.messages(1, 300);
-      // ClickHouse goes down after the first third.
-      List<String> published =
-          Outage.publishWhileDown(
-              pubsub, "pull-outage", messages, outage, clickHouse, "ClickHouse", service);
+              "pull-clickhouse-down",
+              pulling(clickHouse.server, "default", "pull_outage", subscription));
+      try {
+        List<Message> messages = Events.messages(1, 300);
+        // ClickHouse goes down after the first third.
+        List<String> published =
+            clickHouse.publishWhileDown(pubsub, "pull-outage", messages, service);
 
-      List<Row> expected =
-          Events.expectedRows(pubsub.subscriptionPath(subscription), published, messages, false);
-      outage.awaitSettled(expected.size(), ARRIVAL);
-      outage.assertHoldsExactly(expected);
-      assertThat(service.metric("pubsub_clickhouse_pull_nacked_total"))
-          .as("messages nacked while ClickHouse was down, delivered again afterwards")
-          .isPositive();
-      assertThat(service.terminate()).isEqualTo(SIGTERM_EXIT);
-      assertDrained(subscription);
-    } finally {
-      Services.stop(service);
-      clickHouse.stop();
+        List<Row> expected =
+            Events.expectedRows(pubsub.subscriptionPath(subscription), published, messages, false);
+        clickHouse.target.awaitSettled(expected.size(), ARRIVAL);
+        clickHouse.target.assertHoldsExactly(expected);
+        assertThat(service.metric("pubsub_clickhouse_pull_nacked_total"))
+            .as("messages nacked while ClickHouse was down, delivered again afterwards")
+            .isPositive();
+        assertThat(service.terminate()).isEqualTo(SIGTERM_EXIT);
+        assertDrained(subscription);
+      } finally {
+        Services.stop(service);
+      }
     }
   }
 
@@ -224,12 +211,10 @@ class PullThroughEmulatorIT {
    */
   @Test
   void sigtermMidBatchWritesOrNacksWhatItHoldsAndARestartStoresTheRestOnce() throws Exception {
-    Sql sql = Sql.of(database);
     Stored stopped = Stored.createTarget(sql, "pull_sigterm");
     pubsub.createTopic("pull-sigterm");
     String subscription = pubsub.subscription("pull-sigterm-pull", "pull-sigterm").create();
-    Map<String, String> env =
-        pulling(database.server(), database.name(), "pull_sigterm", subscription);
+    Map<String, String> env = pulling("pull_sigterm", subscription);
     // Batches that wait, so that SIGTERM finds messages held in them.
     env.put("BATCH_LINGER_MS", "400");
     env.put("BATCH_MAX_WAIT_MS", "400");
@@ -287,12 +272,9 @@ class PullThroughEmulatorIT {
    */
   @Test
   void aSubscriberThatFailedFailsTheLivenessProbe() throws Exception {
-    Sql sql = Sql.of(database);
     Stored.createTarget(sql, "pull_missing");
     ServiceProcess service =
-        Services.start(
-            "pull-missing",
-            pulling(database.server(), database.name(), "pull_missing", "no-such-subscription"));
+        Services.start("pull-missing", pulling("pull_missing", "no-such-subscription"));
     try {
       long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
       HttpResponse<String> livez = service.get("/livez");
@@ -310,13 +292,10 @@ class PullThroughEmulatorIT {
 
   @Test
   void anExactlyOnceSubscriptionGetsEveryMessageOnceWithEveryAckConfirmed() throws Exception {
-    Sql sql = Sql.of(database);
     Stored once = Stored.createTarget(sql, "pull_once");
     pubsub.createTopic("pull-once");
     String subscription = pubsub.subscription("pull-once-pull", "pull-once").exactlyOnce().create();
-    ServiceProcess service =
-        Services.start(
-            "pull-once", pulling(database.server(), database.name(), "pull_once", subscription));
+    ServiceProcess service = Services.start("pull-once", pulling("pull_once", subscription));
     try {
       List<Message> messages = Events.messages(1, 200);
       List<Row> expected =

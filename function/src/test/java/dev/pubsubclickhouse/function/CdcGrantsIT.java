@@ -11,7 +11,6 @@ import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.FaultInjectingProxy;
 import dev.pubsubclickhouse.testing.GrantsSqlUser;
 import dev.pubsubclickhouse.testing.TestDatabase;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
@@ -37,14 +36,19 @@ class CdcGrantsIT {
     login = GrantsSqlUser.on(database);
     database.execute("DROP TABLE realtime.logs SYNC");
     database.execute("DROP TABLE realtime.logs_dead_letter SYNC");
-    database.execute(
-        "CREATE TABLE realtime.logs_dead_letter (id Int32, name String, __version UInt64,"
-            + " __is_deleted UInt8) ENGINE = ReplacingMergeTree ORDER BY (id, __version)");
+    createHistoryTable();
     database.execute(
         "CREATE TABLE realtime.logs AS realtime.logs_dead_letter"
             + " ENGINE = ReplacingMergeTree(__version, __is_deleted) ORDER BY id");
     database.execute(
         TruncateMarkTable.createStatement(new TableName("realtime", "_backfill_checkpoints")));
+  }
+
+  /** realtime.logs_dead_letter as a history table: every version of a row kept. */
+  private void createHistoryTable() {
+    database.execute(
+        "CREATE TABLE realtime.logs_dead_letter (id Int32, name String, __version UInt64,"
+            + " __is_deleted UInt8) ENGINE = ReplacingMergeTree ORDER BY (id, __version)");
   }
 
   private RunningService startUnready(String cdcTables) throws Exception {
@@ -101,9 +105,7 @@ class CdcGrantsIT {
   @Test
   void aTargetTheUserMayDeleteFromIsServedAndTruncated() throws Exception {
     try (RunningService service = startUnready("public.hist=logs_dead_letter")) {
-      assertThat(service.service.awaitReady(Duration.ofSeconds(30)))
-          .as(service.service.unhealthyReason().orElse(""))
-          .isTrue();
+      service.assertBecomesReady();
       ObjectNode create = payload("c", null, row("id", 1, "name", "before"), source("hist", 100));
       assertThat(push(service, "c1", create)).isEqualTo(204);
       assertThat(push(service, "t", payload("t", null, null, source("hist", 200)))).isEqualTo(204);
@@ -120,9 +122,7 @@ class CdcGrantsIT {
       proxy.failQueries("CHECK GRANT", 400, 62, "SYNTAX_ERROR");
       try (RunningService service =
           startUnready(proxy.url(), "public.hist=logs_dead_letter,public.latest=logs")) {
-        assertThat(service.service.awaitReady(Duration.ofSeconds(30)))
-            .as(service.service.unhealthyReason().orElse(""))
-            .isTrue();
+        service.assertBecomesReady();
         ObjectNode create =
             payload("c", null, row("id", 7, "name", "unchecked"), source("latest", 100));
         assertThat(push(service, "c1", create)).isEqualTo(204);
@@ -140,9 +140,7 @@ class CdcGrantsIT {
       try (RunningService service = startUnready(proxy.url(), "public.hist=logs_dead_letter")) {
         assertThat(service.unreadyReasonOnceItNames("MEMORY_LIMIT_EXCEEDED")).isNotEmpty();
         proxy.heal();
-        assertThat(service.service.awaitReady(Duration.ofSeconds(30)))
-            .as(service.service.unhealthyReason().orElse(""))
-            .isTrue();
+        service.assertBecomesReady();
         ObjectNode create = payload("c", null, row("id", 8, "name", "later"), source("hist", 100));
         assertThat(push(service, "c1", create)).isEqualTo(204);
       }
@@ -157,12 +155,8 @@ class CdcGrantsIT {
     try (RunningService service = startUnready("public.hist=logs_dead_letter")) {
       assertThat(service.unreadyReasonOnceItNames("logs_dead_letter"))
           .contains("table realtime.logs_dead_letter does not exist");
-      database.execute(
-          "CREATE TABLE realtime.logs_dead_letter (id Int32, name String, __version UInt64,"
-              + " __is_deleted UInt8) ENGINE = ReplacingMergeTree ORDER BY (id, __version)");
-      assertThat(service.service.awaitReady(Duration.ofSeconds(30)))
-          .as(service.service.unhealthyReason().orElse(""))
-          .isTrue();
+      createHistoryTable();
+      service.assertBecomesReady();
     }
   }
 }

@@ -165,6 +165,20 @@ class PubSubSchemasIT {
     return RunningService.start(database, table, env);
   }
 
+  /**
+   * Tables {@code <name>_rows} of the Protobuf columns and {@code <name>_dead} of dead letters, and
+   * the service writing the first with the second as its dead-letter table, {@code settings} on
+   * top.
+   */
+  private RunningService startWithDeadLetters(String name, Map<String, String> settings)
+      throws Exception {
+    database.execute("CREATE TABLE " + name + "_rows " + PROTO_TABLE);
+    database.execute("CREATE TABLE " + name + "_dead " + DEAD_LETTERS);
+    Map<String, String> env = new HashMap<>(settings);
+    env.put("CLICKHOUSE_DEAD_LETTER_TABLE", name + "_dead");
+    return start(name + "_rows", env);
+  }
+
   private static Map<String, String> attributes(String schema, String revision, String encoding) {
     return Map.of(
         "googclient_schemaname", schema,
@@ -232,11 +246,8 @@ class PubSubSchemasIT {
 
   @Test
   void aMessageNamingASchemaPubSubDoesNotKnowIsDeadLetteredAskingOnce() throws Exception {
-    database.execute("CREATE TABLE unknown_rows " + PROTO_TABLE);
-    database.execute("CREATE TABLE unknown_dead " + DEAD_LETTERS);
     Map<String, String> rev9 = attributes(PROTO_SCHEMA, "rev9", "BINARY");
-    try (RunningService service =
-        start("unknown_rows", Map.of("CLICKHOUSE_DEAD_LETTER_TABLE", "unknown_dead"))) {
+    try (RunningService service = startWithDeadLetters("unknown", Map.of())) {
       assertThat(service.push("unknown-1", protoBinary(), rev9)).isEqualTo(204);
       assertThat(service.push("unknown-2", protoBinary(), rev9)).isEqualTo(204);
     }
@@ -263,16 +274,10 @@ class PubSubSchemasIT {
 
   @Test
   void aSchemaTheServiceMayNotReadIsAnswered503ThenDeadLetteredAfterTheGrace() throws Exception {
-    database.execute("CREATE TABLE denied_rows " + PROTO_TABLE);
-    database.execute("CREATE TABLE denied_dead " + DEAD_LETTERS);
     schemas.deny(PROTO_SCHEMA);
     Map<String, String> rev1 = attributes(PROTO_SCHEMA, "rev1", "BINARY");
     try (RunningService service =
-        start(
-            "denied_rows",
-            Map.of(
-                "CLICKHOUSE_DEAD_LETTER_TABLE", "denied_dead",
-                "SCHEMA_DENIED_GRACE_SECONDS", "10"))) {
+        startWithDeadLetters("denied", Map.of("SCHEMA_DENIED_GRACE_SECONDS", "10"))) {
       // Long enough that the first two answers come well within it on a loaded machine.
       long firstPush = System.nanoTime();
       assertThat(service.push("denied-1", protoBinary(), rev1)).as("young").isEqualTo(503);
@@ -300,15 +305,9 @@ class PubSubSchemasIT {
 
   @Test
   void aPublisherCyclingSchemaNamesGetsNoMoreLookupsThanTheBudget() throws Exception {
-    database.execute("CREATE TABLE cycled_rows " + PROTO_TABLE);
-    database.execute("CREATE TABLE cycled_dead " + DEAD_LETTERS);
     List<Integer> statuses = new java.util.ArrayList<>();
     try (RunningService service =
-        start(
-            "cycled_rows",
-            Map.of(
-                "CLICKHOUSE_DEAD_LETTER_TABLE", "cycled_dead",
-                "SCHEMA_LOOKUPS_PER_MINUTE", "3"))) {
+        startWithDeadLetters("cycled", Map.of("SCHEMA_LOOKUPS_PER_MINUTE", "3"))) {
       for (int i = 0; i < 6; i++) {
         statuses.add(
             service.push(
@@ -330,10 +329,7 @@ class PubSubSchemasIT {
 
   @Test
   void dataThatDoesNotDecodeWithItsSchemaIsDeadLetteredWithTheReason() throws Exception {
-    database.execute("CREATE TABLE odd_rows " + PROTO_TABLE);
-    database.execute("CREATE TABLE odd_dead " + DEAD_LETTERS);
-    try (RunningService service =
-        start("odd_rows", Map.of("CLICKHOUSE_DEAD_LETTER_TABLE", "odd_dead"))) {
+    try (RunningService service = startWithDeadLetters("odd", Map.of())) {
       assertThat(
               service.push(
                   "odd-1",

@@ -1,5 +1,7 @@
 package dev.pubsubclickhouse.function;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.pubsubclickhouse.testing.TestDatabase;
 import java.io.IOException;
 import java.net.URI;
@@ -80,6 +82,15 @@ final class RunningService implements AutoCloseable {
       reason = service.unhealthyReason().orElse("");
     }
     return reason;
+  }
+
+  /**
+   * Waits up to 30 s for the write path to open; fails with the service's reason if it does not.
+   */
+  void assertBecomesReady() throws InterruptedException {
+    assertThat(service.awaitReady(Duration.ofSeconds(30)))
+        .as(service.unhealthyReason().orElse(""))
+        .isTrue();
   }
 
   URI url() {

@@ -28,14 +28,19 @@ class CloudRunTest {
           "(docker\\.pkg\\.dev|gcr\\.io|docker\\.io)"
               + "|^[a-z0-9.-]+(:[0-9]+)?/[a-z0-9._/-]+(:[A-Za-z0-9._-]+|@sha256:[0-9a-f]+)$");
 
-  /** What the application reads (DESIGN.md, Configuration), besides CLICKHOUSE_PASSWORD. */
-  private static final Set<String> SERVICE_SETTINGS =
-      Set.of(
+  /** Where the service and the backfill job both write, besides CLICKHOUSE_PASSWORD. */
+  private static final List<String> CLICKHOUSE_SETTINGS =
+      List.of(
           "CLICKHOUSE_URL",
           "CLICKHOUSE_DATABASE",
           "CLICKHOUSE_TABLE",
           "CLICKHOUSE_USER",
-          "CLICKHOUSE_DEAD_LETTER_TABLE",
+          "CLICKHOUSE_DEAD_LETTER_TABLE");
+
+  /** What the application reads (DESIGN.md, Configuration), besides CLICKHOUSE_PASSWORD. */
+  private static final Set<String> SERVICE_SETTINGS =
+      with(
+          CLICKHOUSE_SETTINGS,
           "DEAD_LETTER_TOPIC",
           "BATCH_MAX_ROWS",
           "BATCH_MAX_BYTES",
@@ -61,18 +66,22 @@ class CloudRunTest {
           "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
           "OTEL_RESOURCE_ATTRIBUTES");
 
+  /** What the backfill job reads, besides CLICKHOUSE_PASSWORD. */
   private static final Set<String> JOB_SETTINGS =
-      Set.of(
-          "CLICKHOUSE_URL",
-          "CLICKHOUSE_DATABASE",
-          "CLICKHOUSE_TABLE",
-          "CLICKHOUSE_USER",
-          "CLICKHOUSE_DEAD_LETTER_TABLE",
+      with(
+          CLICKHOUSE_SETTINGS,
           "INPUT_TABLE_SPEC",
           "QUERY",
           "OUTPUT_DEADLETTER_TABLE",
           "OUTPUT_DEADLETTER_DATASET",
           "GOOGLE_CLOUD_PROJECT");
+
+  /** {@code shared} and {@code more} as one set, which refuses a name given twice. */
+  private static Set<String> with(List<String> shared, String... more) {
+    List<String> all = new ArrayList<>(shared);
+    all.addAll(List.of(more));
+    return Set.of(all.toArray(String[]::new));
+  }
 
   @Test
   void everyImageComesFromAVariable() {

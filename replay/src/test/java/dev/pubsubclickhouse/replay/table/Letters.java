@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 
 /**
  * Dead letters as the service writes them, put into a dead-letter table with the tests' own SQL,
@@ -77,83 +78,77 @@ final class Letters {
       Instant failedAt) {
 
     Letter withData(String newData) {
-      return new Letter(
-          newData,
-          messageId,
-          publishTime,
-          attributes,
-          orderingKey,
-          subscription,
-          deliveryAttempt,
-          error,
-          failedAt);
+      return with(parts -> parts.data = newData);
     }
 
     Letter withAttribute(String name, String value) {
-      Map<String, String> more = new TreeMap<>(attributes);
-      more.put(name, value);
-      return new Letter(
-          data,
-          messageId,
-          publishTime,
-          Map.copyOf(more),
-          orderingKey,
-          subscription,
-          deliveryAttempt,
-          error,
-          failedAt);
+      return with(
+          parts -> {
+            Map<String, String> more = new TreeMap<>(parts.attributes);
+            more.put(name, value);
+            parts.attributes = Map.copyOf(more);
+          });
     }
 
     Letter failedAt(Instant time) {
-      return new Letter(
-          data,
-          messageId,
-          publishTime,
-          attributes,
-          orderingKey,
-          subscription,
-          deliveryAttempt,
-          error,
-          time);
+      return with(parts -> parts.failedAt = time);
     }
 
     Letter publishedAt(Instant time) {
-      return new Letter(
-          data,
-          messageId,
-          time,
-          attributes,
-          orderingKey,
-          subscription,
-          deliveryAttempt,
-          error,
-          failedAt);
+      return with(parts -> parts.publishTime = time);
     }
 
     Letter withOrderingKey(String key) {
-      return new Letter(
-          data,
-          messageId,
-          publishTime,
-          attributes,
-          key,
-          subscription,
-          deliveryAttempt,
-          error,
-          failedAt);
+      return with(parts -> parts.orderingKey = key);
     }
 
     Letter withError(String reason) {
-      return new Letter(
-          data,
-          messageId,
-          publishTime,
-          attributes,
-          orderingKey,
-          subscription,
-          deliveryAttempt,
-          reason,
-          failedAt);
+      return with(parts -> parts.error = reason);
+    }
+
+    /** A copy of this letter with what {@code change} sets in its parts. */
+    private Letter with(Consumer<Parts> change) {
+      Parts parts = new Parts(this);
+      change.accept(parts);
+      return parts.letter();
+    }
+
+    /** A letter's components, to change one or two before making a new letter of them. */
+    private static final class Parts {
+      String data;
+      final String messageId;
+      Instant publishTime;
+      Map<String, String> attributes;
+      String orderingKey;
+      final String subscription;
+      final Integer deliveryAttempt;
+      String error;
+      Instant failedAt;
+
+      Parts(Letter letter) {
+        data = letter.data;
+        messageId = letter.messageId;
+        publishTime = letter.publishTime;
+        attributes = letter.attributes;
+        orderingKey = letter.orderingKey;
+        subscription = letter.subscription;
+        deliveryAttempt = letter.deliveryAttempt;
+        error = letter.error;
+        failedAt = letter.failedAt;
+      }
+
+      Letter letter() {
+        return new Letter(
+            data,
+            messageId,
+            publishTime,
+            attributes,
+            orderingKey,
+            subscription,
+            deliveryAttempt,
+            error,
+            failedAt);
+      }
     }
 
     /** stack_trace as the service writes it. */
@@ -199,11 +194,7 @@ final class Letters {
   static void insert(Sql sql, String table, List<Letter> letters) {
     StringBuilder body = new StringBuilder("INSERT INTO " + table + " FORMAT JSONEachRow\n");
     for (Letter letter : letters) {
-      ObjectNode row = JSON.createObjectNode();
-      row.put("raw_message", letter.data());
-      row.put("error_message", letter.error());
-      row.put("stack_trace", letter.stackTrace());
-      row.put("failed_at", SECONDS.format(letter.failedAt()));
+      ObjectNode row = seedColumns(letter);
       row.put("message_id", letter.messageId());
       row.put("publish_time", EventValues.CLICKHOUSE_MILLIS.format(letter.publishTime()));
       ObjectNode attributes = row.putObject("attributes");
@@ -222,14 +213,19 @@ final class Letters {
   static void insertSeed(Sql sql, String table, List<Letter> letters) {
     StringBuilder body = new StringBuilder("INSERT INTO " + table + " FORMAT JSONEachRow\n");
     for (Letter letter : letters) {
-      ObjectNode row = JSON.createObjectNode();
-      row.put("raw_message", letter.data());
-      row.put("error_message", letter.error());
-      row.put("stack_trace", letter.stackTrace());
-      row.put("failed_at", SECONDS.format(letter.failedAt()));
-      body.append(row).append('\n');
+      body.append(seedColumns(letter)).append('\n');
     }
     sql.query(body.toString());
+  }
+
+  /** The four columns of the seed's dead-letter table, which every dead-letter table has. */
+  private static ObjectNode seedColumns(Letter letter) {
+    ObjectNode row = JSON.createObjectNode();
+    row.put("raw_message", letter.data());
+    row.put("error_message", letter.error());
+    row.put("stack_trace", letter.stackTrace());
+    row.put("failed_at", SECONDS.format(letter.failedAt()));
+    return row;
   }
 
   /**
