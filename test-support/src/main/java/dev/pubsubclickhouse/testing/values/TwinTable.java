@@ -64,16 +64,32 @@ public final class TwinTable {
             .serverSetting("date_time_input_format", "best_effort")
             .serverSetting("session_timezone", "UTC")
             .serverSetting("async_insert", "0");
+    return refusal(
+        () ->
+            database
+                .client()
+                .insert(
+                    table,
+                    new ByteArrayInputStream(lines.getBytes(StandardCharsets.UTF_8)),
+                    ClickHouseFormat.JSONEachRow,
+                    settings)
+                .get(60, TimeUnit.SECONDS)
+                .close());
+  }
+
+  /** An INSERT that ClickHouse may refuse. */
+  @FunctionalInterface
+  public interface Insert {
+    void run() throws Exception;
+  }
+
+  /**
+   * Runs {@code insert}: null when ClickHouse takes it, else the message it is refused with (the
+   * cause's, where a client wraps ClickHouse's error in an exception of its own).
+   */
+  public static String refusal(Insert insert) {
     try {
-      database
-          .client()
-          .insert(
-              table,
-              new ByteArrayInputStream(lines.getBytes(StandardCharsets.UTF_8)),
-              ClickHouseFormat.JSONEachRow,
-              settings)
-          .get(60, TimeUnit.SECONDS)
-          .close();
+      insert.run();
       return null;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

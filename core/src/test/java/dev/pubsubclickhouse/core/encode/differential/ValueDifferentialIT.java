@@ -444,20 +444,14 @@ class ValueDifferentialIT {
 
   /** The one call of the inserter: our encoded rows, as the service sends them. */
   private String insertEncoded(TableName table, RowEncoder encoder, RowBinaryOutput rows) {
-    try {
-      inserter.insert(
-          table,
-          new InsertColumns(
-              encoder.columnNames(), encoder.columnTypes(), encoder.readsJsonAsString()),
-          rows,
-          null);
-      return null;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    } catch (Exception e) {
-      return String.valueOf(e.getCause() == null ? e.getMessage() : e.getCause().getMessage());
-    }
+    return TwinTable.refusal(
+        () ->
+            inserter.insert(
+                table,
+                new InsertColumns(
+                    encoder.columnNames(), encoder.columnTypes(), encoder.readsJsonAsString()),
+                rows,
+                null));
   }
 
   /** Our rows in one INSERT; when ClickHouse refuses it, halves until the guilty rows are found. */
