@@ -8,6 +8,7 @@ import dev.pubsubclickhouse.core.schema.TableName;
 import dev.pubsubclickhouse.core.schema.TableSchema;
 import dev.pubsubclickhouse.messages.payload.PayloadFormat;
 import dev.pubsubclickhouse.messages.payload.PayloadFormats;
+import dev.pubsubclickhouse.testing.AvroMessages;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -18,10 +19,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
-import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
-import org.apache.avro.io.Encoder;
-import org.apache.avro.io.EncoderFactory;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Setup;
 
@@ -100,8 +98,8 @@ public class TypedPayloadBenchmark extends OneThreadRowBenchmark {
     protoBinary = format(Type.PROTOCOL_BUFFER, PROTO, "BINARY");
     protoJson = format(Type.PROTOCOL_BUFFER, PROTO, "JSON");
     GenericRecord record = avroRecord();
-    avroBinaryData = avro(record, false);
-    avroJsonData = avro(record, true);
+    avroBinaryData = AvroMessages.binary(record);
+    avroJsonData = AvroMessages.json(record);
     protoBinaryData = protoBinary();
     protoJsonData = PROTO_JSON.getBytes(java.nio.charset.StandardCharsets.UTF_8);
     for (Object[] check :
@@ -172,17 +170,6 @@ public class TypedPayloadBenchmark extends OneThreadRowBenchmark {
     record.put("message", "a longer free-text message body");
     record.put("codes", List.of(1, 2, 3));
     return record;
-  }
-
-  private static byte[] avro(GenericRecord record, boolean json) throws IOException {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    Encoder encoder =
-        json
-            ? EncoderFactory.get().jsonEncoder(record.getSchema(), bytes)
-            : EncoderFactory.get().binaryEncoder(bytes, null);
-    new GenericDatumWriter<GenericRecord>(record.getSchema()).write(record, encoder);
-    encoder.flush();
-    return bytes.toByteArray();
   }
 
   private static byte[] protoBinary() throws IOException {

@@ -2,6 +2,7 @@ package dev.pubsubclickhouse.emulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pubsubclickhouse.testing.AvroMessages;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.PubSubEmulator;
 import dev.pubsubclickhouse.testing.PubSubEmulatorTest;
@@ -10,8 +11,6 @@ import dev.pubsubclickhouse.testing.PubSubRest.Message;
 import dev.pubsubclickhouse.testing.ServiceProcess;
 import dev.pubsubclickhouse.testing.Sql;
 import dev.pubsubclickhouse.testing.TestDatabase;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,10 +19,7 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
-import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
-import org.apache.avro.io.Encoder;
-import org.apache.avro.io.EncoderFactory;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -74,8 +70,8 @@ class AvroSchemaThroughEmulatorIT {
       List<Message> binary = new ArrayList<>();
       List<Message> json = new ArrayList<>();
       for (int i = 0; i < 20; i++) {
-        binary.add(new Message(avro(event(schema, i), false), Map.of(), ""));
-        json.add(new Message(avro(event(schema, 100 + i), true), Map.of(), ""));
+        binary.add(new Message(AvroMessages.binary(event(schema, i)), Map.of(), ""));
+        json.add(new Message(AvroMessages.json(event(schema, 100 + i)), Map.of(), ""));
       }
       pubsub.publish("avro-binary", binary);
       pubsub.publish("avro-json", json);
@@ -125,16 +121,5 @@ class AvroSchemaThroughEmulatorIT {
         + "\t['t"
         + id
         + "','all']";
-  }
-
-  private static byte[] avro(GenericRecord record, boolean json) throws IOException {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    Encoder encoder =
-        json
-            ? EncoderFactory.get().jsonEncoder(record.getSchema(), bytes)
-            : EncoderFactory.get().binaryEncoder(bytes, null);
-    new GenericDatumWriter<GenericRecord>(record.getSchema()).write(record, encoder);
-    encoder.flush();
-    return bytes.toByteArray();
   }
 }
