@@ -5,14 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.github.luben.zstd.Zstd;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.LocalClickHouse;
+import dev.pubsubclickhouse.testing.PushClient;
 import dev.pubsubclickhouse.testing.ServiceProcess;
 import dev.pubsubclickhouse.testing.TestDatabase;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,12 +53,7 @@ class MemoryBombIT {
    */
   private static final long BOMB_BACKOFF_MILLIS = 100;
 
-  private static final HttpClient HTTP =
-      HttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1)
-          .connectTimeout(Duration.ofSeconds(10))
-          .executor(Executors.newFixedThreadPool(4))
-          .build();
+  private static final PushClient PUSH = new PushClient(4);
 
   private final TestDatabase database;
 
@@ -96,14 +89,7 @@ class MemoryBombIT {
 
   private static int post(URI url, byte[] body) {
     try {
-      return HTTP.send(
-              HttpRequest.newBuilder(url)
-                  .timeout(Duration.ofSeconds(60))
-                  .header("Content-Type", "application/json")
-                  .POST(HttpRequest.BodyPublishers.ofByteArray(body))
-                  .build(),
-              HttpResponse.BodyHandlers.discarding())
-          .statusCode();
+      return PUSH.post(url, body);
     } catch (IOException e) {
       return -1; // to Pub/Sub a nack, like a 5xx
     } catch (InterruptedException e) {

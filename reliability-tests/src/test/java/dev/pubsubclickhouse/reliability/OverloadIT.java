@@ -5,14 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.pubsubclickhouse.testing.ClickHouseTest;
 import dev.pubsubclickhouse.testing.FaultInjectingProxy;
 import dev.pubsubclickhouse.testing.LocalClickHouse;
+import dev.pubsubclickhouse.testing.PushClient;
 import dev.pubsubclickhouse.testing.ServiceJava;
 import dev.pubsubclickhouse.testing.ServiceProcess;
 import dev.pubsubclickhouse.testing.TestDatabase;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,12 +53,7 @@ class OverloadIT {
    */
   private static final long LIVE_HEAP_BOUND_MIB = 256;
 
-  private static final HttpClient HTTP =
-      HttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1)
-          .connectTimeout(Duration.ofSeconds(10))
-          .executor(Executors.newFixedThreadPool(8))
-          .build();
+  private static final PushClient PUSH = new PushClient(8);
 
   private final TestDatabase database;
 
@@ -103,15 +96,7 @@ class OverloadIT {
                 long start = System.nanoTime();
                 int status;
                 try {
-                  status =
-                      HTTP.send(
-                              HttpRequest.newBuilder(url)
-                                  .timeout(Duration.ofSeconds(60))
-                                  .header("Content-Type", "application/json")
-                                  .POST(HttpRequest.BodyPublishers.ofByteArray(body))
-                                  .build(),
-                              HttpResponse.BodyHandlers.discarding())
-                          .statusCode();
+                  status = PUSH.post(url, body);
                 } catch (IOException e) {
                   status = -1;
                   failures
@@ -256,15 +241,7 @@ class OverloadIT {
       for (int i = 0; i < 600 && service.metric("pubsub_clickhouse_waiting_requests") > 0; i++) {
         Thread.sleep(100);
       }
-      int after =
-          HTTP.send(
-                  HttpRequest.newBuilder(service.url())
-                      .POST(
-                          HttpRequest.BodyPublishers.ofByteArray(
-                              envelope("after", "{\"id\":\"after\",\"s\":\"ok\"}")))
-                      .build(),
-                  HttpResponse.BodyHandlers.discarding())
-              .statusCode();
+      int after = PUSH.post(service.url(), envelope("after", "{\"id\":\"after\",\"s\":\"ok\"}"));
       Heap heap = heap(gcLog);
       String log = service.output();
       Results.record(
