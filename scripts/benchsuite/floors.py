@@ -167,7 +167,8 @@ def paced_cpu(checks, paced, target, limit):
         if bare["msgs_per_s"] < enough:
             continue
         if ours["msgs_per_s"] < enough:
-            behind.append("%.0f%% in round %d" % (100 * ours["msgs_per_s"] / rate, round_))
+            behind.append("%.0f%% of the offered rate in round %d"
+                          % (100 * ours["msgs_per_s"] / rate, round_))
         values.append(ours["service_cpu_us_per_msg"] / max(bare["service_cpu_us_per_msg"], 1e-9))
     if 2 * len(values) < len(pairs):
         checks.check(name, None, limit, False,
@@ -181,7 +182,7 @@ def paced_cpu(checks, paced, target, limit):
         text += "; %d of %d rounds did not count (the bare handler fell behind)" % (
             len(pairs) - len(values), len(pairs))
     if behind:
-        text += "; ours answered %s of the offered rate" % ", ".join(behind)
+        text += "; ours answered %s" % ", ".join(behind)
     checks.check(name, median, limit, median <= limit, "%.2fx, %s" % (median, text))
 
 

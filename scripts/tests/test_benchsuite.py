@@ -213,8 +213,8 @@ class PushFloorsTest(unittest.TestCase):
         check = self.paced_check(push)
         self.assertTrue(check["pass"])
         self.assertIn("1.60x, 1.60x, 1.00x, 1.00x, 1.00x", check["text"])
-        self.assertIn("ours answered 90% in round 1, 90% in round 2 of the offered rate",
-                      check["text"])
+        self.assertIn("ours answered 90% of the offered rate in round 1, 90% of the offered rate"
+                      " in round 2", check["text"])
         self.in_rounds(push, "ours", {3}, msgs_per_s=90, service_cpu_us_per_msg=16.0)
         self.assertFalse(self.paced_check(push)["pass"])
 
