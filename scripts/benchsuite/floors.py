@@ -63,18 +63,28 @@ def paired(push, target, other, concurrency, measure, worse):
     Both run in the same round (bare first, naive last, the others in between), so the machine's
     slow drift (merges, other processes, the JIT) moves both; across rounds it does not. None for
     a results file without per-round samples or without a round that measured both."""
+    pairs = [(a, b) for _, a, b in rounds_of(push, target, other, concurrency)]
+    if not pairs:
+        return None
+    values = [measure(a, b) for a, b in pairs]
+    return {"values": values, "median": median_of_rounds(values, worse),
+            "peer_failed": any(peer_failed(b) for _, b in pairs)}
+
+
+def rounds_of(push, target, other, concurrency):
+    """(round, target's sample, other's sample) for every round that measured both at
+    `concurrency`, in round order."""
     by_round = {}
     for row in push.get("samples", []):
         if row["concurrency"] == concurrency and row["target"] in (target, other):
             by_round.setdefault(row["round"], {})[row["target"]] = row
-    pairs = [(pair[target], pair[other]) for _, pair in sorted(by_round.items())
-             if target in pair and other in pair]
-    if not pairs:
-        return None
-    values = [measure(a, b) for a, b in pairs]
-    middle = sorted(values)[(len(values) - 1) // 2:len(values) // 2 + 1]
-    return {"values": values, "median": worse(middle),
-            "peer_failed": any(peer_failed(b) for _, b in pairs)}
+    return [(round_, pair[target], pair[other]) for round_, pair in sorted(by_round.items())
+            if target in pair and other in pair]
+
+
+def median_of_rounds(values, worse):
+    """The median of `values`; with an even number the worse of the middle two."""
+    return worse(sorted(values)[(len(values) - 1) // 2:len(values) // 2 + 1])
 
 
 def rounds_text(values, shown):
@@ -148,22 +158,17 @@ def paced_cpu(checks, paced, target, limit):
     rate = paced["rate"]
     concurrency = paced["rows"][0]["concurrency"]
     name = "push c=%d paced %d/s CPU/msg <= %gx bare's" % (concurrency, rate, limit)
-    rounds = {}
-    for row in paced["samples"]:
-        if row["target"] in (target, "bare"):
-            rounds.setdefault(row["round"], {})[row["target"]] = row
-    pairs = [pair for _, pair in sorted(rounds.items()) if len(pair) == 2]
+    pairs = rounds_of(paced, target, "bare", concurrency)
     if not pairs:
         return
-    failed = sorted({t for pair in pairs for t, row in pair.items() if row["non_2xx"] > 0})
+    failed = [t for t, i in ((target, 1), ("bare", 2)) if any(p[i]["non_2xx"] > 0 for p in pairs)]
     if failed:
         checks.check(name, None, limit, False,
-                     "%s answered non-2xx in a round" % " and ".join(failed))
+                     "%s answered non-2xx in a round" % " and ".join(sorted(failed)))
         return
     enough = FLOORS["paced_kept_up"] * rate
     values, behind = [], []
-    for round_, pair in enumerate(pairs, 1):
-        ours, bare = pair[target], pair["bare"]
+    for round_, ours, bare in pairs:
         if bare["msgs_per_s"] < enough:
             continue
         if ours["msgs_per_s"] < enough:
@@ -175,8 +180,7 @@ def paced_cpu(checks, paced, target, limit):
                      "the bare handler answered %d%% of the offered rate in %d of %d rounds: too"
                      " few to judge" % (100 * FLOORS["paced_kept_up"], len(values), len(pairs)))
         return
-    ordered = sorted(values)
-    median = max(ordered[(len(values) - 1) // 2:len(values) // 2 + 1])
+    median = median_of_rounds(values, max)
     text = rounds_text(values, lambda v: "%.2fx" % v)
     if len(values) < len(pairs):
         text += "; %d of %d rounds did not count (the bare handler fell behind)" % (

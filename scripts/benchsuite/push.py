@@ -106,8 +106,8 @@ def measure_push(name, server, chpid, connections, args, rate=None):
     log(
         "  %-7s c=%-3d%s %8.0f msg/s  p50 %7.2f ms  p99 %7.2f ms  non2xx %d  rss %.0f MiB"
         "  cpu us/msg svc %.0f ch %.0f wrk %.0f  others %.2f cores%s"
-        % (name, connections, " offered %d/s" % rate if rate else "", row["msgs_per_s"], row["p50_ms"], row["p99_ms"], row["non_2xx"],
-           row["rss_mib"], row["service_cpu_us_per_msg"], row["clickhouse_cpu_us_per_msg"],
+        % (name, connections, " offered %d/s" % rate if rate else "", row["msgs_per_s"],
+           row["p50_ms"], row["p99_ms"], row["non_2xx"], row["rss_mib"], row["service_cpu_us_per_msg"], row["clickhouse_cpu_us_per_msg"],
            row["wrk_cpu_us_per_msg"], row["others_cpu_cores"],
            ("  inserts %d rows/insert %.1f parts %d insert %.1f ms (CH)" % (
                row["inserts"], row["rows_per_insert"], row["active_parts"],
