@@ -21,33 +21,33 @@ class BackfillRestIT extends BackfillSuite {
   }
 
   @Override
-  Map<String, String> readerEnvironment() {
+  public Map<String, String> readerEnvironment() {
     return Map.of("PAGE_READER", "rest");
   }
 
   @Override
-  boolean rest() {
+  public boolean rest() {
     return true;
   }
 
   @Override
-  void failReadsAfter(int rows) {
+  public void failReadsAfter(int rows) {
     // Pages of 20 rows: the third page read fails for good.
     bigQuery.failAfter("/data?", rows / 20, 400, 1);
   }
 
   @Override
-  void breakReadsTwice() {
+  public void breakReadsTwice() {
     bigQuery.failAfter("/data?", 1, 503, 2);
   }
 
   @Override
-  void duringReads(Runnable action) {
+  public void duringReads(Runnable action) {
     bigQuery.onRequest("/data?", 2, action);
   }
 
   @Override
-  List<String> readRequests() {
+  public List<String> readRequests() {
     return bigQuery.requestsTo("/data?");
   }
 

@@ -19,32 +19,32 @@ class BackfillStorageIT extends BackfillSuite {
   }
 
   @Override
-  Map<String, String> readerEnvironment() {
+  public Map<String, String> readerEnvironment() {
     return Map.of("PAGE_READER", "storage", "BIGQUERY_STORAGE_ENDPOINT", storage.endpoint());
   }
 
   @Override
-  boolean rest() {
+  public boolean rest() {
     return false;
   }
 
   @Override
-  void failReadsAfter(int rows) {
+  public void failReadsAfter(int rows) {
     storage.breakStreamsAfter(rows / 2, 1, Status.INVALID_ARGUMENT);
   }
 
   @Override
-  void breakReadsTwice() {
+  public void breakReadsTwice() {
     storage.breakStreamsAfter(7, 2);
   }
 
   @Override
-  void duringReads(Runnable action) {
+  public void duringReads(Runnable action) {
     storage.onRead(1, action);
   }
 
   @Override
-  List<String> readRequests() {
+  public List<String> readRequests() {
     return storage.reads();
   }
 
