@@ -3,6 +3,7 @@ package dev.pubsubclickhouse.backfill;
 import static dev.pubsubclickhouse.testing.bigquery.BigQueryRows.fields;
 import static dev.pubsubclickhouse.testing.bigquery.BigQueryRows.row;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.pubsubclickhouse.testing.TestDatabase;
 import dev.pubsubclickhouse.testing.bigquery.BigQueryTable;
@@ -12,6 +13,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntUnaryOperator;
 
 /**
  * What the end-to-end tests of every topic work with: the stand-in BigQuery and its Storage Read
@@ -67,6 +69,16 @@ interface BackfillFixture {
     return env;
   }
 
+  /**
+   * The job's environment with the BigQuery dead-letter table it uses unless told otherwise, which
+   * {@link #environment()} turns off.
+   */
+  default Map<String, String> environmentWithBigQueryDeadLetters() {
+    Map<String, String> env = environment();
+    env.remove("OUTPUT_DEADLETTER_TABLE");
+    return env;
+  }
+
   /** {@code env} with ClickHouse dead-letter table {@code table}, which the job creates. */
   default Map<String, String> withDeadLetterTable(Map<String, String> env, String table) {
     env.put("CLICKHOUSE_DEAD_LETTER_TABLE", table);
@@ -91,11 +103,54 @@ interface BackfillFixture {
    * target}, with {@code flags} on top.
    */
   default JobRun copy(Map<String, String> env, String source, String target, String... flags) {
+    return JobRun.of(env, copyArgs(source, target, flags));
+  }
+
+  /** The job's arguments to copy BigQuery's {@code ds.source} into ClickHouse's {@code target}. */
+  default String[] copyArgs(String source, String target, String... flags) {
     List<String> args = new ArrayList<>();
     args.add("--inputTableSpec=" + PROJECT + ":ds." + source);
     args.add("--clickHouseTable=" + target);
     args.addAll(List.of(flags));
-    return JobRun.of(env, args.toArray(String[]::new));
+    return args.toArray(String[]::new);
+  }
+
+  /**
+   * Runs the job with {@code env} as the one task of execution {@code execution}; {@code env} keeps
+   * that execution for the runs after.
+   */
+  default JobRun runAs(Map<String, String> env, String execution, String... args) {
+    env.put("CLOUD_RUN_EXECUTION", execution);
+    return JobRun.of(env, args);
+  }
+
+  /** A BigQuery table ds.{name} with {@code fields}, holding {@code rows}. */
+  default BigQueryTable sourceTable(String name, ArrayNode fields, JsonNode... rows) {
+    BigQueryTable table = bigQuery().table("ds", name, fields);
+    table.rows.addAll(List.of(rows));
+    return table;
+  }
+
+  /**
+   * A BigQuery table ds.{name}(id, level) of ids 0..rows-1, each with level {@code level(id)};
+   * returns its rows as ClickHouse prints them, a line each.
+   */
+  default String idLevelTable(String name, int rows, IntUnaryOperator level) {
+    BigQueryTable source = bigQuery().table("ds", name, fields("id INTEGER", "level INTEGER"));
+    StringBuilder printed = new StringBuilder();
+    for (int i = 0; i < rows; i++) {
+      source.rows.add(row(Integer.toString(i), Integer.toString(level.applyAsInt(i))));
+      printed.append(i).append('\t').append(level.applyAsInt(i)).append('\n');
+    }
+    return printed.toString();
+  }
+
+  /**
+   * Field {@code field} of the {@code index}th row the job inserted into a BigQuery dead-letter
+   * table.
+   */
+  default String insertedDeadLetter(int index, String field) {
+    return bigQuery().insertedRows().get(index).path("json").path(field).asText();
   }
 
   /** A BigQuery table {dataset}.{name} of one column id, holding ids 0..rows-1. */

@@ -16,15 +16,14 @@ import org.junit.jupiter.api.Test;
 interface DeadLetterTests extends BackfillFixture {
   @Test
   default void rowsThatDoNotFitGoToBothDeadLetterTablesWithTheReasonAndTheJobGoesOn() {
-    bigQuery().table("ds", "small", fields("id INTEGER", "level INTEGER"));
-    BigQueryTable small = bigQuery().table("ds", "small");
-    small.rows.add(row("1", "5"));
-    small.rows.add(row("2", "300"));
-    small.rows.add(row("3", "7"));
+    sourceTable(
+        "small",
+        fields("id INTEGER", "level INTEGER"),
+        row("1", "5"),
+        row("2", "300"),
+        row("3", "7"));
     db().execute("CREATE TABLE small (id UInt8, level Int8) ENGINE = MergeTree ORDER BY id");
-    Map<String, String> env = environment();
-    env.remove("OUTPUT_DEADLETTER_TABLE");
-    withDeadLetterTable(env, "errors");
+    Map<String, String> env = withDeadLetterTable(environmentWithBigQueryDeadLetters(), "errors");
 
     JobRun run = copy(env, "small", "small");
 
@@ -39,9 +38,8 @@ interface DeadLetterTests extends BackfillFixture {
             "POST /bigquery/v2/projects/test-project/datasets/backfill_dead_letters/tables?prettyPrint=false");
     assertThat(bigQuery().table("backfill_dead_letters", "small_error_records")).isNotNull();
     assertThat(bigQuery().insertedRows()).hasSize(1);
-    assertThat(bigQuery().insertedRows().get(0).path("json").path("payloadString").asText())
-        .isEqualTo("{\"id\":2,\"level\":300}");
-    assertThat(bigQuery().insertedRows().get(0).path("json").path("errorMessage").asText())
+    assertThat(insertedDeadLetter(0, "payloadString")).isEqualTo("{\"id\":2,\"level\":300}");
+    assertThat(insertedDeadLetter(0, "errorMessage"))
         .isEqualTo("source row 1: column 'level' (Int8) rejects 300: out of range [-128, 127]");
     assertThat(run.out()).contains("\"rejected\":1").contains("\"deadLettered\":1");
   }
@@ -69,13 +67,12 @@ interface DeadLetterTests extends BackfillFixture {
 
   @Test
   default void rejectedRowsWithNowhereToGoMakeTheExitCodeNonZero() {
-    bigQuery().table("ds", "nowhere", fields("id INTEGER")).rows.add(row("-1"));
+    sourceTable("nowhere", fields("id INTEGER"), row("-1"));
     db().execute("CREATE TABLE nowhere (id UInt8) ENGINE = MergeTree ORDER BY id");
 
     JobRun run = copy(environment(), "nowhere", "nowhere");
 
-    assertThat(run.exitCode()).isEqualTo(1);
-    assertThat(run.out())
+    run.assertFailed()
         .contains("1 rejected rows have no dead-letter table to keep them")
         .contains("column 'id' (UInt8) rejects -1: out of range [0, 255]");
   }
@@ -84,19 +81,12 @@ interface DeadLetterTests extends BackfillFixture {
   default void aMissingDeadLetterDatasetIsNamedAtStartWithWhatToDo() {
     idTables("no_dataset", 5, "");
     bigQuery().missingDataset("backfill_dead_letters");
-    Map<String, String> env = environment();
-    env.remove("OUTPUT_DEADLETTER_TABLE");
+    Map<String, String> env = environmentWithBigQueryDeadLetters();
 
     for (String dryRun : List.of("--dryRun=false", "--dryRun")) {
-      JobRun run =
-          JobRun.of(
-              env,
-              "--inputTableSpec=" + PROJECT + ":ds.no_dataset",
-              "--clickHouseTable=no_dataset",
-              dryRun);
+      JobRun run = copy(env, "no_dataset", "no_dataset", dryRun);
 
-      assertThat(run.exitCode()).isEqualTo(1);
-      assertThat(run.out())
+      run.assertFailed()
           .contains(
               "backfill failed before reading: the dead-letter dataset"
                   + " test-project:backfill_dead_letters does not exist: create it (Terraform's"
@@ -115,14 +105,13 @@ interface DeadLetterTests extends BackfillFixture {
     bigQuery().readOnlyTable("read_only_errors");
 
     JobRun run =
-        JobRun.of(
+        copy(
             environment(),
-            "--inputTableSpec=" + PROJECT + ":ds.read_only",
-            "--clickHouseTable=read_only",
+            "read_only",
+            "read_only",
             "--outputDeadletterTable=" + PROJECT + ":rejects.read_only_errors");
 
-    assertThat(run.exitCode()).isEqualTo(1);
-    assertThat(run.out())
+    run.assertFailed()
         .contains(
             "the job cannot write its dead letters into test-project:rejects.read_only_errors:"
                 + " its service account lacks bigquery.tables.updateData"
@@ -133,38 +122,31 @@ interface DeadLetterTests extends BackfillFixture {
   /** tabledata.insertAll of the dead-letter table answers 503 twice: retried, kept once. */
   @Test
   default void aTransientFailureOfTheDeadLetterTableIsRetried() {
-    BigQueryTable source = bigQuery().table("ds", "dl_retry", fields("id INTEGER"));
-    source.rows.add(row("1"));
-    source.rows.add(row("300"));
+    sourceTable("dl_retry", fields("id INTEGER"), row("1"), row("300"));
     db().execute("CREATE TABLE dl_retry (id UInt8) ENGINE = MergeTree ORDER BY id");
     bigQuery().failNext("/insertAll", 503, 2);
-    Map<String, String> env = environment();
-    env.remove("OUTPUT_DEADLETTER_TABLE");
+    Map<String, String> env = environmentWithBigQueryDeadLetters();
 
     JobRun run = copy(env, "dl_retry", "dl_retry");
 
     run.assertSucceeded();
     assertThat(bigQuery().unusedFaults()).isEmpty();
     assertThat(bigQuery().insertedRows()).hasSize(1);
-    assertThat(bigQuery().insertedRows().get(0).path("json").path("payloadString").asText())
-        .isEqualTo("{\"id\":300}");
+    assertThat(insertedDeadLetter(0, "payloadString")).isEqualTo("{\"id\":300}");
     assertThat(db().query("SELECT groupArray(id) FROM dl_retry")).isEqualTo("[1]");
   }
 
   /** A dead-letter table that keeps failing stops the task, naming the step. */
   @Test
   default void aDeadLetterTableThatKeepsFailingStopsTheTaskNamingTheStep() {
-    BigQueryTable source = bigQuery().table("ds", "dl_down", fields("id INTEGER"));
-    source.rows.add(row("300"));
+    sourceTable("dl_down", fields("id INTEGER"), row("300"));
     db().execute("CREATE TABLE dl_down (id UInt8) ENGINE = MergeTree ORDER BY id");
     bigQuery().failNext("/insertAll", 503, 100);
-    Map<String, String> env = environment();
-    env.remove("OUTPUT_DEADLETTER_TABLE");
+    Map<String, String> env = environmentWithBigQueryDeadLetters();
 
     JobRun run = copy(env, "dl_down", "dl_down");
 
-    assertThat(run.exitCode()).isEqualTo(1);
-    assertThat(run.out())
+    run.assertFailed()
         .contains(
             "BigQuery tabledata.insertAll (test-project:backfill_dead_letters.dl_down_error_records)"
                 + " failed after 4 attempts: HTTP 503");

@@ -14,10 +14,8 @@ import org.junit.jupiter.api.Test;
 interface DryRunAndStartCheckTests extends BackfillFixture {
   @Test
   default void aDryRunPrintsTheColumnPlanAndWritesNothing() {
-    bigQuery()
-        .table("ds", "planned", fields("id INTEGER", "name STRING", "unused FLOAT"))
-        .rows
-        .add(row("1", "a", "1.0"));
+    sourceTable(
+        "planned", fields("id INTEGER", "name STRING", "unused FLOAT"), row("1", "a", "1.0"));
     db().execute(
             "CREATE TABLE planned (id UInt8, name String, note String DEFAULT 'none',"
                 + " score Nullable(Float32)) ENGINE = MergeTree ORDER BY id");
@@ -71,12 +69,11 @@ interface DryRunAndStartCheckTests extends BackfillFixture {
 
   @Test
   default void aMissingClickHouseTableIsNamed() {
-    bigQuery().table("ds", "orphan", fields("id INTEGER")).rows.add(row("1"));
+    sourceTable("orphan", fields("id INTEGER"), row("1"));
 
     JobRun run = copy(environment(), "orphan", "absent");
 
-    assertThat(run.exitCode()).isEqualTo(1);
-    assertThat(run.out())
+    run.assertFailed()
         .contains(
             "backfill failed before reading: table "
                 + db().name()
@@ -85,14 +82,13 @@ interface DryRunAndStartCheckTests extends BackfillFixture {
 
   @Test
   default void aColumnBigQueryCannotFillStopsTheJobBeforeAnyRead() {
-    bigQuery().table("ds", "lacking", fields("id INTEGER")).rows.add(row("1"));
+    sourceTable("lacking", fields("id INTEGER"), row("1"));
     db().execute(
             "CREATE TABLE lacking (id UInt8, region String, ts DateTime) ENGINE = MergeTree ORDER BY id");
 
     JobRun run = copy(environment(), "lacking", "lacking");
 
-    assertThat(run.exitCode()).isEqualTo(1);
-    assertThat(run.out())
+    run.assertFailed()
         .contains(
             "backfill failed before reading: BigQuery and "
                 + db().name()
@@ -104,15 +100,11 @@ interface DryRunAndStartCheckTests extends BackfillFixture {
 
   @Test
   default void anIncompatibleTypeStopsTheJobBeforeAnyRead() {
-    bigQuery()
-        .table("ds", "wrong_type", fields("id INTEGER", "flag BOOLEAN"))
-        .rows
-        .add(row("1", "true"));
+    sourceTable("wrong_type", fields("id INTEGER", "flag BOOLEAN"), row("1", "true"));
     db().execute("CREATE TABLE wrong_type (id UInt8, flag Date) ENGINE = MergeTree ORDER BY id");
 
     JobRun run = copy(environment(), "wrong_type", "wrong_type");
 
-    assertThat(run.exitCode()).isEqualTo(1);
-    assertThat(run.out()).contains("column 'flag' (Date) cannot take BigQuery BOOL");
+    run.assertFailed().contains("column 'flag' (Date) cannot take BigQuery BOOL");
   }
 }

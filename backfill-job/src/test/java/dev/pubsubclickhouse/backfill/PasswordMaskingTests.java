@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 interface PasswordMaskingTests extends BackfillFixture {
   @Test
   default void thePasswordAppearsNowhereInTheOutput() {
-    bigQuery().table("ds", "secretive", fields("id INTEGER")).rows.add(row("1"));
+    sourceTable("secretive", fields("id INTEGER"), row("1"));
     db().execute("CREATE TABLE secretive (id UInt8) ENGINE = MergeTree ORDER BY id");
     Map<String, String> env = environment();
     env.put("CLICKHOUSE_PASSWORD", "s3cr3t-value");
@@ -34,7 +34,7 @@ interface PasswordMaskingTests extends BackfillFixture {
     Assumptions.assumeTrue(
         db().server().url().startsWith("http://127.0.0.1"), "needs the local pipeline user");
     String password = LocalClickHouse.PIPELINE_PASSWORD;
-    bigQuery().table("ds", "leaky", fields("id STRING")).rows.add(row(password));
+    sourceTable("leaky", fields("id STRING"), row(password));
     db().execute("CREATE TABLE leaky (id UInt8) ENGINE = MergeTree ORDER BY id");
     db().execute(
             "CREATE TABLE leaky_errors (raw_message String, error_message String, stack_trace String,"

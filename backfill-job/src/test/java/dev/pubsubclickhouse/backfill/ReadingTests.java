@@ -147,12 +147,7 @@ interface ReadingTests extends BackfillFixture {
     String snapshotTime = null;
     for (int task = 0; task < tasks; task++) {
       Map<String, String> env = forTask(environment(), name + "-1", tasks, task);
-      JobRun run =
-          JobRun.of(
-              env,
-              "--inputTableSpec=" + PROJECT + ":ds." + name,
-              "--clickHouseTable=" + name,
-              "--pageRows=25");
+      JobRun run = copy(env, name, name, "--pageRows=25");
       run.assertSucceeded();
       Matcher pinned = Pattern.compile("\"snapshotTime\":\"([^\"]+)\"").matcher(run.out());
       assertThat(pinned.find()).as(run.output()).isTrue();
@@ -191,8 +186,8 @@ interface ReadingTests extends BackfillFixture {
     env.put("CLOUD_RUN_TASK_INDEX", "1");
     JobRun second = copy(env, "replanned", "replanned");
 
-    assertThat(second.exitCode()).isEqualTo(1);
-    assertThat(second.out())
+    second
+        .assertFailed()
         .contains("backfill failed before reading: execution replanned-1 ")
         .contains("for other parameters than this task's");
   }

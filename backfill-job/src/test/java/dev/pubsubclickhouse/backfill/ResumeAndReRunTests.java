@@ -23,14 +23,10 @@ interface ResumeAndReRunTests extends BackfillFixture {
     idTables("resumed", 100, "");
     failReadsAfter(40);
     Map<String, String> env = environment();
-    env.put("CLOUD_RUN_EXECUTION", "resumed-1");
-    String[] args = {
-      "--inputTableSpec=" + PROJECT + ":ds.resumed", "--clickHouseTable=resumed", "--pageRows=20"
-    };
+    String[] args = copyArgs("resumed", "resumed", "--pageRows=20");
 
-    JobRun failed = JobRun.of(env, args);
-    assertThat(failed.exitCode()).as(failed.output()).isEqualTo(1);
-    assertThat(failed.out()).contains("backfill failed: ").contains("injected");
+    JobRun failed = runAs(env, "resumed-1", args);
+    failed.assertFailed().contains("backfill failed: ").contains("injected");
     long before = db().count("resumed");
     assertThat(before).isBetween(1L, 99L);
 
@@ -56,19 +52,13 @@ interface ResumeAndReRunTests extends BackfillFixture {
   default void aNewExecutionAfterAFailedOneWritesTheRestOnce() {
     idTables("unfinished", 100, "");
     failReadsAfter(40);
-    String[] args = {
-      "--inputTableSpec=" + PROJECT + ":ds.unfinished",
-      "--clickHouseTable=unfinished",
-      "--pageRows=20"
-    };
+    String[] args = copyArgs("unfinished", "unfinished", "--pageRows=20");
     Map<String, String> env = environment();
-    env.put("CLOUD_RUN_EXECUTION", "unfinished-1");
-    JobRun failed = JobRun.of(env, args);
-    assertThat(failed.exitCode()).as(failed.output()).isEqualTo(1);
+    JobRun failed = runAs(env, "unfinished-1", args);
+    failed.assertFailed();
     assertThat(db().count("unfinished")).isBetween(1L, 99L);
 
-    env.put("CLOUD_RUN_EXECUTION", "unfinished-2");
-    JobRun second = JobRun.of(env, args);
+    JobRun second = runAs(env, "unfinished-2", args);
 
     second.assertSucceeded();
     assertThat(storedIds("unfinished")).isEqualTo(ids(0, 100));
@@ -103,12 +93,7 @@ interface ResumeAndReRunTests extends BackfillFixture {
   default void aPageInsertedAgainIsDroppedByADeduplicatingTable() {
     assumeTrue(rest());
     idTables("dedup", 100, " SETTINGS non_replicated_deduplication_window = 100");
-    String[] args = {
-      "--inputTableSpec=" + PROJECT + ":ds.dedup",
-      "--clickHouseTable=dedup",
-      "--pageRows=30",
-      "--checkpointTable=none"
-    };
+    String[] args = copyArgs("dedup", "dedup", "--pageRows=30", "--checkpointTable=none");
 
     JobRun first = JobRun.of(environment(), args);
     JobRun again = JobRun.of(environment(), args);
@@ -139,22 +124,16 @@ interface ResumeAndReRunTests extends BackfillFixture {
     idTables("view_rerun", 10, "");
     BigQueryTable view = bigQuery().table("ds", "view_rerun");
     view.type = "VIEW";
-    String[] args = {
-      "--inputTableSpec=" + PROJECT + ":ds.view_rerun",
-      "--clickHouseTable=view_rerun",
-      "--pageRows=4"
-    };
+    String[] args = copyArgs("view_rerun", "view_rerun", "--pageRows=4");
     Map<String, String> env = environment();
-    env.put("CLOUD_RUN_EXECUTION", "view-1");
-    JobRun first = JobRun.of(env, args);
+    JobRun first = runAs(env, "view-1", args);
     first.assertSucceeded();
     db().execute("TRUNCATE TABLE view_rerun");
     for (int i = 104; i >= 100; i--) {
       view.rows.add(0, row(Integer.toString(i)));
     }
 
-    env.put("CLOUD_RUN_EXECUTION", "view-2");
-    JobRun second = JobRun.of(env, args);
+    JobRun second = runAs(env, "view-2", args);
 
     second.assertSucceeded();
     assertThat(storedIds("view_rerun")).isEqualTo("[0,1,2,3,4,5,6,7,8,9,100,101,102,103,104]");
@@ -170,13 +149,11 @@ interface ResumeAndReRunTests extends BackfillFixture {
     idQueryTables(sql, "cached_result", 10, "cached");
     Map<String, String> env = environment();
     env.put("QUERY", sql);
-    env.put("CLOUD_RUN_EXECUTION", "cached-1");
-    JobRun first = JobRun.of(env, "--clickHouseTable=cached", "--pageRows=4");
+    JobRun first = runAs(env, "cached-1", "--clickHouseTable=cached", "--pageRows=4");
     first.assertSucceeded();
     db().execute("TRUNCATE TABLE cached");
 
-    env.put("CLOUD_RUN_EXECUTION", "cached-2");
-    JobRun second = JobRun.of(env, "--clickHouseTable=cached", "--pageRows=4");
+    JobRun second = runAs(env, "cached-2", "--clickHouseTable=cached", "--pageRows=4");
 
     second.assertSucceeded();
     assertThat(storedIds("cached")).isEqualTo(ids(0, 10));
@@ -190,25 +167,16 @@ interface ResumeAndReRunTests extends BackfillFixture {
    */
   @Test
   default void aRecoveryRunAfterTheTableIsFixedWritesTheRowsRefusedBeforeAndOnlyThose() {
-    BigQueryTable source = bigQuery().table("ds", "recover", fields("id INTEGER", "level INTEGER"));
-    StringBuilder oracle = new StringBuilder();
-    for (int i = 0; i < 30; i++) {
-      int level = i == 3 ? 300 : i == 17 ? 1000 : i == 25 ? -200 : i;
-      source.rows.add(row(Integer.toString(i), Integer.toString(level)));
-      oracle.append(i).append('\t').append(level).append('\n');
-    }
+    String oracle =
+        idLevelTable("recover", 30, i -> i == 3 ? 300 : i == 17 ? 1000 : i == 25 ? -200 : i);
     db().execute(
             "CREATE TABLE recover (id UInt32, level Int8, CONSTRAINT not_seven CHECK id != 7)"
                 + " ENGINE = MergeTree ORDER BY id");
-    Map<String, String> env = environment();
-    env.remove("OUTPUT_DEADLETTER_TABLE");
-    withDeadLetterTable(env, "recover_errors");
-    String[] args = {
-      "--inputTableSpec=" + PROJECT + ":ds.recover", "--clickHouseTable=recover", "--pageRows=10"
-    };
+    Map<String, String> env =
+        withDeadLetterTable(environmentWithBigQueryDeadLetters(), "recover_errors");
+    String[] args = copyArgs("recover", "recover", "--pageRows=10");
 
-    env.put("CLOUD_RUN_EXECUTION", "recover-1");
-    JobRun first = JobRun.of(env, args);
+    JobRun first = runAs(env, "recover-1", args);
     first.assertSucceeded();
     assertThat(storedIds("recover"))
         .isEqualTo("[0,1,2,4,5,6,8,9,10,11,12,13,14,15,16,18,19,20,21,22,23,24,26,27,28,29]");
@@ -230,8 +198,7 @@ interface ResumeAndReRunTests extends BackfillFixture {
     }
 
     assertThat(recovered).isEqualTo(4);
-    assertThat(db().query("SELECT id, level FROM recover ORDER BY id") + "\n")
-        .isEqualTo(oracle.toString());
+    assertThat(db().query("SELECT id, level FROM recover ORDER BY id") + "\n").isEqualTo(oracle);
     assertThat(
             db().query(
                     "SELECT groupArray(raw_message) FROM"
@@ -245,8 +212,7 @@ interface ResumeAndReRunTests extends BackfillFixture {
     forTask(env, "recover-3", 1, 0);
     JobRun plain = JobRun.of(env, args);
     plain.assertSucceeded();
-    assertThat(db().query("SELECT id, level FROM recover ORDER BY id") + "\n")
-        .isEqualTo(oracle.toString());
+    assertThat(db().query("SELECT id, level FROM recover ORDER BY id") + "\n").isEqualTo(oracle);
     assertThat(plain.out()).contains("\"written\":0");
   }
 
@@ -257,34 +223,25 @@ interface ResumeAndReRunTests extends BackfillFixture {
    */
   @Test
   default void aRecoveryRetriedAfterItsRowsLandedSendsTheSameTokens() {
-    BigQueryTable source =
-        bigQuery().table("ds", "recover_again", fields("id INTEGER", "level INTEGER"));
-    StringBuilder oracle = new StringBuilder();
-    for (int i = 0; i < 20; i++) {
-      int level = i == 4 || i == 12 ? 300 + i : i;
-      source.rows.add(row(Integer.toString(i), Integer.toString(level)));
-      oracle.append(i).append('\t').append(level).append('\n');
-    }
+    String oracle = idLevelTable("recover_again", 20, i -> i == 4 || i == 12 ? 300 + i : i);
     db().execute(
             "CREATE TABLE recover_again (id UInt32, level Int8) ENGINE = MergeTree ORDER BY id"
                 + " SETTINGS non_replicated_deduplication_window = 100");
     Map<String, String> env = withDeadLetterTable(environment(), "recover_again_errors");
-    String[] args = {
-      "--inputTableSpec=" + PROJECT + ":ds.recover_again",
-      "--clickHouseTable=recover_again",
-      "--pageRows=10",
-      "--checkpointTable=recover_again_checkpoints"
-    };
-    env.put("CLOUD_RUN_EXECUTION", "recover-again-1");
-    JobRun first = JobRun.of(env, args);
+    String[] args =
+        copyArgs(
+            "recover_again",
+            "recover_again",
+            "--pageRows=10",
+            "--checkpointTable=recover_again_checkpoints");
+    JobRun first = runAs(env, "recover-again-1", args);
     first.assertSucceeded();
     db().execute("ALTER TABLE recover_again MODIFY COLUMN level Int16");
     db().execute(
             "ALTER TABLE recover_again_checkpoints ADD CONSTRAINT no_recovery CHECK kind != 'recovery'");
 
-    env.put("CLOUD_RUN_EXECUTION", "recover-again-2");
-    JobRun interrupted = JobRun.of(env, args);
-    assertThat(interrupted.exitCode()).as(interrupted.output()).isEqualTo(1);
+    JobRun interrupted = runAs(env, "recover-again-2", args);
+    interrupted.assertFailed();
     assertThat(db().query("SELECT id, level FROM recover_again WHERE id IN (4, 12)"))
         .as("the first page's recovered row landed before its record failed, and the task stopped")
         .isEqualTo("4\t304");
@@ -294,7 +251,7 @@ interface ResumeAndReRunTests extends BackfillFixture {
     retried.assertSucceeded();
     assertThat(retried.out()).contains("\"recovered\":2");
     assertThat(db().query("SELECT id, level FROM recover_again ORDER BY id") + "\n")
-        .isEqualTo(oracle.toString());
+        .isEqualTo(oracle);
     assertThat(db().count("recover_again_errors")).isEqualTo(2);
   }
 
@@ -309,17 +266,12 @@ interface ResumeAndReRunTests extends BackfillFixture {
       source.rows.add(row(Integer.toString(i == 5 ? -5 : i)));
     }
     db().execute("CREATE TABLE unkept (id UInt8) ENGINE = MergeTree ORDER BY id");
-    String[] args = {
-      "--inputTableSpec=" + PROJECT + ":ds.unkept", "--clickHouseTable=unkept", "--pageRows=5"
-    };
+    String[] args = copyArgs("unkept", "unkept", "--pageRows=5");
     Map<String, String> env = environment();
-    env.put("CLOUD_RUN_EXECUTION", "unkept-1");
-    JobRun first = JobRun.of(env, args);
-    assertThat(first.exitCode()).as(first.output()).isEqualTo(1);
+    JobRun first = runAs(env, "unkept-1", args);
+    first.assertFailed();
 
-    env.put("CLOUD_RUN_EXECUTION", "unkept-2");
-    withDeadLetterTable(env, "unkept_errors");
-    JobRun second = JobRun.of(env, args);
+    JobRun second = runAs(withDeadLetterTable(env, "unkept_errors"), "unkept-2", args);
 
     second.assertSucceeded();
     assertThat(db().query("SELECT raw_message, error_message FROM unkept_errors"))

@@ -44,8 +44,7 @@ interface ServiceFailureTests extends BackfillFixture {
       storage().failCreates(1);
       storage().failReadsAtStart(1);
     }
-    Map<String, String> env = environment();
-    env.remove("OUTPUT_DEADLETTER_TABLE");
+    Map<String, String> env = environmentWithBigQueryDeadLetters();
 
     JobRun run = copy(env, "steps", "steps", "--pageRows=15");
 
@@ -54,20 +53,18 @@ interface ServiceFailureTests extends BackfillFixture {
     assertThat(db().query("SELECT count(), uniqExact(id), min(id), max(id) FROM steps"))
         .isEqualTo("40\t40\t0\t39");
     assertThat(bigQuery().insertedRows()).hasSize(1);
-    assertThat(bigQuery().insertedRows().get(0).path("json").path("payloadString").asText())
-        .isEqualTo("{\"id\":300}");
+    assertThat(insertedDeadLetter(0, "payloadString")).isEqualTo("{\"id\":300}");
   }
 
   @Test
   default void aBigQueryFailureThatPersistsNamesTheStepAndTheRequest() {
-    bigQuery().table("ds", "down", fields("id INTEGER")).rows.add(row("1"));
+    sourceTable("down", fields("id INTEGER"), row("1"));
     db().execute("CREATE TABLE down (id UInt8) ENGINE = MergeTree ORDER BY id");
     bigQuery().failNext("GET /bigquery/v2/projects/test-project/datasets/ds/tables/down", 503, 100);
 
     JobRun run = copy(environment(), "down", "down");
 
-    assertThat(run.exitCode()).isEqualTo(1);
-    assertThat(run.out())
+    run.assertFailed()
         .contains(
             "backfill failed before reading: BigQuery tables.get (test-project:ds.down) failed"
                 + " after 4 attempts: HTTP 503 injected fault");
@@ -75,15 +72,14 @@ interface ServiceFailureTests extends BackfillFixture {
 
   @Test
   default void anUnreachableClickHouseStopsTheJobAtStart() {
-    bigQuery().table("ds", "unreachable", fields("id INTEGER")).rows.add(row("1"));
+    sourceTable("unreachable", fields("id INTEGER"), row("1"));
     Map<String, String> env = environment();
     String nowhere = "http://127.0.0.1:" + dev.pubsubclickhouse.testing.LocalClickHouse.freePort();
     env.put("CLICKHOUSE_URL", nowhere);
 
     JobRun run = copy(env, "unreachable", "t");
 
-    assertThat(run.exitCode()).isEqualTo(1);
-    assertThat(run.out())
+    run.assertFailed()
         .contains(
             "backfill failed before reading: "
                 + dev.pubsubclickhouse.testing.ClickHouseMistakes.CLOSED_PORT.line(nowhere));
@@ -105,8 +101,7 @@ interface ServiceFailureTests extends BackfillFixture {
 
       JobRun run = copy(env, "outage", "outage", "--pageRows=10", "--checkpointTable=none");
 
-      assertThat(run.exitCode()).as(run.output()).isEqualTo(1);
-      assertThat(run.out())
+      run.assertFailed()
           .contains(
               "\"message\":\"backfill failed: ClickHouse at "
                   + proxy.url()

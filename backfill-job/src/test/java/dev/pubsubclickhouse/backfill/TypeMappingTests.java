@@ -83,11 +83,12 @@ interface TypeMappingTests extends BackfillFixture {
   /** The column plan calls FLOAT64 into Float64 or Float32 exact: infinities included. */
   @Test
   default void anInfiniteFloat64ArrivesAsInfinity() {
-    BigQueryTable floats =
-        bigQuery().table("ds", "floats", fields("id INTEGER", "f64 FLOAT", "f32 FLOAT"));
-    floats.rows.add(row("1", "Infinity", "Infinity"));
-    floats.rows.add(row("2", "-Infinity", "-Infinity"));
-    floats.rows.add(row("3", "1.5", "1.5"));
+    sourceTable(
+        "floats",
+        fields("id INTEGER", "f64 FLOAT", "f32 FLOAT"),
+        row("1", "Infinity", "Infinity"),
+        row("2", "-Infinity", "-Infinity"),
+        row("3", "1.5", "1.5"));
     db().execute(
             "CREATE TABLE floats (id UInt32, f64 Float64, f32 Float32) ENGINE = MergeTree ORDER BY id");
 
@@ -101,10 +102,10 @@ interface TypeMappingTests extends BackfillFixture {
 
   @Test
   default void aJsonFieldFillsAJsonColumn() {
-    bigQuery()
-        .table("ds", "json_source", fields("id INTEGER", "payload JSON"))
-        .rows
-        .add(row("1", "{\"user\":{\"id\":42},\"tags\":[\"a\"]}"));
+    sourceTable(
+        "json_source",
+        fields("id INTEGER", "payload JSON"),
+        row("1", "{\"user\":{\"id\":42},\"tags\":[\"a\"]}"));
     db().execute(
             "CREATE TABLE json_target (id UInt8, payload JSON) ENGINE = MergeTree ORDER BY id");
 
@@ -184,11 +185,7 @@ interface TypeMappingTests extends BackfillFixture {
         row(
             "2", null, null, null, null, null, null, null, null, null, null, null, null, null,
             List.of(), null));
-    String[] args = {
-      "--inputTableSpec=" + PROJECT + ":ds.created", "--clickHouseTable=created", "--createTable"
-    };
-
-    JobRun dryRun = JobRun.of(environment(), args[0], args[1], args[2], "--dryRun");
+    JobRun dryRun = copy(environment(), "created", "created", "--createTable", "--dryRun");
     dryRun.assertSucceeded();
     assertThat(dryRun.out())
         .contains(
@@ -201,7 +198,7 @@ interface TypeMappingTests extends BackfillFixture {
         .contains("bn      Nullable(Decimal(76, 38))");
     assertThat(db().query("EXISTS TABLE created")).isEqualTo("0");
 
-    JobRun run = JobRun.of(environment(), args);
+    JobRun run = copy(environment(), "created", "created", "--createTable");
 
     run.assertSucceeded();
     assertThat(db().query("SELECT * EXCEPT by, hex(by) FROM created ORDER BY id FORMAT TSV"))
@@ -229,12 +226,8 @@ interface TypeMappingTests extends BackfillFixture {
     BigQueryTable source = bigQuery().table("ds", "nested", fields);
     source.rows.add(row("1", record("desktop", List.of("a", "b"), record("Chrome"))));
     source.rows.add(row("2", null));
-    String[] args = {
-      "--inputTableSpec=" + PROJECT + ":ds.nested", "--clickHouseTable=nested", "--createTable"
-    };
-
-    JobRun dryRun = JobRun.of(environment(), args[0], args[1], args[2], "--dryRun");
-    JobRun run = JobRun.of(environment(), args);
+    JobRun dryRun = copy(environment(), "nested", "nested", "--createTable", "--dryRun");
+    JobRun run = copy(environment(), "nested", "nested", "--createTable");
 
     dryRun.assertSucceeded();
     assertThat(dryRun.out())
@@ -250,7 +243,7 @@ interface TypeMappingTests extends BackfillFixture {
   /** A CREATE TABLE ClickHouse refuses is named as such, with ClickHouse's reason. */
   @Test
   default void aCreateTableClickHouseRefusesIsNamedWithItsReason() {
-    bigQuery().table("ds", "refused_ddl", fields("id INTEGER")).rows.add(row("1"));
+    sourceTable("refused_ddl", fields("id INTEGER"), row("1"));
 
     JobRun run =
         copy(
@@ -260,8 +253,7 @@ interface TypeMappingTests extends BackfillFixture {
             "--createTable",
             "--orderBy=(no_such_column)");
 
-    assertThat(run.exitCode()).isEqualTo(1);
-    assertThat(run.out())
+    run.assertFailed()
         .contains(
             "backfill failed before reading: ClickHouse refused the CREATE TABLE of --createTable:"
                 + " Code: 47.");
