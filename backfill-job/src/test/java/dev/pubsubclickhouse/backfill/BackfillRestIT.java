@@ -21,33 +21,33 @@ class BackfillRestIT extends BackfillSuite {
   }
 
   @Override
-  Map<String, String> readerEnvironment() {
+  public Map<String, String> readerEnvironment() {
     return Map.of("PAGE_READER", "rest");
   }
 
   @Override
-  boolean rest() {
+  public boolean rest() {
     return true;
   }
 
   @Override
-  void failReadsAfter(int rows) {
+  public void failReadsAfter(int rows) {
     // Pages of 20 rows: the third page read fails for good.
     bigQuery.failAfter("/data?", rows / 20, 400, 1);
   }
 
   @Override
-  void breakReadsTwice() {
+  public void breakReadsTwice() {
     bigQuery.failAfter("/data?", 1, 503, 2);
   }
 
   @Override
-  void duringReads(Runnable action) {
+  public void duringReads(Runnable action) {
     bigQuery.onRequest("/data?", 2, action);
   }
 
   @Override
-  List<String> readRequests() {
+  public List<String> readRequests() {
     return bigQuery.requestsTo("/data?");
   }
 
@@ -107,7 +107,7 @@ class BackfillRestIT extends BackfillSuite {
     idTables("retasked_rest", 100, "");
     bigQuery.failAfter("/data?", 2, 400, 1);
     JobRun stopped = runTask("retasked-rest-1", 0, 2, "retasked_rest", "--pageRows=10");
-    assertThat(stopped.exitCode()).as(stopped.output()).isEqualTo(1);
+    stopped.assertFailed();
     JobRun whole = runTask("retasked-rest-1", 1, 2, "retasked_rest", "--pageRows=10");
     whole.assertSucceeded();
     assertThat(storedIds("retasked_rest"))
@@ -193,10 +193,6 @@ class BackfillRestIT extends BackfillSuite {
   }
 
   private JobRun runTask(String execution, int task, int tasks, String table, String... args) {
-    Map<String, String> env = forTask(environment(), execution, tasks, task);
-    List<String> all = new ArrayList<>(List.of(args));
-    all.add("--inputTableSpec=" + PROJECT + ":ds." + table);
-    all.add("--clickHouseTable=" + table);
-    return JobRun.of(env, all.toArray(String[]::new));
+    return copy(forTask(environment(), execution, tasks, task), table, table, args);
   }
 }

@@ -19,32 +19,32 @@ class BackfillStorageIT extends BackfillSuite {
   }
 
   @Override
-  Map<String, String> readerEnvironment() {
+  public Map<String, String> readerEnvironment() {
     return Map.of("PAGE_READER", "storage", "BIGQUERY_STORAGE_ENDPOINT", storage.endpoint());
   }
 
   @Override
-  boolean rest() {
+  public boolean rest() {
     return false;
   }
 
   @Override
-  void failReadsAfter(int rows) {
+  public void failReadsAfter(int rows) {
     storage.breakStreamsAfter(rows / 2, 1, Status.INVALID_ARGUMENT);
   }
 
   @Override
-  void breakReadsTwice() {
+  public void breakReadsTwice() {
     storage.breakStreamsAfter(7, 2);
   }
 
   @Override
-  void duringReads(Runnable action) {
+  public void duringReads(Runnable action) {
     storage.onRead(1, action);
   }
 
   @Override
-  List<String> readRequests() {
+  public List<String> readRequests() {
     return storage.reads();
   }
 
@@ -71,8 +71,7 @@ class BackfillStorageIT extends BackfillSuite {
 
     JobRun run = copy(env, "no_credentials", "no_credentials");
 
-    assertThat(run.exitCode()).as(run.output()).isEqualTo(1);
-    assertThat(run.out())
+    run.assertFailed()
         .contains("backfill failed before reading: cannot use BigQuery's Storage Read API: ")
         .doesNotContain("cannot use ClickHouse");
     assertThat(storage.createdSessions()).isEmpty();
@@ -88,19 +87,15 @@ class BackfillStorageIT extends BackfillSuite {
     idTables("expired", 100, "");
     storage.sessionLifetime(java.time.Duration.ofMinutes(5));
     failReadsAfter(40);
-    String[] args = {
-      "--inputTableSpec=" + PROJECT + ":ds.expired", "--clickHouseTable=expired", "--pageRows=20"
-    };
+    String[] args = copyArgs("expired", "expired", "--pageRows=20");
     Map<String, String> env = environment();
-    env.put("CLOUD_RUN_EXECUTION", "expired-1");
-    JobRun failed = JobRun.of(env, args);
-    assertThat(failed.exitCode()).as(failed.output()).isEqualTo(1);
+    JobRun failed = runAs(env, "expired-1", args);
+    failed.assertFailed();
     String before = storedIds("expired");
 
-    env.put("CLOUD_RUN_EXECUTION", "expired-2");
-    JobRun second = JobRun.of(env, args);
+    JobRun second = runAs(env, "expired-2", args);
 
-    assertThat(second.exitCode()).isEqualTo(1);
+    second.assertFailed();
     String session = storage.createdSessions().get(0).getName();
     assertThat(second.out())
         .contains(
@@ -121,10 +116,9 @@ class BackfillStorageIT extends BackfillSuite {
   @Test
   void aTableWithAStreamingBufferIsReadAgainNotTakenAsUnchanged() {
     idTables("streamed", 20, "");
-    String[] args = {"--inputTableSpec=" + PROJECT + ":ds.streamed", "--clickHouseTable=streamed"};
+    String[] args = copyArgs("streamed", "streamed");
     Map<String, String> env = environment();
-    env.put("CLOUD_RUN_EXECUTION", "streamed-1");
-    JobRun first = JobRun.of(env, args);
+    JobRun first = runAs(env, "streamed-1", args);
     first.assertSucceeded();
     BigQueryTable table = bigQuery.table("ds", "streamed");
     long lastModified = table.lastModified;
@@ -133,8 +127,7 @@ class BackfillStorageIT extends BackfillSuite {
     }
     assertThat(table.lastModified).isEqualTo(lastModified);
 
-    env.put("CLOUD_RUN_EXECUTION", "streamed-2");
-    JobRun second = JobRun.of(env, args);
+    JobRun second = runAs(env, "streamed-2", args);
 
     second.assertSucceeded();
     assertThat(second.out())

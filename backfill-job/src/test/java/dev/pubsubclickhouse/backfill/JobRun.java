@@ -7,6 +7,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
+import org.assertj.core.api.AbstractStringAssert;
 
 /** One in-process run of the job, as {@code java -jar} would run it, with what it printed. */
 record JobRun(int exitCode, String out, String err) {
@@ -25,6 +26,15 @@ record JobRun(int exitCode, String out, String err) {
   /** Asserts that the job exited 0, with what it printed as the message. */
   void assertSucceeded() {
     assertThat(exitCode).as(output()).isZero();
+  }
+
+  /**
+   * Asserts that the job exited 1, with what it printed as the message, and returns an assertion on
+   * its standard output.
+   */
+  AbstractStringAssert<?> assertFailed() {
+    assertThat(exitCode).as(output()).isEqualTo(1);
+    return assertThat(out);
   }
 
   /** Both streams, for assertion messages. */
