@@ -2,6 +2,7 @@ package dev.pubsubclickhouse.backfill;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pubsubclickhouse.core.cli.Invocation;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -17,7 +18,7 @@ record JobRun(int exitCode, String out, String err) {
     int code;
     try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
         PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
-      code = Main.run(new HashMap<>(environment), args, o, e, false);
+      code = Main.run(new Invocation(new HashMap<>(environment), args, o, e, false));
     }
     return new JobRun(
         code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));

@@ -1,5 +1,6 @@
 package dev.pubsubclickhouse.replay;
 
+import dev.pubsubclickhouse.core.cli.Invocation;
 import dev.pubsubclickhouse.core.config.ClickHouseParameters;
 import dev.pubsubclickhouse.core.config.MisspeltVariables;
 import dev.pubsubclickhouse.core.config.Parameter;
@@ -38,24 +39,20 @@ public final class Main {
   }
 
   public static void main(String[] args) {
-    boolean terminal = System.console() != null;
-    System.exit(run(System.getenv(), args, System.out, System.err, terminal));
+    System.exit(run(Invocation.ofProcess(args)));
   }
 
   /**
-   * Runs one command with this environment. What a person reads (listings, counts, progress) goes
-   * to {@code out}; errors and the libraries' records from WARNING up are log lines on {@code err}.
-   *
-   * @param terminal log lines as plain sentences instead of JSON
+   * Runs one command. What a person reads (listings, counts, progress) goes to standard output;
+   * errors and the libraries' records from WARNING up are log lines on standard error, as plain
+   * sentences on a terminal.
    */
-  public static int run(
-      Map<String, String> environment,
-      String[] args,
-      PrintStream out,
-      PrintStream err,
-      boolean terminal) {
-    JsonLog.forCommandLine(err, terminal ? JsonLog.Format.MESSAGE : JsonLog.Format.JSON);
-    if (!List.of(args).contains("--verbose")) {
+  public static int run(Invocation invocation) {
+    Map<String, String> environment = invocation.environment();
+    PrintStream out = invocation.out();
+    JsonLog.forCommandLine(
+        invocation.err(), invocation.terminal() ? JsonLog.Format.MESSAGE : JsonLog.Format.JSON);
+    if (!List.of(invocation.args()).contains("--verbose")) {
       JsonLog.quietClickHouseClient();
     }
     for (String misspelt : MisspeltVariables.in(environment, READ_VARIABLES)) {
@@ -66,7 +63,7 @@ public final class Main {
             .addSubcommand(new TableCommand(environment, out))
             .addSubcommand(new SubscriptionCommand(environment, out));
     line.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
-    line.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
+    line.setErr(new PrintWriter(invocation.err(), true, StandardCharsets.UTF_8));
     line.setParameterExceptionHandler(
         (failure, arguments) -> {
           JsonLog.error("replay: " + failure.getMessage() + " (see --help)", Map.of());
@@ -77,7 +74,7 @@ public final class Main {
           JsonLog.error("replay: stopped by an unexpected failure", Map.of(), failure);
           return ExitCode.FAILED;
         });
-    return line.execute(args);
+    return line.execute(invocation.args());
   }
 
   /** The top command: says which subcommands there are. */

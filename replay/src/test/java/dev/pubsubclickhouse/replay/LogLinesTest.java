@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pubsubclickhouse.core.cli.Invocation;
 import dev.pubsubclickhouse.core.log.JsonLog;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -29,11 +30,12 @@ class LogLinesTest {
 
   private int run(String... args) {
     return Main.run(
-        Map.of(),
-        args,
-        new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8),
-        false);
+        new Invocation(
+            Map.of(),
+            args,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            false));
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.pubsubclickhouse.replay;
 
+import dev.pubsubclickhouse.core.cli.Invocation;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -15,11 +16,12 @@ public record Run(int exitCode, String out, String err) {
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int code =
         Main.run(
-            environment,
-            args,
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            true);
+            new Invocation(
+                environment,
+                args,
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8),
+                true));
     return new Run(
         code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }

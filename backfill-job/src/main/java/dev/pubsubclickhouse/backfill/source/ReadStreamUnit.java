@@ -15,33 +15,14 @@ import java.util.List;
  * breaks for a transient reason is opened again at the offset of the first row not yet received, so
  * no row is read twice or skipped.
  */
-public final class ReadStreamUnit implements ReadUnit {
-  private final BigQueryReadClient client;
-  private final String stream;
-  private final String avroSchema;
-  private final int pageRows;
-  private final BigQueryRetry retry;
-  private final String key;
-
-  public ReadStreamUnit(
-      BigQueryReadClient client,
-      String stream,
-      String avroSchema,
-      int pageRows,
-      BigQueryRetry retry,
-      String key) {
-    this.client = client;
-    this.stream = stream;
-    this.avroSchema = avroSchema;
-    this.pageRows = pageRows;
-    this.retry = retry;
-    this.key = key;
-  }
-
-  @Override
-  public String key() {
-    return key;
-  }
+public record ReadStreamUnit(
+    BigQueryReadClient client,
+    String stream,
+    String avroSchema,
+    int pageRows,
+    BigQueryRetry retry,
+    String key)
+    implements ReadUnit {
 
   @Override
   public RowRange range() {

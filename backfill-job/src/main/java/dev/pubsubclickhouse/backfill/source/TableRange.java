@@ -12,30 +12,8 @@ import java.util.List;
  * part is at its position, the next ones follow BigQuery's page tokens; answers shorter than asked
  * (BigQuery caps an answer's size) are gathered into the page they belong to.
  */
-public final class TableRange implements ReadUnit {
-  private final PageReader reader;
-  private final TableId table;
-  private final RowRange range;
-  private final int pageRows;
-  private final String key;
-
-  public TableRange(PageReader reader, TableId table, RowRange range, int pageRows, String key) {
-    this.reader = reader;
-    this.table = table;
-    this.range = range;
-    this.pageRows = pageRows;
-    this.key = key;
-  }
-
-  @Override
-  public String key() {
-    return key;
-  }
-
-  @Override
-  public RowRange range() {
-    return range;
-  }
+public record TableRange(PageReader reader, TableId table, RowRange range, int pageRows, String key)
+    implements ReadUnit {
 
   @Override
   public long knownRows() {

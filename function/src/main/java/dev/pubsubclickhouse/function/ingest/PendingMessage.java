@@ -2,11 +2,10 @@ package dev.pubsubclickhouse.function.ingest;
 
 import dev.pubsubclickhouse.core.insert.WaitedFor;
 import dev.pubsubclickhouse.core.schema.TableName;
-import dev.pubsubclickhouse.core.write.DeadLetter;
 import dev.pubsubclickhouse.core.write.EncodedRows;
 import dev.pubsubclickhouse.core.write.TargetTable;
-import dev.pubsubclickhouse.core.write.WriteRecord;
 import dev.pubsubclickhouse.messages.MessageEncoder;
+import dev.pubsubclickhouse.messages.MessageRecord;
 import dev.pubsubclickhouse.messages.PubSubMessage;
 import dev.pubsubclickhouse.messages.payload.PayloadFormat;
 import dev.pubsubclickhouse.messages.tables.Destination;
@@ -21,18 +20,13 @@ import java.util.concurrent.locks.LockSupport;
  * request's thread, and the answer the request waits for. The batch writer encodes it again only
  * when the table's schema changed.
  */
-public final class PendingMessage implements WriteRecord {
-  private final PubSubMessage message;
-  private final MessageEncoder encoder;
+public final class PendingMessage extends MessageRecord {
   private final Route route;
-  private final PayloadFormat format;
   private final long enqueuedNanos;
   private final Answer answer = new Answer();
   private final long footprintBytes;
   private long answerDeadlineNanos = WaitedFor.NO_END;
   private volatile String reason;
-  private TargetTable.Snapshot encodedWith;
-  private EncodedRows encoded;
 
   /** When its batch was taken for an INSERT (System.nanoTime()); 0 until then. */
   private volatile long takenNanos;
@@ -102,12 +96,9 @@ public final class PendingMessage implements WriteRecord {
       PayloadFormat format,
       TargetTable.Snapshot schema,
       EncodedRows encoded) {
-    this.message = message;
-    this.encoder = encoder;
+    super(message, encoder, format);
+    useRows(schema, encoded);
     this.route = route;
-    this.format = format;
-    this.encodedWith = schema;
-    this.encoded = encoded;
     this.enqueuedNanos = System.nanoTime();
     this.footprintBytes = encoded.length() + (long) message.data().length + 128;
   }
@@ -117,18 +108,11 @@ public final class PendingMessage implements WriteRecord {
    * enqueuedNanos} on the batcher's clock (the batcher's tests).
    */
   PendingMessage(PubSubMessage message, EncodedRows encoded, long enqueuedNanos) {
-    this.message = message;
-    this.encoder = null;
+    super(message, null, null);
+    useRows(null, encoded);
     this.route = null;
-    this.format = null;
-    this.encodedWith = null;
-    this.encoded = encoded;
     this.enqueuedNanos = enqueuedNanos;
     this.footprintBytes = encoded.length() + (long) message.data().length + 128;
-  }
-
-  public PubSubMessage message() {
-    return message;
   }
 
   /** The table whose writer takes the message (the default table's for a dead letter). */
@@ -151,11 +135,11 @@ public final class PendingMessage implements WriteRecord {
 
   /** The encoded rows (RowBinaryWithDefaults), for the schema the message was last encoded for. */
   public byte[] encodedRows() {
-    return encoded.bytes();
+    return encoded().bytes();
   }
 
   public int rowCount() {
-    return encoded.rowCount();
+    return encoded().rowCount();
   }
 
   public long enqueuedNanos() {
@@ -259,20 +243,6 @@ public final class PendingMessage implements WriteRecord {
     return footprintBytes;
   }
 
-  @Override
-  public String identity() {
-    return message.identity();
-  }
-
-  @Override
-  public EncodedRows rowsFor(TargetTable.Snapshot schema) {
-    if (schema != encodedWith && format != null) {
-      encoded = encoder.encode(message, format, schema);
-      encodedWith = schema;
-    }
-    return encoded;
-  }
-
   /**
    * Its request was answered (503 at its deadline) before its batch was written, or will be: its
    * deadline passed, and the next sweep of the deadlines answers it.
@@ -292,10 +262,5 @@ public final class PendingMessage implements WriteRecord {
   @Override
   public long waitedForUntilNanos() {
     return answerDeadlineNanos;
-  }
-
-  @Override
-  public DeadLetter deadLetter(String reason) {
-    return encoder.deadLetter(message, identity(), reason);
   }
 }

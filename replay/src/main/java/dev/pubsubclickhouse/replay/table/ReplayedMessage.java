@@ -3,8 +3,8 @@ package dev.pubsubclickhouse.replay.table;
 import dev.pubsubclickhouse.core.write.DeadLetter;
 import dev.pubsubclickhouse.core.write.EncodedRows;
 import dev.pubsubclickhouse.core.write.TargetTable;
-import dev.pubsubclickhouse.core.write.WriteRecord;
 import dev.pubsubclickhouse.messages.MessageEncoder;
+import dev.pubsubclickhouse.messages.MessageRecord;
 import dev.pubsubclickhouse.messages.PubSubMessage;
 import dev.pubsubclickhouse.messages.payload.PayloadFormat;
 import dev.pubsubclickhouse.messages.payload.PayloadFormats;
@@ -21,35 +21,43 @@ import dev.pubsubclickhouse.messages.tables.Route;
  * read now is {@link #unavailable()}: a failure that may pass, as for the service (503), so it is
  * not written at all.
  */
-final class ReplayedMessage implements WriteRecord {
+final class ReplayedMessage extends MessageRecord {
   private final StoredDeadLetter stored;
   private final Route route;
-  private final PubSubMessage message;
-  private final MessageEncoder encoder;
-  private final PayloadFormat format;
   private final String unavailable;
-  private TargetTable.Snapshot encodedFor;
-  private EncodedRows encoded;
   private String newReason;
 
-  ReplayedMessage(
-      StoredDeadLetter stored, Route route, MessageEncoder encoder, PayloadFormats formats) {
+  private ReplayedMessage(
+      StoredDeadLetter stored,
+      Route route,
+      PubSubMessage message,
+      MessageEncoder encoder,
+      PayloadFormat format,
+      String unavailable) {
+    super(message, encoder, format);
+    if (route.isRejected()) {
+      // Its rows are the route's rejection, whatever the schema.
+      useRows(null, EncodedRows.rejected(route.rejection()));
+    }
     this.stored = stored;
     this.route = route;
-    this.message = stored.message();
-    this.encoder = encoder;
-    PayloadFormat read = null;
+    this.unavailable = unavailable;
+  }
+
+  static ReplayedMessage of(
+      StoredDeadLetter stored, Route route, MessageEncoder encoder, PayloadFormats formats) {
+    PubSubMessage message = stored.message();
+    PayloadFormat format = null;
     String why = route.unavailable();
     // Like the service, a message routed nowhere is dead-lettered without fetching its schema.
     if (why == null && !route.isRejected()) {
       try {
-        read = formats.of(message.attributes());
+        format = formats.of(message.attributes());
       } catch (SchemaUnavailableException e) {
         why = e.getMessage();
       }
     }
-    this.format = read;
-    this.unavailable = why;
+    return new ReplayedMessage(stored, route, message, encoder, format, why);
   }
 
   StoredDeadLetter stored() {
@@ -66,29 +74,17 @@ final class ReplayedMessage implements WriteRecord {
   }
 
   @Override
-  public String identity() {
-    return message.identity();
-  }
-
-  @Override
   public EncodedRows rowsFor(TargetTable.Snapshot schema) {
-    if (schema != encodedFor) {
-      if (route.isRejected()) {
-        encoded = EncodedRows.rejected(route.rejection());
-      } else if (unavailable != null) {
-        throw new IllegalStateException("not to be written now: " + unavailable);
-      } else {
-        encoded = encoder.encode(message, format, schema);
-      }
-      encodedFor = schema;
+    if (!route.isRejected() && unavailable != null) {
+      throw new IllegalStateException("not to be written now: " + unavailable);
     }
-    return encoded;
+    return super.rowsFor(schema);
   }
 
   @Override
   public DeadLetter deadLetter(String reason) {
     newReason = reason;
-    return encoder.deadLetter(message, identity(), reason);
+    return super.deadLetter(reason);
   }
 
   /** Why it still does not fit, once the writer made it a dead letter again; else null. */

@@ -138,7 +138,7 @@ final class TableReplay {
         break;
       }
       ReplayedMessage message =
-          new ReplayedMessage(row, destinations.route(row.message()), encoder, formats);
+          ReplayedMessage.of(row, destinations.route(row.message()), encoder, formats);
       messages.add(message);
       replayed++;
       if (message.unavailable() != null) {
