@@ -3,6 +3,7 @@
 import os
 import shutil
 import subprocess
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -82,10 +83,26 @@ def insert_stats(table, t0, t1):
 
 
 def truncate(table):
+    """Empties the table and removes its parts at once (SYNC). Without SYNC ClickHouse removes the
+    parts of a truncate, and those its merges replaced, minutes later (old_parts_lifetime): after a
+    per-message peer at c=256, thousands of them, removed under whichever point runs then."""
     try:
-        ch("TRUNCATE TABLE bench.%s" % table)
+        ch("TRUNCATE TABLE bench.%s SYNC" % table)
     except urllib.error.HTTPError:
         pass  # an ENGINE = Null table has nothing to truncate
+
+
+def settle(cpu_seconds, idle_cores=0.1, window_s=0.5, limit_s=10.0, sleep=time.sleep):
+    """Waits until the process whose CPU seconds `cpu_seconds()` reads used under `idle_cores` of
+    a core over one `window_s`, or `limit_s` passed. Returns (seconds waited, settled)."""
+    waited = 0.0
+    while waited < limit_s:
+        before = cpu_seconds()
+        sleep(window_s)
+        waited += window_s
+        if (cpu_seconds() - before) / window_s < idle_cores:
+            return waited, True
+    return waited, False
 
 
 def active_parts(table):

@@ -8,7 +8,7 @@ import threading
 import time
 
 from .breakdown import breakdown, phase_sums
-from .clickhouse import active_parts, ch, ch_now, insert_stats, truncate
+from .clickhouse import active_parts, ch, ch_now, insert_stats, settle, truncate
 from .processes import (CPU_LAYOUT, Server, children_cpu_seconds, context_switches,
                         cpu_seconds, jar, machine_busy_seconds, memory_kib,
                         one_cpu_service_layout, pin_process, pinned, post_once, server_command,
@@ -46,7 +46,12 @@ def measure_push(name, server, chpid, connections, args, rate=None):
     wrk(server.port, connections, args.warmup, script, script_args, rate)
     if table:
         truncate(table)
-    time.sleep(0.5)
+    # Each point starts from a quiet ClickHouse: its query log's flushes and merges after the
+    # warm-up (and the previous point) are not measured as this target's.
+    settle_s, settled = settle(lambda: cpu_seconds(chpid))
+    if not settled:
+        log("  ClickHouse still busy after %.0f s; measuring %s c=%d anyway"
+            % (settle_s, name, connections))
     phases0 = phase_sums(server.port) if pid else None
     t0 = ch_now()
     cpu0, chcpu0, cs0 = cpu_seconds(pid) if pid else 0, cpu_seconds(chpid), context_switches(
@@ -89,6 +94,7 @@ def measure_push(name, server, chpid, connections, args, rate=None):
         "rss_mib": rss / 1024,
         "peak_rss_mib": hwm / 1024,
         "load_avg_1m_before": load0,
+        "clickhouse_settle_s": settle_s,
     }
     if rate:
         row["offered_msgs_per_s"] = rate

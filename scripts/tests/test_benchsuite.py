@@ -18,6 +18,7 @@ from benchsuite.processes import parse_wrk_output, wrk
 from benchsuite.pull import schedule
 from benchsuite.report import print_pull, render_markdown
 from benchsuite.breakdown import breakdown
+from benchsuite.clickhouse import settle
 from benchsuite.encoder import cpu_ratios, parse_cpu_time
 from benchsuite.floors import floors, push_floors
 from benchsuite.push import median_rows
@@ -81,6 +82,25 @@ class MedianOfRoundsTest(unittest.TestCase):
         samples = [sample(t, c, r, 1) for r in (1, 2) for c in (1, 16) for t in ("bare", "ours")]
         self.assertEqual([(r["target"], r["concurrency"]) for r in median_rows(samples)],
                          [("bare", 1), ("ours", 1), ("bare", 16), ("ours", 16)])
+
+
+class SettleTest(unittest.TestCase):
+    """ClickHouse's CPU seconds as settle() reads them, one reading before and one after each
+    half-second window."""
+
+    def readings(self, *seconds):
+        values = iter(seconds)
+        return lambda: next(values)
+
+    def test_waits_for_the_first_window_under_a_tenth_of_a_core(self):
+        # windows at 0.6, 0.2 and 0.02 cores: the third is quiet
+        cpu = self.readings(0.0, 0.3, 0.3, 0.4, 0.4, 0.41)
+        self.assertEqual(settle(cpu, sleep=lambda s: None), (1.5, True))
+
+    def test_gives_up_at_the_limit_and_says_so(self):
+        busy = iter(range(100))
+        self.assertEqual(settle(lambda: next(busy) * 0.5, limit_s=2.0, sleep=lambda s: None),
+                         (2.0, False))
 
 
 class PushFloorsTest(unittest.TestCase):
