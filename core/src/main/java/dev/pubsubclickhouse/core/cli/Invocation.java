@@ -22,4 +22,13 @@ public record Invocation(
   public static Invocation ofProcess(String[] args) {
     return new Invocation(System.getenv(), args, System.out, System.err, System.console() != null);
   }
+
+  /**
+   * Names neither the environment nor the arguments: either may hold a password (a record's own
+   * {@code toString} would print every variable).
+   */
+  @Override
+  public String toString() {
+    return "Invocation[" + args.length + " arguments, terminal=" + terminal + "]";
+  }
 }
