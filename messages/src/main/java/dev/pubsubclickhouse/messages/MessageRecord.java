@@ -10,7 +10,9 @@ import dev.pubsubclickhouse.messages.payload.PayloadFormat;
  * A Pub/Sub message as the writer's record: its identity, its rows as {@link MessageEncoder} makes
  * them for a table's schema (made again only when the schema changed), and its dead letter. The
  * push service's waiting messages and the replay's dead letters on their way back are both one, so
- * a replayed message is written as a push would have written it.
+ * a replayed message's rows come from the same code as a push's, for the table as it is when the
+ * replay runs (the replay adds no columns: a field no column takes goes where the service puts such
+ * fields, or is left out).
  */
 public abstract class MessageRecord implements WriteRecord {
   private final PubSubMessage message;
