@@ -83,26 +83,28 @@ def insert_stats(table, t0, t1):
 
 
 def truncate(table):
-    """Empties the table and removes its parts at once (SYNC). Without SYNC ClickHouse removes the
-    parts of a truncate, and those its merges replaced, minutes later (old_parts_lifetime): after a
-    per-message peer at c=256, thousands of them, removed under whichever point runs then."""
+    """Empties the table. With SYNC it returns once the parts are gone: after a plain TRUNCATE
+    hundreds of a per-message peer's parts could still be listed seconds later, removed at 10-20% of a
+    core under whichever point ran next."""
     try:
         ch("TRUNCATE TABLE bench.%s SYNC" % table)
     except urllib.error.HTTPError:
         pass  # an ENGINE = Null table has nothing to truncate
 
 
-def settle(cpu_seconds, idle_cores=0.1, window_s=0.5, limit_s=10.0, sleep=time.sleep):
+def settle(cpu_seconds, idle_cores=0.1, window_s=0.5, limit_s=10.0, sleep=time.sleep,
+           clock=time.monotonic):
     """Waits until the process whose CPU seconds `cpu_seconds()` reads used under `idle_cores` of
-    a core over one `window_s`, or `limit_s` passed. Returns (seconds waited, settled)."""
-    waited = 0.0
-    while waited < limit_s:
-        before = cpu_seconds()
+    a core over a window of `window_s` (as long as the window really lasted), or until `limit_s`
+    passed. Returns (seconds waited, settled)."""
+    start = clock()
+    while clock() - start < limit_s:
+        cpu0, t0 = cpu_seconds(), clock()
         sleep(window_s)
-        waited += window_s
-        if (cpu_seconds() - before) / window_s < idle_cores:
-            return waited, True
-    return waited, False
+        cpu1, t1 = cpu_seconds(), clock()
+        if t1 > t0 and (cpu1 - cpu0) / (t1 - t0) < idle_cores:
+            return t1 - start, True
+    return clock() - start, False
 
 
 def active_parts(table):

@@ -95,6 +95,7 @@ def measure_push(name, server, chpid, connections, args, rate=None):
         "peak_rss_mib": hwm / 1024,
         "load_avg_1m_before": load0,
         "clickhouse_settle_s": settle_s,
+        "clickhouse_settled": settled,
     }
     if rate:
         row["offered_msgs_per_s"] = rate

@@ -85,22 +85,51 @@ class MedianOfRoundsTest(unittest.TestCase):
 
 
 class SettleTest(unittest.TestCase):
-    """ClickHouse's CPU seconds as settle() reads them, one reading before and one after each
-    half-second window."""
+    """A fake clock that only sleep() moves, and ClickHouse's CPU seconds as a function of it."""
 
-    def readings(self, *seconds):
-        values = iter(seconds)
-        return lambda: next(values)
+    def setUp(self):
+        self.now = 0.0
+        self.sleeps = []
 
-    def test_waits_for_the_first_window_under_a_tenth_of_a_core(self):
-        # windows at 0.6, 0.2 and 0.02 cores: the third is quiet
-        cpu = self.readings(0.0, 0.3, 0.3, 0.4, 0.4, 0.41)
-        self.assertEqual(settle(cpu, sleep=lambda s: None), (1.5, True))
+    def sleep(self, seconds):
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+    def clock(self):
+        return self.now
+
+    def settle(self, busy_cores_at, **limits):
+        """busy_cores_at(t): the cores ClickHouse uses at time t, constant over each window."""
+        used = [0.0]
+        last = [0.0]
+
+        def cpu_seconds():
+            used[0] += busy_cores_at(last[0]) * (self.now - last[0])
+            last[0] = self.now
+            return used[0]
+
+        return settle(cpu_seconds, sleep=self.sleep, clock=self.clock, **limits)
+
+    def test_waits_for_the_first_half_second_under_a_tenth_of_a_core(self):
+        # 0.6 cores for the first second, 0.2 for the next half, then 0.02
+        waited, settled = self.settle(lambda t: 0.6 if t < 1.0 else 0.2 if t < 1.5 else 0.02)
+        self.assertEqual((waited, settled), (2.0, True))
+        self.assertEqual(self.sleeps, [0.5, 0.5, 0.5, 0.5])
+
+    def test_a_quiet_clickhouse_is_measured_over_one_whole_window(self):
+        self.assertEqual(self.settle(lambda t: 0.0), (0.5, True))
+        self.assertEqual(self.sleeps, [0.5])
 
     def test_gives_up_at_the_limit_and_says_so(self):
-        busy = iter(range(100))
-        self.assertEqual(settle(lambda: next(busy) * 0.5, limit_s=2.0, sleep=lambda s: None),
-                         (2.0, False))
+        self.assertEqual(self.settle(lambda t: 0.5, limit_s=2.0), (2.0, False))
+
+    def test_a_window_that_lasted_longer_is_judged_by_its_length(self):
+        # each sleep overruns to 2 s: 0.15 CPU-seconds in it is 0.075 of a core, quiet
+        def slow_sleep(seconds):
+            self.now += 2.0
+        cpu = iter([0.0, 0.15])
+        self.assertEqual(settle(lambda: next(cpu), sleep=slow_sleep, clock=self.clock),
+                         (2.0, True))
 
 
 class PushFloorsTest(unittest.TestCase):
