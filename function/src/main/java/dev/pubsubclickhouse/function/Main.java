@@ -101,9 +101,14 @@ public final class Main {
     JsonLog.info(
         "serving",
         Map.of(
-            "port", server.port(),
-            "threads", server.onVirtualThreads() ? "virtual" : "platform",
-            "jdk", Runtime.version().feature()));
+            "port",
+            server.port(),
+            "threads",
+            server.onVirtualThreads() ? "virtual" : "platform",
+            "selector",
+            server.selectorOnVirtualThread() ? "virtual" : "platform",
+            "jdk",
+            Runtime.version().feature()));
     server.join();
   }
 }

@@ -16,18 +16,29 @@ import org.eclipse.jetty.util.thread.VirtualThreadPool;
 /**
  * The HTTP server: the Functions Framework's own {@link HttpFunctionExecutor} running {@link
  * PushFunction} on Jetty, built as the framework's {@code Invoker.startServer} builds it (one
- * connector, error pages without a body), with two differences: on JDK 21 and later (the container
- * image runs JDK 25) every thread of the server is a virtual thread, and every request counts as
- * active for the service's shutdown until its answer is on the wire.
+ * connector, error pages without a body), with two differences: requests wait on virtual threads
+ * where the JDK has them, and every request counts as active for the service's shutdown until its
+ * answer is on the wire.
  *
  * <p>A push request waits for the INSERT that carries its rows. On an OS thread that wait costs
  * several context switches per request, and at a few hundred concurrent requests they are most of
- * the service's CPU; a waiting virtual thread only parks. Jetty's selector runs on a virtual thread
- * too ({@link VirtualThreadPool}): with the selector on an OS thread of its own, each request
- * crossed between it and the virtual threads' carrier twice, about 1.7 context switches a message
- * on one CPU at 256 concurrent pushes; with both on the carrier, 0.08, and 17% less CPU a message.
- * Measured in docs/performance.md. On JDK 17 to 20 requests run on a pool of up to 1024 OS threads,
- * as under the stock invoker.
+ * the service's CPU; a waiting virtual thread only parks. Which threads, by JDK:
+ *
+ * <ul>
+ *   <li>25 and later on one CPU (the deployed 1 vCPU, where the virtual threads have one carrier):
+ *       Jetty's selector and acceptor run on virtual threads too ({@link VirtualThreadPool}). With
+ *       the selector on an OS thread of its own, each request crossed between that thread and the
+ *       carrier on the one CPU: 1.6 to 2.1 context switches a message at 256 concurrent pushes
+ *       against 0.05 to 0.11 with the selector on the carrier, and about a quarter less CPU a
+ *       message (docs/performance.md). JDK 25's selector parks a virtual thread instead of holding
+ *       its carrier in the system call. With two CPUs the selector's own thread runs beside the
+ *       carriers: the same throughput either way, and under a flood of pushes far beyond admission
+ *       the selector on a virtual thread waits behind the requests' work (429s answered 2 to 3
+ *       times slower at the 99th percentile in OverloadIT), so there it keeps its OS thread.
+ *   <li>21 and later otherwise: requests on virtual threads, the selector and acceptor on a pool of
+ *       OS threads (Jetty's {@link QueuedThreadPool} with a virtual-thread executor).
+ *   <li>17 to 20: a pool of up to 1024 OS threads, as under the stock invoker.
+ * </ul>
  */
 final class PushServer implements AutoCloseable {
   private static final int MAX_PLATFORM_THREADS = 1024;
@@ -47,13 +58,8 @@ final class PushServer implements AutoCloseable {
    */
   static PushServer start(int port, PushService service) throws Exception {
     PushService.install(service);
-    // No cap on the virtual threads (Jetty's default is 200): requests beyond a cap would wait for
-    // a thread that only an answered request frees, and the connector's own tasks with them, so
-    // pushes in flight that would fill the batch could not even be read.
     ThreadPool pool =
-        VirtualThreads.areSupported()
-            ? new VirtualThreadPool(UNCAPPED)
-            : new QueuedThreadPool(MAX_PLATFORM_THREADS);
+        threadPool(Runtime.version().feature(), Runtime.getRuntime().availableProcessors());
     Server server = new Server(pool);
     server.setErrorHandler(new BodylessErrorHandler());
     ServerConnector connector = new ServerConnector(server);
@@ -75,8 +81,31 @@ final class PushServer implements AutoCloseable {
     return ((ServerConnector) server.getConnectors()[0]).getLocalPort();
   }
 
+  /** Whether requests run on virtual threads. */
   boolean onVirtualThreads() {
+    ThreadPool pool = server.getThreadPool();
+    return pool instanceof VirtualThreadPool
+        || ((QueuedThreadPool) pool).getVirtualThreadsExecutor() != null;
+  }
+
+  /** Whether Jetty's selector and acceptor run on virtual threads too. */
+  boolean selectorOnVirtualThread() {
     return server.getThreadPool() instanceof VirtualThreadPool;
+  }
+
+  /** The server's threads on JDK {@code feature} with {@code cpus} CPUs (see the class comment). */
+  static ThreadPool threadPool(int feature, int cpus) {
+    if (feature >= 25 && cpus == 1) {
+      // Uncapped (Jetty's default cap is 200): beyond a cap the connector's own tasks wait for a
+      // thread that only an answered request frees, so pushes in flight that would fill the
+      // batch could not even be read. MAX_PENDING_MESSAGES bounds what the service holds.
+      return new VirtualThreadPool(UNCAPPED);
+    }
+    QueuedThreadPool pool = new QueuedThreadPool(MAX_PLATFORM_THREADS);
+    if (feature >= 21) {
+      pool.setVirtualThreadsExecutor(VirtualThreads.getDefaultVirtualThreadsExecutor());
+    }
+    return pool;
   }
 
   /** Blocks until the server stops. */

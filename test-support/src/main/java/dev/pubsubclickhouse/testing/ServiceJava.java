@@ -48,6 +48,11 @@ public final class ServiceJava {
     return Path.of(System.getProperty("java.home"), "bin", "java");
   }
 
+  /** The feature version (17, 21, 25, ...) of the JDK whose {@code bin/java} this is; 0 unknown. */
+  public static int featureVersionOf(Path java) {
+    return featureVersion(java.getParent().getParent());
+  }
+
   private static int featureVersion(Path home) {
     try {
       Matcher m = FEATURE_VERSION.matcher(Files.readString(home.resolve("release")));
