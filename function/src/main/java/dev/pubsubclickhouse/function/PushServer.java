@@ -28,13 +28,14 @@ import org.eclipse.jetty.util.thread.VirtualThreadPool;
  *   <li>25 and later on one CPU (the deployed 1 vCPU, where the virtual threads have one carrier):
  *       Jetty's selector and acceptor run on virtual threads too ({@link VirtualThreadPool}). With
  *       the selector on an OS thread of its own, each request crossed between that thread and the
- *       carrier on the one CPU: 1.6 to 2.1 context switches a message at 256 concurrent pushes
- *       against 0.05 to 0.11 with the selector on the carrier, and about a quarter less CPU a
- *       message (docs/performance.md). JDK 25's selector parks a virtual thread instead of holding
- *       its carrier in the system call. With two CPUs the selector's own thread runs beside the
- *       carriers: the same throughput either way, and under a flood of pushes far beyond admission
- *       the selector on a virtual thread waits behind the requests' work (429s answered 2 to 3
- *       times slower at the 99th percentile in OverloadIT), so there it keeps its OS thread.
+ *       carrier on the one CPU: 1.6 to 2.0 context switches a message at 256 concurrent pushes
+ *       against 0.05 with the selector on the carrier, which gives about a sixth more messages a
+ *       second at a sixth less CPU a message (docs/performance.md, "Threads on one CPU"). JDK 25's
+ *       selector parks a virtual thread instead of holding its carrier in the system call. With two
+ *       CPUs the selector's own thread runs beside the carriers: the same throughput either way,
+ *       and under a flood of pushes far beyond admission the selector on a virtual thread waits
+ *       behind the requests' work (429s answered 2 to 3 times slower at the 99th percentile in
+ *       OverloadIT), so there it keeps its OS thread.
  *   <li>21 and later otherwise: requests on virtual threads, the selector and acceptor on a pool of
  *       OS threads (Jetty's {@link QueuedThreadPool} with a virtual-thread executor).
  *   <li>17 to 20: a pool of up to 1024 OS threads, as under the stock invoker.
