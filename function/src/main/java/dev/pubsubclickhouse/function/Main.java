@@ -107,6 +107,8 @@ public final class Main {
             server.onVirtualThreads() ? "virtual" : "platform",
             "selector",
             server.selectorOnVirtualThread() ? "virtual" : "platform",
+            "cpus",
+            Runtime.getRuntime().availableProcessors(),
             "jdk",
             Runtime.version().feature()));
     server.join();

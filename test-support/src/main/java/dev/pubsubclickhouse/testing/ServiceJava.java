@@ -22,13 +22,14 @@ public final class ServiceJava {
 
   private ServiceJava() {}
 
-  /** The newest JDK 21 or later under /usr/lib/jvm, if there is one. */
+  /**
+   * The newest JDK 21 or later under /usr/lib/jvm or running the tests (an image such as
+   * maven:3-eclipse-temurin-25 has its JDK elsewhere), if there is one.
+   */
   public static Optional<Path> withVirtualThreads() {
-    if (!Files.isDirectory(JVMS)) {
-      return Optional.empty();
-    }
-    try (Stream<Path> homes = Files.list(JVMS)) {
-      return homes
+    Path testsHome = Path.of(System.getProperty("java.home"));
+    try (Stream<Path> installed = Files.isDirectory(JVMS) ? Files.list(JVMS) : Stream.empty()) {
+      return Stream.concat(installed, Stream.of(testsHome))
           .filter(home -> Files.isExecutable(home.resolve("bin/java")))
           .filter(home -> featureVersion(home) >= 21)
           .max(Comparator.comparingInt(ServiceJava::featureVersion))
