@@ -93,6 +93,16 @@ class MainIT {
   }
 
   /**
+   * The newest JDK 21 or later this machine has (the image runs 25); the test is skipped without.
+   */
+  private static Path imagesJdkGeneration() {
+    Optional<Path> java = ServiceJava.withVirtualThreads();
+    Assumptions.assumeTrue(
+        java.isPresent(), "no JDK 21 or later in /usr/lib/jvm or running the tests");
+    return java.get();
+  }
+
+  /**
    * What the service says it serves on ("threads", "selector" of its "serving" line): requests on
    * virtual threads from JDK 21, and on JDK 25 with one CPU the selector too.
    */
@@ -194,15 +204,14 @@ class MainIT {
 
   @Test
   void onJdk21AndLaterRequestsWaitOnVirtualThreadsAndStillShareInserts() throws Exception {
-    Optional<Path> java = ServiceJava.withVirtualThreads();
-    Assumptions.assumeTrue(java.isPresent(), "no JDK 21 or later in /usr/lib/jvm");
+    Path java = imagesJdkGeneration();
     database.execute("CREATE TABLE virtual (n UInt32) ENGINE = MergeTree ORDER BY n");
     // More waiting requests than an OS-thread pool's 1024 threads and Jetty's default cap of 200
     // virtual threads: uncapped, they all wait for their batch at once.
     int requests = 1500;
     Service service =
         launchOnOneCpu(
-            java.get(),
+            java,
             Map.of(
                 "CLICKHOUSE_TABLE", "virtual",
                 "BATCH_LINGER_MS", "20000",
@@ -219,7 +228,7 @@ class MainIT {
     assertThat(database.query("SELECT count(), uniqExact(n), min(n), max(n) FROM virtual"))
         .isEqualTo(requests + "\t" + requests + "\t0\t" + (requests - 1));
     assertThat(get(service, "/metrics").body()).contains("pubsub_clickhouse_inserts_total 1.0\n");
-    assertThat(service.output()).contains(servingOn(java.get(), true));
+    assertThat(service.output()).contains(servingOn(java, true));
     service.process().destroy();
     assertThat(service.process().waitFor(10, TimeUnit.SECONDS)).isTrue();
     // On the image's JDK too, nothing but JSON lines: LZ4's native code loads without the JVM's
@@ -532,12 +541,11 @@ class MainIT {
   @Test
   void onTheImagesJdkAndOneCpuSigtermAlsoWritesTheOpenBatchAndAnswersEveryRequest()
       throws Exception {
-    Optional<Path> java = ServiceJava.withVirtualThreads();
-    Assumptions.assumeTrue(java.isPresent(), "no JDK 21 or later in /usr/lib/jvm");
+    Path java = imagesJdkGeneration();
     database.execute("CREATE TABLE drained_one_cpu (n UInt32) ENGINE = MergeTree ORDER BY n");
-    Service service = launchOnOneCpu(java.get(), holdingTheOpenBatch("drained_one_cpu"));
+    Service service = launchOnOneCpu(java, holdingTheOpenBatch("drained_one_cpu"));
     sigtermDrainsTheOpenBatch(service, "drained_one_cpu");
-    assertThat(service.output()).contains(servingOn(java.get(), true));
+    assertThat(service.output()).contains(servingOn(java, true));
   }
 
   /**
