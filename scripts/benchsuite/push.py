@@ -38,35 +38,110 @@ PACED_CONCURRENCY = 256
 def measure_push(name, server, chpid, connections, args, rate=None):
     """One warm-up and one measured wrk run of `name` at `connections`; with `rate`, both offer
     that many requests a second in all (see wrk)."""
-    table = TABLES[name]
-    script = getattr(server, "script", "bench-push.lua")
-    script_args = getattr(server, "script_args", ())
-    # CPU of the whole service process, every thread (/proc/PID/stat); none for the direct peer
-    pid = server.process.pid if server.process else None
-    wrk(server.port, connections, args.warmup, script, script_args, rate)
-    if table:
-        truncate(table)
+    return measure_side_by_side([(name, server)], chpid, connections, args, rate)[0]
+
+
+# At this concurrency the targets are measured in alternating slices of SLICE_SECONDS rather than
+# one after the other. A one-row INSERT's time in ClickHouse moves by up to 2 times between points
+# a minute apart (its merges, its logs), and at c=1 that time is nearly all of a request's, so
+# points measured in turn compared ClickHouse's moods more than the targets. Example, duration 10
+# s and the targets bare, ours, direct, naive: 10 slices of 1 s each, the order rotating by one
+# from slice to slice (bare ours direct naive, ours direct naive bare, ...), every target's figures
+# summed over its 10 slices.
+SLICED_CONCURRENCY = 1
+SLICE_SECONDS = 1
+
+
+def measure_side_by_side(targets, chpid, connections, args, rate=None, slices=1):
+    """Rows of the (name, server) `targets` at `connections`: each warmed up, every table emptied,
+    ClickHouse left to settle, then `slices` rounds in which each target runs args.duration /
+    slices seconds in turn, the order rotating by one from slice to slice. A target's row sums its
+    slices (see combine_wrk)."""
+    for name, server in targets:
+        wrk(server.port, connections, args.warmup, *wrk_script(server), rate)
+    for name, _ in targets:
+        if TABLES[name]:
+            truncate(TABLES[name])
     # Each point starts from a quiet ClickHouse: its query log's flushes and merges after the
     # warm-up (and the previous point) are not measured as this target's.
     settle_s, settled = settle(lambda: cpu_seconds(chpid))
     if not settled:
         log("  ClickHouse still busy after %.0f s; measuring %s c=%d anyway"
-            % (settle_s, name, connections))
-    phases0 = phase_sums(server.port) if pid else None
-    t0 = ch_now()
-    cpu0, chcpu0, cs0 = cpu_seconds(pid) if pid else 0, cpu_seconds(chpid), context_switches(
-        pid) if pid else 0
+            % (settle_s, ", ".join(name for name, _ in targets), connections))
+    # CPU of the whole service process, every thread (/proc/PID/stat); none for the direct peer
+    pids = {name: server.process.pid if server.process else None for name, server in targets}
+    phases0 = {name: phase_sums(server.port) if pids[name] else None for name, server in targets}
     load0 = os.getloadavg()[0]
-    busy0, wrk0 = machine_busy_seconds(), children_cpu_seconds()
-    result = wrk(server.port, connections, args.duration, script, script_args, rate)
-    busy1, wrk1 = machine_busy_seconds(), children_cpu_seconds()
-    cpu1, chcpu1, cs1 = cpu_seconds(pid) if pid else 0, cpu_seconds(chpid), context_switches(
-        pid) if pid else 0
+    counters = {name: dict.fromkeys(["cpu", "chcpu", "cs", "busy", "wrk"], 0.0)
+                for name, _ in targets}
+    results = {name: [] for name, _ in targets}
+    seconds = max(1, round(args.duration / slices))
+    t0 = ch_now()
+    for k in range(slices):
+        for name, server in targets[k % len(targets):] + targets[:k % len(targets)]:
+            before = snapshot(pids[name], chpid)
+            results[name].append(wrk(server.port, connections, seconds, *wrk_script(server), rate))
+            after = snapshot(pids[name], chpid)
+            for key in counters[name]:
+                counters[name][key] += after[key] - before[key]
     t1 = ch_now()
-    phases1 = phase_sums(server.port) if phases0 else None
-    rss, hwm = memory_kib(pid) if pid else (0, 0)
+    rows = []
+    for name, server in targets:
+        rows.append(point_row(name, server, connections, combine_wrk(results[name]),
+                              counters[name], pids[name], rate, load0, settle_s, settled))
+    if any(TABLES[name] for name, _ in targets):
+        time.sleep(1.2)  # query_log flush interval is 500 ms; let the last INSERTs land
+    for row, (name, server) in zip(rows, targets):
+        table = TABLES[name]
+        if table:
+            stats = insert_stats(table, t0, t1)
+            row.update(stats)
+            row["active_parts"] = active_parts(table)
+            row["rows_per_insert"] = stats["inserted_rows"] / max(stats["inserts"], 1)
+            row["rows_in_table"] = int(ch("SELECT count() FROM bench.%s" % table).strip())
+            phases1 = phase_sums(server.port) if phases0[name] else None
+            split = breakdown(phases0[name], phases1, stats["insert_ms_mean"], row["mean_ms"])
+            if split:
+                row["breakdown_ms"] = split
+            truncate(table)  # no merges of this run under the next one
+        if slices > 1:
+            row["slices"] = slices
+        log_row(row, table)
+    return rows
+
+
+def wrk_script(server):
+    return getattr(server, "script", "bench-push.lua"), getattr(server, "script_args", ())
+
+
+def snapshot(pid, chpid):
+    """The counters a point reads before and after each of its wrk runs."""
+    return {"cpu": cpu_seconds(pid) if pid else 0, "chcpu": cpu_seconds(chpid),
+            "cs": context_switches(pid) if pid else 0, "busy": machine_busy_seconds(),
+            "wrk": children_cpu_seconds()}
+
+
+def combine_wrk(results):
+    """One wrk result from the results of a target's slices: counts and durations summed, the mean
+    weighted by requests, p50, p90 and p99 the request-weighted means of the slices' (wrk keeps no
+    histogram to merge), max the largest. One slice is returned as it is."""
+    if len(results) == 1:
+        return results[0]
+    total = sum(r["requests"] for r in results)
+    out = {key: sum(r[key] for r in results)
+           for key in ["requests", "duration_us", "non_2xx", "errors_connect", "errors_read",
+                       "errors_write", "errors_timeout"]}
+    for key in ["mean_us", "p50_us", "p90_us", "p99_us"]:
+        out[key] = sum(r.get(key, 0) * r["requests"] for r in results) / max(total, 1)
+    out["max_us"] = max(r["max_us"] for r in results)
+    return out
+
+
+def point_row(name, server, connections, result, counters, pid, rate, load0, settle_s, settled):
     seconds = result["duration_us"] / 1e6
     ok = result["requests"] - result["non_2xx"]
+    rss, hwm = memory_kib(pid) if pid else (0, 0)
+    cpu, chcpu, wrk_cpu = counters["cpu"], counters["chcpu"], counters["wrk"]
     row = {
         "target": name,
         "concurrency": connections,
@@ -81,16 +156,15 @@ def measure_push(name, server, chpid, connections, args, rate=None):
         "p90_ms": result["p90_us"] / 1000,
         "p99_ms": result["p99_us"] / 1000,
         "max_ms": result["max_us"] / 1000,
-        "service_cpu_s": cpu1 - cpu0,
-        "service_cpu_us_per_msg": (cpu1 - cpu0) * 1e6 / max(ok, 1),
-        "context_switches_per_msg": (cs1 - cs0) / max(ok, 1),
-        "clickhouse_cpu_s": chcpu1 - chcpu0,
-        "clickhouse_cpu_us_per_msg": (chcpu1 - chcpu0) * 1e6 / max(ok, 1),
-        "wrk_cpu_s": wrk1 - wrk0,
-        "wrk_cpu_us_per_msg": (wrk1 - wrk0) * 1e6 / max(ok, 1),
+        "service_cpu_s": cpu,
+        "service_cpu_us_per_msg": cpu * 1e6 / max(ok, 1),
+        "context_switches_per_msg": counters["cs"] / max(ok, 1),
+        "clickhouse_cpu_s": chcpu,
+        "clickhouse_cpu_us_per_msg": chcpu * 1e6 / max(ok, 1),
+        "wrk_cpu_s": wrk_cpu,
+        "wrk_cpu_us_per_msg": wrk_cpu * 1e6 / max(ok, 1),
         # CPU the rest of the machine used meanwhile (other engineers' work): the noise indicator
-        "others_cpu_cores": max(0.0, (busy1 - busy0) - (cpu1 - cpu0) - (chcpu1 - chcpu0)
-                                - (wrk1 - wrk0)) / seconds,
+        "others_cpu_cores": max(0.0, counters["busy"] - cpu - chcpu - wrk_cpu) / seconds,
         "rss_mib": rss / 1024,
         "peak_rss_mib": hwm / 1024,
         "load_avg_1m_before": load0,
@@ -99,28 +173,23 @@ def measure_push(name, server, chpid, connections, args, rate=None):
     }
     if rate:
         row["offered_msgs_per_s"] = rate
-    if table:
-        time.sleep(1.2)  # query_log flush interval is 500 ms; let the last INSERTs land
-        stats = insert_stats(table, t0, t1)
-        row.update(stats)
-        row["active_parts"] = active_parts(table)
-        row["rows_per_insert"] = stats["inserted_rows"] / max(stats["inserts"], 1)
-        row["rows_in_table"] = int(ch("SELECT count() FROM bench.%s" % table).strip())
-        split = breakdown(phases0, phases1, stats["insert_ms_mean"], row["mean_ms"])
-        if split:
-            row["breakdown_ms"] = split
-        truncate(table)  # no merges of this run under the next one
+    return row
+
+
+def log_row(row, table):
+    rate = row.get("offered_msgs_per_s")
     log(
         "  %-7s c=%-3d%s %8.0f msg/s  p50 %7.2f ms  p99 %7.2f ms  non2xx %d  rss %.0f MiB"
-        "  cpu us/msg svc %.0f ch %.0f wrk %.0f  others %.2f cores%s"
-        % (name, connections, " offered %d/s" % rate if rate else "", row["msgs_per_s"],
-           row["p50_ms"], row["p99_ms"], row["non_2xx"], row["rss_mib"], row["service_cpu_us_per_msg"], row["clickhouse_cpu_us_per_msg"],
+        "  cpu us/msg svc %.0f ch %.0f wrk %.0f  others %.2f cores%s%s"
+        % (row["target"], row["concurrency"], " offered %d/s" % rate if rate else "",
+           row["msgs_per_s"], row["p50_ms"], row["p99_ms"], row["non_2xx"], row["rss_mib"],
+           row["service_cpu_us_per_msg"], row["clickhouse_cpu_us_per_msg"],
            row["wrk_cpu_us_per_msg"], row["others_cpu_cores"],
            ("  inserts %d rows/insert %.1f parts %d insert %.1f ms (CH)" % (
                row["inserts"], row["rows_per_insert"], row["active_parts"],
-               row["insert_ms_mean"] or 0)) if table else "")
+               row["insert_ms_mean"] or 0)) if table else "",
+           "  (%d slices)" % row["slices"] if row.get("slices") else "")
     )
-    return row
 
 
 def measure_burst(name, server, size, repeats):
@@ -292,8 +361,15 @@ def measure_every_target(args, chpid):
                 # bare first, naive last (it leaves the most parts); the rest rotates from level
                 # to level and from round to round, so no target always runs after another
                 shift = (level + round_) % len(middle)
-                for name in [order[0]] + middle[shift:] + middle[:shift] + [order[-1]]:
-                    row = measure_push(name, servers[name], chpid, connections, args)
+                names = [order[0]] + middle[shift:] + middle[:shift] + [order[-1]]
+                if connections == SLICED_CONCURRENCY:
+                    point = measure_side_by_side(
+                        [(name, servers[name]) for name in names], chpid, connections, args,
+                        slices=max(1, round(args.duration / SLICE_SECONDS)))
+                else:
+                    point = [measure_push(name, servers[name], chpid, connections, args)
+                             for name in names]
+                for row in point:
                     row["round"] = round_ + 1
                     samples.append(row)
             if args.paced_rate and PACED_CONCURRENCY in args.concurrency:

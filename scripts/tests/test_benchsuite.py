@@ -21,7 +21,8 @@ from benchsuite.breakdown import breakdown
 from benchsuite.clickhouse import settle
 from benchsuite.encoder import cpu_ratios, parse_cpu_time
 from benchsuite.floors import floors, push_floors
-from benchsuite.push import median_rows
+from benchsuite import push
+from benchsuite.push import combine_wrk, median_rows
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SUITE_RUN = os.path.join(REPO, "docs", "perf", "runs", "2026-12-02")
@@ -82,6 +83,71 @@ class MedianOfRoundsTest(unittest.TestCase):
         samples = [sample(t, c, r, 1) for r in (1, 2) for c in (1, 16) for t in ("bare", "ours")]
         self.assertEqual([(r["target"], r["concurrency"]) for r in median_rows(samples)],
                          [("bare", 1), ("ours", 1), ("bare", 16), ("ours", 16)])
+
+
+def wrk_result(requests, seconds, p50_us, max_us, non_2xx=0):
+    return {"requests": requests, "duration_us": seconds * 1_000_000, "non_2xx": non_2xx,
+            "errors_connect": 0, "errors_read": 1, "errors_write": 0, "errors_timeout": 0,
+            "mean_us": p50_us + 100, "p50_us": p50_us, "p90_us": 2 * p50_us, "p99_us": 3 * p50_us,
+            "max_us": max_us}
+
+
+class SlicedPointTest(unittest.TestCase):
+    def test_a_targets_slices_sum_to_one_result(self):
+        combined = combine_wrk([wrk_result(100, 1, 4000, 9000, non_2xx=2),
+                                wrk_result(300, 1, 2000, 30000)])
+        self.assertEqual((combined["requests"], combined["duration_us"], combined["non_2xx"]),
+                         (400, 2_000_000, 2))
+        self.assertEqual(combined["errors_read"], 2)
+        # weighted by requests: (100 * 4000 + 300 * 2000) / 400
+        self.assertEqual(combined["p50_us"], 2500)
+        self.assertEqual(combined["p99_us"], 7500)
+        self.assertEqual(combined["mean_us"], 2600)
+        self.assertEqual(combined["max_us"], 30000)
+
+    def test_one_slice_is_returned_as_it_is(self):
+        result = wrk_result(10, 10, 123, 456)
+        self.assertIs(combine_wrk([result]), result)
+
+    def test_the_targets_alternate_and_each_row_sums_only_its_own_slices(self):
+        class Target:
+            def __init__(self, port):
+                self.port, self.process = port, None
+        ran, cpu = [], {"now": 0.0}
+
+        def fake_wrk(port, connections, seconds, script, script_args, rate):
+            ran.append((port, seconds))
+            cpu["now"] += port / 100  # ClickHouse's CPU seconds grow with the target that runs
+            return wrk_result(port, seconds, port, port)
+
+        fakes = {"wrk": fake_wrk, "truncate": lambda table: None,
+                 "settle": lambda cpu_seconds: (0.5, True), "ch_now": lambda: "t",
+                 "cpu_seconds": lambda pid: cpu["now"], "machine_busy_seconds": lambda: 0.0,
+                 "children_cpu_seconds": lambda: 0.0, "log": lambda text: None}
+        saved = {name: getattr(push, name) for name in fakes}
+        saved_tables = dict(push.TABLES)
+        try:
+            for name, fake in fakes.items():
+                setattr(push, name, fake)
+            push.TABLES.update({"a": None, "b": None, "c": None})
+
+            class Args:
+                warmup, duration = 5, 10
+            rows = push.measure_side_by_side([("a", Target(1)), ("b", Target(2)),
+                                              ("c", Target(3))], 99, 1, Args, slices=5)
+        finally:
+            for name, value in saved.items():
+                setattr(push, name, value)
+            push.TABLES.clear()
+            push.TABLES.update(saved_tables)
+        self.assertEqual(ran[:3], [(1, 5), (2, 5), (3, 5)])  # the warm-ups
+        self.assertEqual([port for port, _ in ran[3:]],
+                         [1, 2, 3, 2, 3, 1, 3, 1, 2, 1, 2, 3, 2, 3, 1])
+        self.assertEqual({seconds for _, seconds in ran[3:]}, {2})
+        self.assertEqual([(r["target"], r["requests"], r["seconds"], r["slices"]) for r in rows],
+                         [("a", 5, 10.0, 5), ("b", 10, 10.0, 5), ("c", 15, 10.0, 5)])
+        for row, port in zip(rows, (1, 2, 3)):
+            self.assertAlmostEqual(row["clickhouse_cpu_s"], 5 * port / 100)
 
 
 class SettleTest(unittest.TestCase):
