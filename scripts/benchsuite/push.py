@@ -44,19 +44,34 @@ def measure_push(name, server, chpid, connections, args, rate=None):
 # At this concurrency the targets are measured in alternating slices of SLICE_SECONDS rather than
 # one after the other. A one-row INSERT's time in ClickHouse moves by up to 2 times between points
 # a minute apart (its merges, its logs), and at c=1 that time is nearly all of a request's, so
-# points measured in turn compared ClickHouse's moods more than the targets. Example, duration 10
-# s and the targets bare, ours, direct, naive: 10 slices of 1 s each, the order rotating by one
-# from slice to slice (bare ours direct naive, ours direct naive bare, ...), every target's figures
-# summed over its 10 slices.
+# points measured in turn compared ClickHouse's moods more than the targets. Example, duration 8 s
+# and the targets bare, ours, direct, async, naive: 8 slices of 1 s each, in the orders of
+# slice_orders, every target's figures summed over its 8 slices.
 SLICED_CONCURRENCY = 1
 SLICE_SECONDS = 1
+# After each slice, before the next target's counters start: the one request wrk leaves in flight
+# when a slice ends finishes its INSERT in this gap, not in the next target's slice.
+SLICE_GAP_SECONDS = 0.05
+
+
+def slice_orders(n):
+    """Orders of n targets (as indices) for consecutive slices, in which each target follows each
+    other equally often (a Williams design: n orders for an even n, 2n for an odd one), so that
+    what one target leaves behind (merges of its parts, a late INSERT) falls on every other alike.
+    Example, n = 4: 0 1 3 2, 1 2 0 3, 2 3 1 0, 3 0 2 1."""
+    base, low, high = [0], 1, n - 1
+    while len(base) < n:
+        base.append(low if len(base) % 2 else high)
+        low, high = (low + 1, high) if len(base) % 2 == 0 else (low, high - 1)
+    orders = [[(i + shift) % n for i in base] for shift in range(n)]
+    return orders if n % 2 == 0 else orders + [order[::-1] for order in orders]
 
 
 def measure_side_by_side(targets, chpid, connections, args, rate=None, slices=1):
     """Rows of the (name, server) `targets` at `connections`: each warmed up, every table emptied,
     ClickHouse left to settle, then `slices` rounds in which each target runs args.duration /
-    slices seconds in turn, the order rotating by one from slice to slice. A target's row sums its
-    slices (see combine_wrk)."""
+    slices seconds in turn, in the orders of slice_orders. A target's row sums its slices (see
+    combine_wrk)."""
     for name, server in targets:
         wrk(server.port, connections, args.warmup, *wrk_script(server), rate)
     for name, _ in targets:
@@ -75,16 +90,24 @@ def measure_side_by_side(targets, chpid, connections, args, rate=None, slices=1)
     counters = {name: dict.fromkeys(["cpu", "chcpu", "cs", "busy", "wrk"], 0.0)
                 for name, _ in targets}
     results = {name: [] for name, _ in targets}
-    seconds = max(1, round(args.duration / slices))
+    if args.duration % slices:
+        raise ValueError("%d s do not cut into %d whole slices" % (args.duration, slices))
+    seconds = args.duration // slices
+    orders = slice_orders(len(targets))
     t0 = ch_now()
     for k in range(slices):
-        for name, server in targets[k % len(targets):] + targets[:k % len(targets)]:
+        for index in orders[k % len(orders)]:
+            name, server = targets[index]
             before = snapshot(pids[name], chpid)
             results[name].append(wrk(server.port, connections, seconds, *wrk_script(server), rate))
             after = snapshot(pids[name], chpid)
             for key in counters[name]:
                 counters[name][key] += after[key] - before[key]
+            if slices > 1:
+                time.sleep(SLICE_GAP_SECONDS)
     t1 = ch_now()
+    phases1 = {name: phase_sums(server.port) if phases0[name] else None
+               for name, server in targets}
     rows = []
     for name, server in targets:
         rows.append(point_row(name, server, connections, combine_wrk(results[name]),
@@ -99,8 +122,8 @@ def measure_side_by_side(targets, chpid, connections, args, rate=None, slices=1)
             row["active_parts"] = active_parts(table)
             row["rows_per_insert"] = stats["inserted_rows"] / max(stats["inserts"], 1)
             row["rows_in_table"] = int(ch("SELECT count() FROM bench.%s" % table).strip())
-            phases1 = phase_sums(server.port) if phases0[name] else None
-            split = breakdown(phases0[name], phases1, stats["insert_ms_mean"], row["mean_ms"])
+            split = breakdown(phases0[name], phases1[name], stats["insert_ms_mean"],
+                              row["mean_ms"])
             if split:
                 row["breakdown_ms"] = split
             truncate(table)  # no merges of this run under the next one
@@ -365,7 +388,7 @@ def measure_every_target(args, chpid):
                 if connections == SLICED_CONCURRENCY:
                     point = measure_side_by_side(
                         [(name, servers[name]) for name in names], chpid, connections, args,
-                        slices=max(1, round(args.duration / SLICE_SECONDS)))
+                        slices=max(1, args.duration // SLICE_SECONDS))
                 else:
                     point = [measure_push(name, servers[name], chpid, connections, args)
                              for name in names]

@@ -109,46 +109,100 @@ class SlicedPointTest(unittest.TestCase):
         result = wrk_result(10, 10, 123, 456)
         self.assertIs(combine_wrk([result]), result)
 
-    def test_the_targets_alternate_and_each_row_sums_only_its_own_slices(self):
-        class Target:
-            def __init__(self, port):
-                self.port, self.process = port, None
-        ran, cpu = [], {"now": 0.0}
+    def test_every_target_follows_every_other_equally_often(self):
+        for n in range(2, 8):
+            orders = push.slice_orders(n)
+            self.assertTrue(all(sorted(order) == list(range(n)) for order in orders))
+            follows = [(order[i], order[i + 1]) for order in orders for i in range(n - 1)]
+            counts = {pair: follows.count(pair) for pair in set(follows)}
+            self.assertEqual(len(counts), n * (n - 1), n)  # every ordered pair occurs
+            self.assertEqual(len(set(counts.values())), 1, n)  # and equally often
+
+    def run_point(self, targets, slices, duration=10):
+        """measure_side_by_side with every outside call faked; returns the rows and the calls."""
+        calls, clock = [], {"cpu": {}, "ch": 0.0}
 
         def fake_wrk(port, connections, seconds, script, script_args, rate):
-            ran.append((port, seconds))
-            cpu["now"] += port / 100  # ClickHouse's CPU seconds grow with the target that runs
+            calls.append(("wrk", port, seconds))
+            clock["ch"] += port / 100  # ClickHouse's CPU seconds grow with the target that runs
+            clock["cpu"][port] = clock["cpu"].get(port, 0.0) + port / 1000
             return wrk_result(port, seconds, port, port)
 
-        fakes = {"wrk": fake_wrk, "truncate": lambda table: None,
-                 "settle": lambda cpu_seconds: (0.5, True), "ch_now": lambda: "t",
-                 "cpu_seconds": lambda pid: cpu["now"], "machine_busy_seconds": lambda: 0.0,
-                 "children_cpu_seconds": lambda: 0.0, "log": lambda text: None}
+        def fake_phase_sums(port):
+            calls.append(("phases", port))
+            return {"timed": 0.0, "parse": 0.0, "batch_wait": 0.0, "write": 0.0, "answer": 0.0}
+
+        fakes = {
+            "wrk": fake_wrk, "phase_sums": fake_phase_sums,
+            "truncate": lambda table: calls.append(("truncate", table)),
+            "settle": lambda cpu_seconds: (0.5, True), "ch_now": lambda: "t",
+            "cpu_seconds": lambda pid: clock["ch"] if pid == 99 else clock["cpu"].get(pid, 0.0),
+            "context_switches": lambda pid: clock["cpu"].get(pid, 0.0) * 1000,
+            "memory_kib": lambda pid: (1024, 2048), "machine_busy_seconds": lambda: 0.0,
+            "children_cpu_seconds": lambda: 0.0, "log": lambda text: None,
+            "insert_stats": lambda table, t0, t1: calls.append(("stats", table)) or {
+                "inserts": 1, "inserted_rows": 1, "insert_ms_mean": 1.0},
+            "active_parts": lambda table: 1, "ch": lambda sql: "1",
+        }
         saved = {name: getattr(push, name) for name in fakes}
-        saved_tables = dict(push.TABLES)
+        saved_tables, saved_sleep = dict(push.TABLES), push.time.sleep
         try:
             for name, fake in fakes.items():
                 setattr(push, name, fake)
-            push.TABLES.update({"a": None, "b": None, "c": None})
+            push.time.sleep = lambda seconds: calls.append(("sleep", seconds))
+            push.TABLES.update({name: "table_" + name for name, _ in targets})
 
             class Args:
-                warmup, duration = 5, 10
-            rows = push.measure_side_by_side([("a", Target(1)), ("b", Target(2)),
-                                              ("c", Target(3))], 99, 1, Args, slices=5)
+                warmup = 5
+            Args.duration = duration
+            rows = push.measure_side_by_side(targets, 99, 1, Args, slices=slices)
         finally:
             for name, value in saved.items():
                 setattr(push, name, value)
+            push.time.sleep = saved_sleep
             push.TABLES.clear()
             push.TABLES.update(saved_tables)
-        self.assertEqual(ran[:3], [(1, 5), (2, 5), (3, 5)])  # the warm-ups
-        self.assertEqual([port for port, _ in ran[3:]],
-                         [1, 2, 3, 2, 3, 1, 3, 1, 2, 1, 2, 3, 2, 3, 1])
-        self.assertEqual({seconds for _, seconds in ran[3:]}, {2})
+        return rows, calls
+
+    @staticmethod
+    def target(port):
+        class Target:
+            pass
+        server = Target()
+        server.port, server.process = port, Target()
+        server.process.pid = port  # the fake CPU counters are kept by port
+        return server
+
+    def test_the_targets_alternate_and_each_row_sums_only_its_own_slices(self):
+        targets = [("a", self.target(1)), ("b", self.target(2)), ("c", self.target(3))]
+        rows, calls = self.run_point(targets, slices=5)
+        runs = [call for call in calls if call[0] == "wrk"]
+        self.assertEqual(runs[:3], [("wrk", 1, 5), ("wrk", 2, 5), ("wrk", 3, 5)])  # warm-ups
+        orders = push.slice_orders(3)
+        self.assertEqual([port for _, port, _ in runs[3:]],
+                         [i + 1 for k in range(5) for i in orders[k]])
+        self.assertEqual({seconds for _, _, seconds in runs[3:]}, {2})
         self.assertEqual([(r["target"], r["requests"], r["seconds"], r["slices"]) for r in rows],
                          [("a", 5, 10.0, 5), ("b", 10, 10.0, 5), ("c", 15, 10.0, 5)])
         for row, port in zip(rows, (1, 2, 3)):
             self.assertAlmostEqual(row["clickhouse_cpu_s"], 5 * port / 100)
+            self.assertAlmostEqual(row["service_cpu_s"], 5 * port / 1000)
+            self.assertAlmostEqual(row["context_switches_per_msg"], 5 * port / (5 * port))
+        # every service's phases are read after the last slice, before anything else runs
+        last_run = max(i for i, call in enumerate(calls) if call[0] == "wrk")
+        self.assertEqual([call[0] for call in calls[last_run + 1:last_run + 5]],
+                         ["sleep", "phases", "phases", "phases"])
 
+    def test_one_slice_measures_as_one_point_always_did(self):
+        rows, calls = self.run_point([("a", self.target(7))], slices=1, duration=8)
+        self.assertEqual(calls, [("wrk", 7, 5), ("truncate", "table_a"), ("phases", 7),
+                                 ("wrk", 7, 8), ("phases", 7), ("sleep", 1.2),
+                                 ("stats", "table_a"), ("truncate", "table_a")])
+        self.assertNotIn("slices", rows[0])
+
+    def test_a_duration_that_does_not_cut_into_whole_slices_is_refused(self):
+        with self.assertRaises(ValueError):
+            self.run_point([("a", self.target(1))], slices=3, duration=10)
 
 class SettleTest(unittest.TestCase):
     """A fake clock that only sleep() moves, and ClickHouse's CPU seconds as a function of it."""
