@@ -55,14 +55,19 @@ SLICE_GAP_SECONDS = 0.05
 
 
 def slice_orders(n):
-    """Orders of n targets (as indices) for consecutive slices, in which each target follows each
-    other equally often (a Williams design: n orders for an even n, 2n for an odd one), so that
-    what one target leaves behind (merges of its parts, a late INSERT) falls on every other alike.
+    """Orders of n targets (as indices) for consecutive slices, in which, over the whole set, each
+    target follows each other equally often (a Williams design: n orders for an even n, 2n for an
+    odd one), so that what one target leaves behind (merges of its parts, a late INSERT) falls on
+    the others alike. The first order takes from both ends in turn, the others shift it.
     Example, n = 4: 0 1 3 2, 1 2 0 3, 2 3 1 0, 3 0 2 1."""
     base, low, high = [0], 1, n - 1
-    while len(base) < n:
-        base.append(low if len(base) % 2 else high)
-        low, high = (low + 1, high) if len(base) % 2 == 0 else (low, high - 1)
+    for position in range(1, n):
+        if position % 2:
+            base.append(low)
+            low += 1
+        else:
+            base.append(high)
+            high -= 1
     orders = [[(i + shift) % n for i in base] for shift in range(n)]
     return orders if n % 2 == 0 else orders + [order[::-1] for order in orders]
 
@@ -72,6 +77,8 @@ def measure_side_by_side(targets, chpid, connections, args, rate=None, slices=1)
     ClickHouse left to settle, then `slices` rounds in which each target runs args.duration /
     slices seconds in turn, in the orders of slice_orders. A target's row sums its slices (see
     combine_wrk)."""
+    if args.duration % slices:
+        raise ValueError("%d s do not cut into %d whole slices" % (args.duration, slices))
     for name, server in targets:
         wrk(server.port, connections, args.warmup, *wrk_script(server), rate)
     for name, _ in targets:
@@ -90,8 +97,6 @@ def measure_side_by_side(targets, chpid, connections, args, rate=None, slices=1)
     counters = {name: dict.fromkeys(["cpu", "chcpu", "cs", "busy", "wrk"], 0.0)
                 for name, _ in targets}
     results = {name: [] for name, _ in targets}
-    if args.duration % slices:
-        raise ValueError("%d s do not cut into %d whole slices" % (args.duration, slices))
     seconds = args.duration // slices
     orders = slice_orders(len(targets))
     t0 = ch_now()
