@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
 /**
  * ANSWER_TIMEOUT_MS holds for every request, also for the one whose thread writes its own batch (a
  * message arriving while its table has no INSERT in flight, the usual case at low load): its INSERT
- * attempt ends by its deadline, and is not tried again, since nobody would hear of it.
+ * attempt ends by its deadline, and is not tried again, since nobody would hear of it. Up to that
+ * deadline a request waits on its connection, also past Jetty's idle timeout.
  */
 @ClickHouseTest
 class AnswerDeadlineIT {
@@ -51,6 +52,33 @@ class AnswerDeadlineIT {
         .hasSize(1)
         .allSatisfy(
             insert -> assertThat(insert.url().queryParameter("query")).contains("counted_errors"));
+  }
+
+  @Test
+  void aRequestWaitingLongerThanJettysIdleTimeoutIsAnsweredOnItsConnection() throws Exception {
+    // Jetty closes a connection idle for 30 s (its default). A request waiting for a slow INSERT
+    // does no I/O for as long, and must still get its answer: a closed connection would be a
+    // failed delivery for Pub/Sub, and the rows, stored meanwhile, would come again.
+    database.execute("CREATE TABLE patient (message String) ENGINE = MergeTree ORDER BY message");
+    Duration slow = Duration.ofSeconds(32);
+    try (FaultInjectingProxy proxy = FaultInjectingProxy.to(database.server().url())) {
+      Map<String, String> environment =
+          Map.of(
+              "CLICKHOUSE_URL", proxy.url(),
+              "ANSWER_TIMEOUT_MS", "45000",
+              "INSERT_TIMEOUT_MS", "40000",
+              "MAX_RETRIES", "0");
+      try (RunningService service = RunningService.start(database, "patient", environment)) {
+        proxy.slowInserts(slow);
+        long start = System.nanoTime();
+        int status = service.push("patient", EVENT.formatted("waited"));
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        assertThat(millis).as("the answer came after the slow INSERT").isGreaterThan(30_000);
+        assertThat(status).isEqualTo(204);
+      }
+      assertThat(proxy.inserts()).hasSize(1);
+    }
+    assertThat(database.query("SELECT message FROM patient")).isEqualTo("waited");
   }
 
   /**
