@@ -56,9 +56,11 @@ class AnswerDeadlineIT {
 
   @Test
   void aRequestWaitingLongerThanJettysIdleTimeoutIsAnsweredOnItsConnection() throws Exception {
-    // Jetty closes a connection idle for 30 s (its default). A request waiting for a slow INSERT
-    // does no I/O for as long, and must still get its answer: a closed connection would be a
-    // failed delivery for Pub/Sub, and the rows, stored meanwhile, would come again.
+    // A request waiting for a slow INSERT does no I/O for as long, longer than Jetty's idle timeout
+    // for connections (30 s), and must still get its answer: a closed connection would be a failed
+    // delivery for Pub/Sub, and the rows, stored meanwhile, would come again. Jetty 12 lets a
+    // connection's idle timeout pass while a handler runs with no I/O pending; this keeps a newer
+    // Jetty, or a timeout of our own, from changing that unnoticed.
     database.execute("CREATE TABLE patient (message String) ENGINE = MergeTree ORDER BY message");
     Duration slow = Duration.ofSeconds(32);
     try (FaultInjectingProxy proxy = FaultInjectingProxy.to(database.server().url())) {
