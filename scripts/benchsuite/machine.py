@@ -1,5 +1,6 @@
 """What the suite ran on."""
 
+import hashlib
 import os
 import platform
 import subprocess
@@ -34,4 +35,22 @@ def machine_info():
         "wrk": first_line(["wrk", "--version"]),
         "git_commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO,
                                      capture_output=True, text=True).stdout.strip(),
+        # With --skip-build the jars measured may be older than the commit: their hashes tell
+        # whether two runs measured the same build.
+        "jar_sha256": {name: jar_sha256(os.path.join(REPO, path)) for name, path in JARS.items()},
     }
+
+
+JARS = {"function": "function/target/function.jar",
+        "benchmarks": "benchmarks/target/benchmarks.jar"}
+
+
+def jar_sha256(path):
+    """The first 16 hex digits of the file's SHA-256, or None when it is missing."""
+    if not os.path.exists(path):
+        return None
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:16]

@@ -22,6 +22,7 @@ from benchsuite.clickhouse import settle
 from benchsuite.encoder import cpu_ratios, parse_cpu_time
 from benchsuite.floors import floors, push_floors
 from benchsuite import push
+from benchsuite.machine import jar_sha256
 from benchsuite.push import combine_wrk, median_rows
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -570,6 +571,17 @@ class WrkOutputTest(unittest.TestCase):
         with self.assertRaisesRegex(RuntimeError, "2 threads and 64 connections"):
             parse_wrk_output(self.SUMMARY.split("WRKJSON")[0])
 
+
+
+class JarHashTest(unittest.TestCase):
+    def test_a_jar_is_named_by_its_sha256_and_a_missing_one_by_none(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "x.jar")
+            with open(path, "wb") as f:
+                f.write(b"abc")
+            # SHA-256 of "abc" (FIPS 180-2's example)
+            self.assertEqual("ba7816bf8f01cfea", jar_sha256(path))
+            self.assertIsNone(jar_sha256(os.path.join(d, "missing.jar")))
 
 if __name__ == "__main__":
     unittest.main()
