@@ -270,7 +270,10 @@ public final class FaultInjectingProxy implements AutoCloseable {
     }
   }
 
-  /** Every INSERT seen so far, in the order they arrived. */
+  /**
+   * Every INSERT answered so far, in the order the proxy answered them: one still held by {@link
+   * #slowInserts} or on its way to ClickHouse is listed once its answer is.
+   */
   public synchronized List<Insert> inserts() {
     return List.copyOf(inserts);
   }
