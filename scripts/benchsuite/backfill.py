@@ -10,7 +10,7 @@ import time
 
 from .clickhouse import ch, ch_row
 from .processes import jar
-from .settings import (BACKFILL_JVM, CH_PORT, CH_URL, STORAGE_SERVER_PORT,
+from .settings import (BACKFILL_JVM, BENCHMARKS_JAR, CH_PORT, CH_URL, STORAGE_SERVER_PORT,
                        log)
 
 
@@ -111,7 +111,7 @@ def run_backfill(args):
     servers = []
     try:
         local, words = start_server(
-            ["java", "-cp", jar("benchmarks/target/benchmarks.jar"),
+            ["java", "-cp", BENCHMARKS_JAR,
              "dev.pubsubclickhouse.testing.bigquery.LocalBigQuery", "--table=bench:ds.seed",
              "--rows=%d" % total, "--seed", "--port=%d" % STORAGE_SERVER_PORT,
              "--storagePort=%d" % (STORAGE_SERVER_PORT + 1)], "LOCAL_BIGQUERY")

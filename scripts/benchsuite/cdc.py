@@ -16,9 +16,9 @@ import time
 import urllib.request
 
 from .clickhouse import ch
-from .processes import Server, jar, pinned, service_env, wrk
+from .processes import Server, pinned, service_env, wrk
 from .push import measure_push, median_rows
-from .settings import IMAGE_JAVA, PORT_BASE, REPO, SERVICE_JVM, TABLES, WORK, log
+from .settings import FUNCTION_JAR, IMAGE_JAVA, PORT_BASE, REPO, SERVICE_JVM, TABLES, WORK, log
 
 PORTS = {"json": PORT_BASE + 15, "debezium": PORT_BASE + 16}
 LEVELS = [16, 256]
@@ -224,7 +224,7 @@ def run_cdc(args, chpid):
         if name == "debezium":
             env.pop("CLICKHOUSE_TABLE")
         command = pinned([IMAGE_JAVA] + SERVICE_JVM
-                         + ["-jar", jar("function/target/function.jar")], "service")
+                         + ["-jar", FUNCTION_JAR], "service")
         servers[name] = Server(name, command, env, PORTS[name],
                                os.path.join(WORK, "cdc-%s.log" % name)).start()
         servers[name].script = "bench-cdc.lua"

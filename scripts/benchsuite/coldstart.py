@@ -17,9 +17,9 @@ import subprocess
 import time
 
 from . import aotcache
-from .processes import Server, jar, service_env, wait_for_204, wrk
-from .settings import (CH_URL, COLD_START_PORT, JDK25, REPO, SERVICE_JVM, TRAINING_PORT, WORK,
-                       log)
+from .processes import Server, service_env, wait_for_204, wrk
+from .settings import (BENCHMARKS_JAR, CH_URL, COLD_START_PORT, FUNCTION_JAR, JDK25, REPO,
+                       SERVICE_JVM, TRAINING_PORT, WORK, log)
 
 # What Cloud Run's default container gives the image's JVM: it sizes itself for 512 MiB, and
 # picks the serial collector (under 2 CPUs or 1792 MiB). The pom's -XX:MaxRAMPercentage=50 then
@@ -100,7 +100,7 @@ def run_cold_start(args):
 
     def train(java, jvm):
         """Runs the service under a training workload and stops it (SIGTERM) to write the archive."""
-        server = Server("train", [java] + jvm + ["-jar", jar("function/target/function.jar")],
+        server = Server("train", [java] + jvm + ["-jar", FUNCTION_JAR],
                         service_env(table="coldstart", port=TRAINING_PORT), TRAINING_PORT,
                         os.path.join(WORK, "train.log")).start()
         wait_for_204(TRAINING_PORT, server.process)
@@ -136,14 +136,14 @@ def run_cold_start(args):
             for i in range(repeats):
                 port = COLD_START_PORT
                 if kind == "ours":
-                    command = [java] + jvm + ["-jar", jar("function/target/function.jar")]
+                    command = [java] + jvm + ["-jar", FUNCTION_JAR]
                     env = service_env(table="coldstart", port=port)
                 elif kind == "image":
                     command = list(jvm)
                     env = service_env(table="coldstart", port=port)
                 else:
                     command = [java] + SERVICE_JVM + [
-                        "-cp", jar("benchmarks/target/benchmarks.jar"),
+                        "-cp", BENCHMARKS_JAR,
                         "dev.pubsubclickhouse.benchmarks.BareHandler", str(port)]
                     env = dict(os.environ)
                 command = ["taskset", "-c", cpus] + command

@@ -7,8 +7,7 @@ import shutil
 import statistics
 import subprocess
 
-from .processes import jar
-from .settings import IMAGE_JAVA, REPO, WORK, log
+from .settings import BENCHMARKS_JAR, IMAGE_JAVA, REPO, WORK, log
 
 CPU_TIME_CLASS = "dev.pubsubclickhouse.benchmarks.EncoderCpuTime"
 CPU_TIME_SOURCE = "benchmarks/src/main/java/dev/pubsubclickhouse/benchmarks/EncoderCpuTime.java"
@@ -19,7 +18,7 @@ def run_encoder(args):
     out = os.path.join(WORK, "jmh.json")
     timing = ["-wi", "2", "-w", "1", "-i", "3", "-r", "1"] if args.quick else []
     subprocess.run(
-        ["java", "-jar", jar("benchmarks/target/benchmarks.jar"), "EncoderBenchmark",
+        ["java", "-jar", BENCHMARKS_JAR, "EncoderBenchmark",
          "-rf", "json", "-rff", out] + timing,
         cwd=REPO, check=True, stdout=subprocess.DEVNULL,
     )
@@ -51,7 +50,7 @@ def compare_cpu_time(baseline_jar, rounds):
     os.makedirs(classes)
     subprocess.run(["javac", "--release", "17", "-cp", baseline_jar, "-d", classes,
                     os.path.join(REPO, CPU_TIME_SOURCE)], check=True)
-    class_paths = {"ours": jar("benchmarks/target/benchmarks.jar"),
+    class_paths = {"ours": BENCHMARKS_JAR,
                    "baseline": classes + os.pathsep + baseline_jar}
     samples = {"ours": [], "baseline": []}
     for r in range(rounds):

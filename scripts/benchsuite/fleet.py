@@ -19,8 +19,8 @@ import threading
 import time
 
 from .clickhouse import ch, ch_now, ch_row
-from .processes import Server, cpu_seconds, jar, service_env, wait_for_204
-from .settings import FLEET_PORT, IMAGE_JAVA, REPO, SERVICE_JVM, WORK, log
+from .processes import Server, cpu_seconds, service_env, wait_for_204
+from .settings import FLEET_PORT, FUNCTION_JAR, IMAGE_JAVA, REPO, SERVICE_JVM, WORK, log
 
 CGROUP_ROOT = "/sys/fs/cgroup/cpu"
 FLEET_TABLE = "fleet"
@@ -205,7 +205,7 @@ def measure_fleet(args, chpid, size, mode, env_extra):
         for i in range(size):
             port = FLEET_PORT + i
             command = share.command(i, [IMAGE_JAVA] + SERVICE_JVM + [
-                "-jar", jar("function/target/function.jar")])
+                "-jar", FUNCTION_JAR])
             servers.append(Server(
                 "fleet-%d" % i, command,
                 service_env(table=FLEET_TABLE, port=port, extra=env_extra), port,

@@ -5,7 +5,7 @@ import os
 import platform
 import subprocess
 
-from .settings import JDK25, REPO
+from .settings import BENCHMARKS_JAR, FUNCTION_JAR, JDK25, REPO
 
 
 def machine_info():
@@ -37,12 +37,9 @@ def machine_info():
                                      capture_output=True, text=True).stdout.strip(),
         # With --skip-build the jars measured may be older than the commit: their hashes tell
         # whether two runs measured the same build.
-        "jar_sha256": {name: jar_sha256(os.path.join(REPO, path)) for name, path in JARS.items()},
+        "jar_sha256": {"function": jar_sha256(FUNCTION_JAR),
+                       "benchmarks": jar_sha256(BENCHMARKS_JAR)},
     }
-
-
-JARS = {"function": "function/target/function.jar",
-        "benchmarks": "benchmarks/target/benchmarks.jar"}
 
 
 def jar_sha256(path):

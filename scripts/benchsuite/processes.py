@@ -11,7 +11,8 @@ import time
 import urllib.error
 import urllib.request
 
-from .settings import CH_URL, IMAGE_JAVA, PORTS, REPO, SERVICE_JVM, TABLES
+from .settings import (BENCHMARKS_JAR, CH_URL, FUNCTION_JAR, IMAGE_JAVA, PORTS, REPO, SERVICE_JVM,
+                       TABLES)
 
 
 def cpu_seconds(pid):
@@ -167,10 +168,10 @@ def pin_process(pid, cpus, check=True):
 def server_command(name, java=IMAGE_JAVA, jvm=None):
     jvm = list(SERVICE_JVM if jvm is None else jvm)
     if name == "ours":
-        return pinned([java] + jvm + ["-jar", jar("function/target/function.jar")], "service")
+        return pinned([java] + jvm + ["-jar", FUNCTION_JAR], "service")
     cls = {"bare": "BareHandler", "naive": "NaiveHandler", "async": "NaiveHandler"}[name]
     return pinned([java] + jvm + [
-        "-cp", jar("benchmarks/target/benchmarks.jar"),
+        "-cp", BENCHMARKS_JAR,
         "dev.pubsubclickhouse.benchmarks." + cls, str(PORTS[name]),
     ], "service")
 

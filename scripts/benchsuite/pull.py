@@ -21,8 +21,8 @@ import urllib.error
 import urllib.request
 
 from .clickhouse import ch, ch_row, truncate
-from .processes import Server, cpu_seconds, jar, pinned, service_env
-from .settings import IMAGE_JAVA, PORT_BASE, REPO, SERVICE_JVM, WORK, log
+from .processes import Server, cpu_seconds, pinned, service_env
+from .settings import FUNCTION_JAR, IMAGE_JAVA, PORT_BASE, REPO, SERVICE_JVM, WORK, log
 
 EMULATOR_PORT = PORT_BASE + 50
 PORTS = {"push": PORT_BASE + 51, "pull": PORT_BASE + 52}
@@ -178,7 +178,7 @@ def run_pull(args):
                     "topic": "projects/%s/topics/%s" % (PROJECT, topic), "ackDeadlineSeconds": 60})
                 extra.update(PUBSUB_SUBSCRIPTION="projects/%s/subscriptions/%s" % (PROJECT, topic),
                              PUBSUB_ENDPOINT=host)
-            command = pinned([IMAGE_JAVA] + SERVICE_JVM + ["-jar", jar("function/target/function.jar")],
+            command = pinned([IMAGE_JAVA] + SERVICE_JVM + ["-jar", FUNCTION_JAR],
                              "service")
             server = Server(name, command, service_env(table=table, port=PORTS[name], extra=extra),
                             PORTS[name], os.path.join(WORK, "e2e-%s.log" % name)).start()

@@ -10,10 +10,10 @@ import time
 from .breakdown import breakdown, phase_sums
 from .clickhouse import active_parts, ch, ch_now, insert_stats, settle, truncate
 from .processes import (CPU_LAYOUT, Server, children_cpu_seconds, context_switches,
-                        cpu_seconds, jar, machine_busy_seconds, memory_kib,
+                        cpu_seconds, machine_busy_seconds, memory_kib,
                         one_cpu_service_layout, pin_process, pinned, post_once, server_command,
                         service_env, target_env, wait_for_204, wrk)
-from .settings import PORTS
+from .settings import BENCHMARKS_JAR, FUNCTION_JAR, PORTS
 from .settings import (CH_PORT, CH_URL, IMAGE_JAVA, JDK25, REPO, SEED_TABLE_COLUMNS, SERVICE_JVM,
                        TABLES, VARIANT_PORT, WORK, log)
 
@@ -258,7 +258,7 @@ def measure_burst(name, server, size, repeats):
 
 def run_ceiling(row_counts):
     out = subprocess.run(
-        ["java", "-cp", jar("benchmarks/target/benchmarks.jar"),
+        ["java", "-cp", BENCHMARKS_JAR,
          "dev.pubsubclickhouse.benchmarks.ClickHouseCeiling", CH_URL, "bench.ceiling",
          ",".join(str(n) for n in row_counts), "3"],
         capture_output=True, text=True, check=True, cwd=REPO,
@@ -275,7 +275,7 @@ def parse_variant(text, index):
         raise SystemExit("--variant %s: %r names a target the suite measures already; name the"
                          " variant otherwise" % (text, name))
     variant = {"name": name, "env": {}, "jvm": list(SERVICE_JVM), "java": IMAGE_JAVA,
-               "jar": jar("function/target/function.jar"), "port": VARIANT_PORT + index,
+               "jar": FUNCTION_JAR, "port": VARIANT_PORT + index,
                "table": "push_v%d" % index, "engine": "MergeTree ORDER BY event_time"}
     for item in filter(None, spec.split(",")):
         key, _, value = item.partition("=")

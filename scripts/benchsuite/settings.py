@@ -14,6 +14,9 @@ CH_DIR = os.environ.get(
 CH_DISK_DIR = os.environ.get("BENCH_CLICKHOUSE_DISK_DIR", "/tmp/bench-clickhouse-disk")
 CH_DISK_PORT = CH_PORT + 1
 CH_URL = "http://127.0.0.1:%d" % CH_PORT
+# The jars the suite runs, as the build leaves them
+FUNCTION_JAR = os.path.join(REPO, "function", "target", "function.jar")
+BENCHMARKS_JAR = os.path.join(REPO, "benchmarks", "target", "benchmarks.jar")
 WORK = os.environ.get("BENCH_WORK_DIR", "/tmp/bench-work")
 # Every port the suite listens on is BENCH_PORT_BASE plus an offset, so that two runs on one
 # machine (other worktrees) can be kept apart.
