@@ -107,11 +107,6 @@ def settle(cpu_seconds, idle_cores=0.1, window_s=0.5, limit_s=10.0, sleep=time.s
     return clock() - start, False
 
 
-def merged_rows():
-    """Rows ClickHouse's merges have written since it started (system.events MergedRows)."""
-    return int(ch("SELECT sum(value) FROM system.events WHERE event = 'MergedRows'").strip())
-
-
 def active_parts(table):
     return int(
         ch("SELECT count() FROM system.parts WHERE database = 'bench' AND table = '%s' AND active"

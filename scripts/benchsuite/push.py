@@ -8,7 +8,7 @@ import threading
 import time
 
 from .breakdown import breakdown, phase_sums
-from .clickhouse import active_parts, ch, ch_now, insert_stats, merged_rows, settle, truncate
+from .clickhouse import active_parts, ch, ch_now, insert_stats, settle, truncate
 from .processes import (CPU_LAYOUT, Server, children_cpu_seconds, context_switches,
                         cpu_seconds, machine_busy_seconds, memory_kib,
                         one_cpu_service_layout, pin_process, pinned, post_once, server_command,
@@ -94,7 +94,7 @@ def measure_side_by_side(targets, chpid, connections, args, rate=None, slices=1)
     pids = {name: server.process.pid if server.process else None for name, server in targets}
     phases0 = {name: phase_sums(server.port) if pids[name] else None for name, server in targets}
     load0 = os.getloadavg()[0]
-    counters = {name: dict.fromkeys(["cpu", "chcpu", "cs", "busy", "wrk", "merged"], 0.0)
+    counters = {name: dict.fromkeys(["cpu", "chcpu", "cs", "busy", "wrk"], 0.0)
                 for name, _ in targets}
     results = {name: [] for name, _ in targets}
     seconds = args.duration // slices
@@ -146,7 +146,7 @@ def snapshot(pid, chpid):
     """The counters a point reads before and after each of its wrk runs."""
     return {"cpu": cpu_seconds(pid) if pid else 0, "chcpu": cpu_seconds(chpid),
             "cs": context_switches(pid) if pid else 0, "busy": machine_busy_seconds(),
-            "wrk": children_cpu_seconds(), "merged": merged_rows()}
+            "wrk": children_cpu_seconds()}
 
 
 def combine_wrk(results):
@@ -189,9 +189,6 @@ def point_row(name, server, connections, result, counters, pid, rate, load0, set
         "context_switches_per_msg": counters["cs"] / max(ok, 1),
         "clickhouse_cpu_s": chcpu,
         "clickhouse_cpu_us_per_msg": chcpu * 1e6 / max(ok, 1),
-        # rows that ClickHouse's merges wrote meanwhile, into any table (merges run in the
-        # background, so a target's figure holds the merges of the parts it and others wrote)
-        "clickhouse_merged_rows_per_msg": counters["merged"] / max(ok, 1),
         "wrk_cpu_s": wrk_cpu,
         "wrk_cpu_us_per_msg": wrk_cpu * 1e6 / max(ok, 1),
         # CPU the rest of the machine used meanwhile (other engineers' work): the noise indicator
@@ -211,12 +208,11 @@ def log_row(row, table):
     rate = row.get("offered_msgs_per_s")
     log(
         "  %-7s c=%-3d%s %8.0f msg/s  p50 %7.2f ms  p99 %7.2f ms  non2xx %d  rss %.0f MiB"
-        "  cpu us/msg svc %.0f ch %.0f wrk %.0f  merged %.1f rows/msg  others %.2f cores%s%s"
+        "  cpu us/msg svc %.0f ch %.0f wrk %.0f  others %.2f cores%s%s"
         % (row["target"], row["concurrency"], " offered %d/s" % rate if rate else "",
            row["msgs_per_s"], row["p50_ms"], row["p99_ms"], row["non_2xx"], row["rss_mib"],
            row["service_cpu_us_per_msg"], row["clickhouse_cpu_us_per_msg"],
-           row["wrk_cpu_us_per_msg"], row["clickhouse_merged_rows_per_msg"],
-           row["others_cpu_cores"],
+           row["wrk_cpu_us_per_msg"], row["others_cpu_cores"],
            ("  inserts %d rows/insert %.1f parts %d insert %.1f ms (CH)" % (
                row["inserts"], row["rows_per_insert"], row["active_parts"],
                row["insert_ms_mean"] or 0)) if table else "",
@@ -300,8 +296,7 @@ def parse_variant(text, index):
 # throughput is the median.
 MEDIAN_FIELDS = ["msgs_per_s", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "service_cpu_us_per_msg",
                  "clickhouse_cpu_us_per_msg", "wrk_cpu_us_per_msg", "context_switches_per_msg",
-                 "others_cpu_cores", "rows_per_insert", "insert_ms_mean",
-                 "clickhouse_merged_rows_per_msg"]
+                 "others_cpu_cores", "rows_per_insert", "insert_ms_mean"]
 SPREAD_FIELDS = ["msgs_per_s", "p50_ms", "service_cpu_us_per_msg"]
 
 

@@ -42,30 +42,23 @@ def print_push(results, push):
     if layout.get("service"):
         print("Each target on CPU %s alone (one CPU, as the deployed service's 1 vCPU); wrk and"
               " ClickHouse on CPU %s" % (layout["service"], layout["load"]))
-    # runs from before the suite counted ClickHouse's merged rows print without that column
-    merged = any("clickhouse_merged_rows_per_msg" in r for r in push["rows"])
-    header = ("%-8s %5s %9s %8s %8s %6s %8s %8s %6s %7s %7s %7s%s %6s"
+    header = ("%-8s %5s %9s %8s %8s %6s %8s %8s %6s %7s %7s %7s %6s"
               % ("target", "conc", "msg/s", "p50 ms", "p99 ms", "non2xx", "INSERTs",
-                 "rows/ins", "parts", "RSS MiB", "svc us", "CH us",
-                 " %7s" % "merged" if merged else "", "others"))
+                 "rows/ins", "parts", "RSS MiB", "svc us", "CH us", "others"))
     print(header)
     print("-" * len(header))
     for r in push["rows"]:
         if r["target"] == "ceiling":
             continue
-        print("%-8s %5d %9.0f %8.2f %8.2f %6d %8s %8s %6s %7.0f %7.0f %7.0f%s %6.2f" % (
+        print("%-8s %5d %9.0f %8.2f %8.2f %6d %8s %8s %6s %7.0f %7.0f %7.0f %6.2f" % (
             r["target"], r["concurrency"], r["msgs_per_s"], r["p50_ms"], r["p99_ms"],
             r["non_2xx"], r.get("inserts", "-"),
             ("%.1f" % r["rows_per_insert"]) if "rows_per_insert" in r else "-",
             r.get("active_parts", "-"), r["rss_mib"], r["service_cpu_us_per_msg"],
-            r["clickhouse_cpu_us_per_msg"],
-            " %7.1f" % r.get("clickhouse_merged_rows_per_msg", 0) if merged else "",
-            r["others_cpu_cores"]))
+            r["clickhouse_cpu_us_per_msg"], r["others_cpu_cores"]))
     print("(svc us / CH us: CPU microseconds per message of the service process, all its"
-          " threads, and of ClickHouse;%s others: cores other processes used meanwhile; RSS: at the"
-          " end of the point; direct: one INSERT per message straight to ClickHouse, no handler)"
-          % (" merged: rows ClickHouse's merges wrote per message meanwhile, any table's;"
-             if merged else ""))
+          " threads, and of ClickHouse; others: cores other processes used meanwhile; RSS: at the"
+          " end of the point; direct: one INSERT per message straight to ClickHouse, no handler)")
     spread = [r for r in push["rows"] if r.get("spread")]
     if spread:
         print("\nEach figure is the median of %d interleaved rounds; the spread (lowest-highest):"
@@ -299,26 +292,21 @@ def render_markdown(results):
     out = []
     push = results.get("push")
     if push:
-        merged = any("clickhouse_merged_rows_per_msg" in r for r in push["rows"])
         out.append("| target | conc. | msg/s | p50 ms | p99 ms | non-2xx | INSERTs | rows/INSERT"
                    " | active parts | parts written | RSS MiB | service CPU µs/msg"
-                   " | ClickHouse CPU µs/msg |%s other load (cores) |"
-                   % (" rows merged/msg |" if merged else ""))
-        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-                   + ("---:|" if merged else "") + "---:|")
+                   " | ClickHouse CPU µs/msg | other load (cores) |")
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for r in push["rows"]:
             if r["target"] == "ceiling":
                 continue
             out.append("| %s | %d | %s | %.2f | %.2f | %d | %s | %s | %s | %s | %.0f | %.0f | %.0f"
-                       "%s | %.2f |" % (
+                       " | %.2f |" % (
                            r["target"], r["concurrency"], "{:,.0f}".format(r["msgs_per_s"]),
                            r["p50_ms"], r["p99_ms"], r["non_2xx"], r.get("inserts", "–"),
                            ("%.1f" % r["rows_per_insert"]) if "rows_per_insert" in r else "–",
                            r.get("active_parts", "–"), r.get("parts_written", "–"),
                            r["rss_mib"], r["service_cpu_us_per_msg"],
-                           r["clickhouse_cpu_us_per_msg"],
-                           " | %.1f" % r.get("clickhouse_merged_rows_per_msg", 0)
-                           if merged else "", r["others_cpu_cores"]))
+                           r["clickhouse_cpu_us_per_msg"], r["others_cpu_cores"]))
         out.append("")
         by = {(r["target"], r["concurrency"]): r for r in push["rows"]}
         names = ["ours"] + [v["name"] for v in push.get("variants", [])]

@@ -121,12 +121,11 @@ class SlicedPointTest(unittest.TestCase):
 
     def run_point(self, targets, slices, duration=10):
         """measure_side_by_side with every outside call faked; returns the rows and the calls."""
-        calls, clock = [], {"cpu": {}, "ch": 0.0, "merged": 0}
+        calls, clock = [], {"cpu": {}, "ch": 0.0}
 
         def fake_wrk(port, connections, seconds, script, script_args, rate):
             calls.append(("wrk", port, seconds))
             clock["ch"] += port / 100  # ClickHouse's CPU seconds grow with the target that runs
-            clock["merged"] += 10 * port * port  # and so do its merged rows
             clock["cpu"][port] = clock["cpu"].get(port, 0.0) + port / 1000
             return wrk_result(port, seconds, port, port)
 
@@ -145,7 +144,6 @@ class SlicedPointTest(unittest.TestCase):
             "insert_stats": lambda table, t0, t1: calls.append(("stats", table)) or {
                 "inserts": 1, "inserted_rows": 1, "insert_ms_mean": 1.0},
             "active_parts": lambda table: 1, "ch": lambda sql: "1",
-            "merged_rows": lambda: clock["merged"],
         }
         saved = {name: getattr(push, name) for name in fakes}
         saved_tables, saved_sleep = dict(push.TABLES), push.time.sleep
@@ -191,8 +189,6 @@ class SlicedPointTest(unittest.TestCase):
             self.assertAlmostEqual(row["clickhouse_cpu_s"], 5 * port / 100)
             self.assertAlmostEqual(row["service_cpu_s"], 5 * port / 1000)
             self.assertAlmostEqual(row["context_switches_per_msg"], 5 * port / (5 * port))
-            # 5 slices of 10 * port * port merged rows over 5 * port messages
-            self.assertAlmostEqual(row["clickhouse_merged_rows_per_msg"], 10 * port)
         # every service's phases are read after the last slice, before anything else runs
         last_run = max(i for i, call in enumerate(calls) if call[0] == "wrk")
         self.assertEqual([call[0] for call in calls[last_run + 1:last_run + 5]],
@@ -585,33 +581,6 @@ class JarHashTest(unittest.TestCase):
             # SHA-256 of "abc" (FIPS 180-2's example)
             self.assertEqual("ba7816bf8f01cfea", jar_sha256(path))
             self.assertIsNone(jar_sha256(os.path.join(d, "missing.jar")))
-
-
-class MergedRowsColumnTest(unittest.TestCase):
-    def test_a_run_that_counted_merged_rows_shows_them_in_both_tables(self):
-        results = json.loads(read(os.path.join(SUITE_RUN, SUITE_STEM + ".json")))
-        for row in results["push"]["rows"]:
-            row["clickhouse_merged_rows_per_msg"] = 0.0
-        ours = next(r for r in results["push"]["rows"]
-                    if r["target"] == "ours" and r["concurrency"] == 256)
-        ours["clickhouse_merged_rows_per_msg"] = 51.3
-        markdown = render_markdown(results).splitlines()
-        header = next(line for line in markdown if line.startswith("| target | conc. |"))
-        cells = [c.strip() for c in header.split("|")]
-        row = next(line for line in markdown if line.startswith("| ours | 256 |"))
-        values = [c.strip() for c in row.split("|")]
-        self.assertEqual("51.3", values[cells.index("rows merged/msg")])
-        with tempfile.TemporaryDirectory() as tmp:
-            json_path = os.path.join(tmp, SUITE_STEM + ".json")
-            with open(json_path, "w", encoding="utf-8") as f:
-                json.dump(results, f)
-            with contextlib.redirect_stdout(io.StringIO()) as printed:
-                report(results, json_path)
-        lines = printed.getvalue().splitlines()
-        columns = next(line for line in lines if line.startswith("target ")).split()
-        text_row = next(line for line in lines if line.split()[:2] == ["ours", "256"]).split()
-        # "p50 ms", "p99 ms", "RSS MiB", "svc us", "CH us" are two words in the header
-        self.assertEqual("51.3", text_row[columns.index("merged") - 5])
 
 
 if __name__ == "__main__":
