@@ -2,6 +2,7 @@
 cites: today's code must print exactly what those runs printed, from their results files."""
 
 import contextlib
+import glob
 import http.server
 import io
 import json
@@ -26,9 +27,7 @@ from benchsuite.machine import jar_sha256
 from benchsuite.push import combine_wrk, median_rows
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SUITE_RUN = os.path.join(REPO, "docs", "perf", "runs", "2026-12-02")
-SUITE_STEM = "results-2026-12-02"
-SUITE_PLOTS = ["push-throughput.svg", "push-latency.svg", "fleet-parts.svg"]
+RUNS = os.path.join(REPO, "docs", "perf", "runs")
 CLUSTER_RUN = os.path.join(REPO, "docs", "perf", "runs", "2026-12-01", "cluster-2026-12-01")
 
 
@@ -39,21 +38,20 @@ def read(path):
 
 class SuiteReportTest(unittest.TestCase):
     def test_reporting_a_run_again_writes_what_it_wrote(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            json_path = os.path.join(tmp, SUITE_STEM + ".json")
-            shutil.copy(os.path.join(SUITE_RUN, SUITE_STEM + ".json"), json_path)
-            with contextlib.redirect_stdout(io.StringIO()) as printed:
-                report(json.loads(read(json_path)), json_path)
-            self.assertEqual(printed.getvalue().split("\nWrote ")[0] + "\n",
-                             read(os.path.join(SUITE_RUN, SUITE_STEM + ".txt")))
-            written = sorted(os.listdir(tmp))
-            expected = [SUITE_STEM + suffix for suffix in (".json", ".txt", ".md", ".csv")]
-            self.assertEqual(written, sorted(expected + SUITE_PLOTS))
-            self.assertEqual(written, sorted(os.listdir(SUITE_RUN)))
-            for name in written:
-                with self.subTest(file=name):
-                    self.assertEqual(read(os.path.join(tmp, name)),
-                                     read(os.path.join(SUITE_RUN, name)))
+        for json_file in sorted(glob.glob(os.path.join(RUNS, "*", "results-*.json"))):
+            run, stem = os.path.dirname(json_file), os.path.basename(json_file)[:-len(".json")]
+            with self.subTest(run=stem), tempfile.TemporaryDirectory() as tmp:
+                json_path = os.path.join(tmp, stem + ".json")
+                shutil.copy(json_file, json_path)
+                with contextlib.redirect_stdout(io.StringIO()) as printed:
+                    report(json.loads(read(json_path)), json_path)
+                self.assertEqual(printed.getvalue().split("\nWrote ")[0] + "\n",
+                                 read(os.path.join(run, stem + ".txt")))
+                written = sorted(os.listdir(tmp))
+                self.assertEqual(written, sorted(os.listdir(run)))
+                for name in written:
+                    self.assertEqual(read(os.path.join(tmp, name)), read(os.path.join(run, name)),
+                                     name)
 
 
 def sample(target, concurrency, round_, msgs_per_s, p50_ms=2.0, cpu_us=10.0, non_2xx=0):
@@ -120,8 +118,15 @@ class SlicedPointTest(unittest.TestCase):
             self.assertEqual(len(set(counts.values())), 1, n)  # and equally often
 
     def run_point(self, targets, slices, duration=10):
-        """measure_side_by_side with every outside call faked; returns the rows and the calls."""
+        """measure_side_by_side with every outside call faked; returns the rows and the calls.
+        Only wrk and sleep move the fake counters: what a sleep adds belongs to no target."""
         calls, clock = [], {"cpu": {}, "ch": 0.0}
+
+        def fake_sleep(seconds):
+            calls.append(("sleep", seconds))
+            clock["ch"] += 1000.0
+            for port in clock["cpu"]:
+                clock["cpu"][port] += 1000.0
 
         def fake_wrk(port, connections, seconds, script, script_args, rate):
             calls.append(("wrk", port, seconds))
@@ -150,7 +155,7 @@ class SlicedPointTest(unittest.TestCase):
         try:
             for name, fake in fakes.items():
                 setattr(push, name, fake)
-            push.time.sleep = lambda seconds: calls.append(("sleep", seconds))
+            push.time.sleep = fake_sleep
             push.TABLES.update({name: "table_" + name for name, _ in targets})
 
             class Args:
@@ -189,6 +194,9 @@ class SlicedPointTest(unittest.TestCase):
             self.assertAlmostEqual(row["clickhouse_cpu_s"], 5 * port / 100)
             self.assertAlmostEqual(row["service_cpu_s"], 5 * port / 1000)
             self.assertAlmostEqual(row["context_switches_per_msg"], 5 * port / (5 * port))
+        # each slice is followed by its gap, which no target's counters include (checked above)
+        slice_ends = [i for i, call in enumerate(calls) if call[0] == "wrk"][3:]
+        self.assertEqual({calls[i + 1] for i in slice_ends}, {("sleep", push.SLICE_GAP_SECONDS)})
         # every service's phases are read after the last slice, before anything else runs
         last_run = max(i for i, call in enumerate(calls) if call[0] == "wrk")
         self.assertEqual([call[0] for call in calls[last_run + 1:last_run + 5]],
@@ -495,7 +503,7 @@ class PullPartTest(unittest.TestCase):
         self.assertEqual(lines[4].split(), ["pull", "198", "54.2", "120.0", "250", "1999/2000"])
 
     def test_the_markdown_table_has_a_row_per_mode(self):
-        results = json.loads(read(os.path.join(SUITE_RUN, SUITE_STEM + ".json")))
+        results = json.loads(read(os.path.join(RUNS, "2026-12-02", "results-2026-12-02.json")))
         results["pull"] = self.PULL
         rows = [line for line in render_markdown(results).splitlines()
                 if line.startswith("| pull |") or line.startswith("| push |")]
