@@ -13,9 +13,8 @@ from .processes import (CPU_LAYOUT, Server, children_cpu_seconds, context_switch
                         cpu_seconds, machine_busy_seconds, memory_kib,
                         one_cpu_service_layout, pin_process, pinned, post_once, server_command,
                         service_env, target_env, wait_for_204, wrk)
-from .settings import BENCHMARKS_JAR, FUNCTION_JAR, PORTS
-from .settings import (CH_PORT, CH_URL, IMAGE_JAVA, JDK25, REPO, SEED_TABLE_COLUMNS, SERVICE_JVM,
-                       TABLES, VARIANT_PORT, WORK, log)
+from .settings import (BENCHMARKS_JAR, CH_PORT, CH_URL, FUNCTION_JAR, IMAGE_JAVA, JDK25, PORTS,
+                       REPO, SEED_TABLE_COLUMNS, SERVICE_JVM, TABLES, VARIANT_PORT, WORK, log)
 
 
 class DirectInserts:
