@@ -33,13 +33,21 @@ def machine_info():
         "java": first_line(["java", "-version"]),
         "java25": java25,
         "wrk": first_line(["wrk", "--version"]),
-        "git_commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO,
-                                     capture_output=True, text=True).stdout.strip(),
+        "git_commit": git_commit(),
         # With --skip-build the jars measured may be older than the commit: their hashes tell
         # whether two runs measured the same build.
         "jar_sha256": {"function": jar_sha256(FUNCTION_JAR),
                        "benchmarks": jar_sha256(BENCHMARKS_JAR)},
     }
+
+
+def git_commit(repo=REPO):
+    """The checked-out commit, with "-dirty" when tracked files differ from it: a run from an
+    uncommitted suite or service is not the commit's."""
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=repo,
+                            capture_output=True, text=True).stdout.strip()
+    changed = subprocess.run(["git", "diff", "--quiet", "HEAD", "--"], cwd=repo).returncode != 0
+    return commit + "-dirty" if changed else commit
 
 
 def jar_sha256(path):

@@ -23,7 +23,7 @@ from benchsuite.clickhouse import settle
 from benchsuite.encoder import cpu_ratios, parse_cpu_time
 from benchsuite.floors import floors, push_floors
 from benchsuite import push
-from benchsuite.machine import jar_sha256
+from benchsuite.machine import git_commit, jar_sha256
 from benchsuite.push import combine_wrk, median_rows
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -38,7 +38,12 @@ def read(path):
 
 class SuiteReportTest(unittest.TestCase):
     def test_reporting_a_run_again_writes_what_it_wrote(self):
-        for json_file in sorted(glob.glob(os.path.join(RUNS, "*", "results-*.json"))):
+        files = sorted(glob.glob(os.path.join(RUNS, "*", "results-*.json")))
+        # every run kept is here, but for the cluster run (ClusterReportTest)
+        self.assertEqual(sorted(os.path.dirname(f) for f in files),
+                         sorted(os.path.join(RUNS, d) for d in os.listdir(RUNS)
+                                if not glob.glob(os.path.join(RUNS, d, "cluster-*.json"))))
+        for json_file in files:
             run, stem = os.path.dirname(json_file), os.path.basename(json_file)[:-len(".json")]
             with self.subTest(run=stem), tempfile.TemporaryDirectory() as tmp:
                 json_path = os.path.join(tmp, stem + ".json")
@@ -589,6 +594,27 @@ class JarHashTest(unittest.TestCase):
             # SHA-256 of "abc" (FIPS 180-2's example)
             self.assertEqual("ba7816bf8f01cfea", jar_sha256(path))
             self.assertIsNone(jar_sha256(os.path.join(d, "missing.jar")))
+
+
+class GitCommitTest(unittest.TestCase):
+    def test_a_changed_tracked_file_marks_the_commit_dirty(self):
+        with tempfile.TemporaryDirectory() as d:
+            def git(*args):
+                subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+                               cwd=d, check=True, capture_output=True)
+            git("init", "-q")
+            with open(os.path.join(d, "f"), "w") as f:
+                f.write("a")
+            git("add", "f")
+            git("commit", "-q", "-m", "one")
+            head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=d,
+                                  capture_output=True, text=True, check=True).stdout.strip()
+            with open(os.path.join(d, "untracked"), "w") as f:
+                f.write("x")
+            self.assertEqual(head, git_commit(d))
+            with open(os.path.join(d, "f"), "w") as f:
+                f.write("b")
+            self.assertEqual(head + "-dirty", git_commit(d))
 
 
 if __name__ == "__main__":
