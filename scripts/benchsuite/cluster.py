@@ -26,6 +26,7 @@ import subprocess
 import time
 
 from .clickhouse import ch
+from .machine import git_commit
 from .processes import (Server, cpu_seconds, machine_busy_seconds, server_command, service_env,
                         wait_for_204, wrk)
 from .settings import IMAGE_JAVA, REPO, SERVICE_JVM, log
@@ -318,10 +319,8 @@ def main(argv):
     out = args.out or os.path.join(REPO, "docs", "perf", "runs", date)
     os.makedirs(out, exist_ok=True)
     path = os.path.join(out, "cluster-%s.json" % date)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO,
-                            capture_output=True, text=True).stdout.strip()
     with open(path, "w") as f:
-        json.dump({"started": started.isoformat(), "commit": commit, "java": IMAGE_JAVA,
+        json.dump({"started": started.isoformat(), "commit": git_commit(), "java": IMAGE_JAVA,
                    "jvm": SERVICE_JVM, "shards": args.shards, "args": vars(args), "rows": rows,
                    "ratios": ratios, "samples": samples}, f, indent=1)
     log("wrote %s" % path)
