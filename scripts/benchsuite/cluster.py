@@ -312,6 +312,7 @@ def main(argv):
         subprocess.run(["mvn", "-B", "-q", "-pl", "function", "-am", "package", "-DskipTests"],
                        cwd=REPO, check=True)
     started = datetime.datetime.now(datetime.timezone.utc)
+    commit = git_commit()  # before the run writes anything into the tree
     samples = run(args)
     rows, ratios = kept_rows(samples), paired_ratios(samples)
     print(render(rows, ratios), end="")
@@ -320,7 +321,7 @@ def main(argv):
     os.makedirs(out, exist_ok=True)
     path = os.path.join(out, "cluster-%s.json" % date)
     with open(path, "w") as f:
-        json.dump({"started": started.isoformat(), "commit": git_commit(), "java": IMAGE_JAVA,
+        json.dump({"started": started.isoformat(), "commit": commit, "java": IMAGE_JAVA,
                    "jvm": SERVICE_JVM, "shards": args.shards, "args": vars(args), "rows": rows,
                    "ratios": ratios, "samples": samples}, f, indent=1)
     log("wrote %s" % path)

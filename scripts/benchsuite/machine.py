@@ -42,12 +42,17 @@ def machine_info():
 
 
 def git_commit(repo=REPO):
-    """The checked-out commit, with "-dirty" when tracked files differ from it: a run from an
-    uncommitted suite or service is not the commit's."""
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=repo,
-                            capture_output=True, text=True).stdout.strip()
-    changed = subprocess.run(["git", "diff", "--quiet", "HEAD", "--"], cwd=repo).returncode != 0
-    return commit + "-dirty" if changed else commit
+    """The checked-out commit, with "-dirty" when files outside docs/ differ from it or are new
+    (a run from an uncommitted suite or service is not the commit's); None outside a git checkout
+    (a source archive)."""
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=repo,
+                          capture_output=True, text=True)
+    if head.returncode != 0:
+        return None
+    status = subprocess.run(["git", "status", "--porcelain", "--", ".", ":(exclude)docs"],
+                            cwd=repo, capture_output=True, text=True)
+    dirty = status.returncode != 0 or status.stdout.strip() != ""
+    return head.stdout.strip() + ("-dirty" if dirty else "")
 
 
 def jar_sha256(path):

@@ -12,6 +12,7 @@ import subprocess
 import tempfile
 import threading
 import unittest
+import unittest.mock
 
 from benchsuite import cluster
 from benchsuite.__main__ import report
@@ -39,10 +40,13 @@ def read(path):
 class SuiteReportTest(unittest.TestCase):
     def test_reporting_a_run_again_writes_what_it_wrote(self):
         files = sorted(glob.glob(os.path.join(RUNS, "*", "results-*.json")))
-        # every run kept is here, but for the cluster run (ClusterReportTest)
+        runs = {os.path.join(RUNS, d) for d in os.listdir(RUNS)
+                if os.path.isdir(os.path.join(RUNS, d))}
+        # every run kept is a suite run with one results file, but the cluster run
+        # (ClusterReportTest)
+        self.assertTrue(files)
         self.assertEqual(sorted(os.path.dirname(f) for f in files),
-                         sorted(os.path.join(RUNS, d) for d in os.listdir(RUNS)
-                                if not glob.glob(os.path.join(RUNS, d, "cluster-*.json"))))
+                         sorted(runs - {os.path.dirname(CLUSTER_RUN)}))
         for json_file in files:
             run, stem = os.path.dirname(json_file), os.path.basename(json_file)[:-len(".json")]
             with self.subTest(run=stem), tempfile.TemporaryDirectory() as tmp:
@@ -596,25 +600,43 @@ class JarHashTest(unittest.TestCase):
             self.assertIsNone(jar_sha256(os.path.join(d, "missing.jar")))
 
 
+@unittest.skipIf(shutil.which("git") is None, "no git")
 class GitCommitTest(unittest.TestCase):
-    def test_a_changed_tracked_file_marks_the_commit_dirty(self):
-        with tempfile.TemporaryDirectory() as d:
-            def git(*args):
-                subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-                               cwd=d, check=True, capture_output=True)
-            git("init", "-q")
-            with open(os.path.join(d, "f"), "w") as f:
-                f.write("a")
-            git("add", "f")
-            git("commit", "-q", "-m", "one")
-            head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=d,
-                                  capture_output=True, text=True, check=True).stdout.strip()
-            with open(os.path.join(d, "untracked"), "w") as f:
-                f.write("x")
+    # git as in a fresh clone: no user or system configuration, hooks or GIT_* variables
+    ENV = dict({k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
+               GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
+
+    def git(self, repo, *args):
+        return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+                              cwd=repo, env=self.ENV, check=True, capture_output=True,
+                              text=True).stdout.strip()
+
+    def write(self, path, text):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+
+    def test_a_changed_or_new_file_outside_docs_marks_the_commit_dirty(self):
+        with tempfile.TemporaryDirectory() as d, unittest.mock.patch.dict(os.environ, self.ENV,
+                                                                          clear=True):
+            self.git(d, "init", "-q")
+            self.write(os.path.join(d, "f"), "a")
+            self.git(d, "add", "f")
+            self.git(d, "commit", "-q", "--no-verify", "--no-gpg-sign", "-m", "one")
+            head = self.git(d, "rev-parse", "--short", "HEAD")
+            self.write(os.path.join(d, "docs", "perf", "runs", "new.json"), "{}")
             self.assertEqual(head, git_commit(d))
-            with open(os.path.join(d, "f"), "w") as f:
-                f.write("b")
+            self.write(os.path.join(d, "new"), "x")
             self.assertEqual(head + "-dirty", git_commit(d))
+            os.remove(os.path.join(d, "new"))
+            self.write(os.path.join(d, "f"), "b")
+            self.assertEqual(head + "-dirty", git_commit(d))
+
+    def test_a_tree_that_is_no_checkout_has_no_commit(self):
+        with tempfile.TemporaryDirectory() as d, unittest.mock.patch.dict(
+                os.environ, dict(self.ENV, GIT_CEILING_DIRECTORIES=os.path.dirname(d)),
+                clear=True):
+            self.assertIsNone(git_commit(d))
 
 
 if __name__ == "__main__":
