@@ -11,8 +11,8 @@ import time
 import urllib.error
 import urllib.request
 
-from .settings import (BENCHMARKS_JAR, CH_URL, FUNCTION_JAR, IMAGE_JAVA, PORTS, REPO, SERVICE_JVM,
-                       TABLES)
+from .settings import (BENCHMARKS_JAR, CH_URL, FUNCTION_JAR, IMAGE_JAVA, PEER_JVM, PORTS, REPO,
+                       SERVICE_JVM, TABLES)
 
 
 def cpu_seconds(pid):
@@ -166,7 +166,9 @@ def pin_process(pid, cpus, check=True):
 
 
 def server_command(name, java=IMAGE_JAVA, jvm=None):
-    jvm = list(SERVICE_JVM if jvm is None else jvm)
+    if jvm is None:
+        jvm = SERVICE_JVM if name == "ours" else PEER_JVM
+    jvm = list(jvm)
     if name == "ours":
         return pinned([java] + jvm + ["-jar", FUNCTION_JAR], "service")
     cls = {"bare": "BareHandler", "naive": "NaiveHandler", "async": "NaiveHandler"}[name]

@@ -13,8 +13,9 @@ from .processes import (CPU_LAYOUT, Server, children_cpu_seconds, context_switch
                         cpu_seconds, machine_busy_seconds, memory_kib,
                         one_cpu_service_layout, pin_process, pinned, post_once, server_command,
                         service_env, target_env, wait_for_204, wrk)
-from .settings import (BENCHMARKS_JAR, CH_PORT, CH_URL, FUNCTION_JAR, IMAGE_JAVA, JDK25, PORTS,
-                       REPO, SEED_TABLE_COLUMNS, SERVICE_JVM, TABLES, VARIANT_PORT, WORK, log)
+from .settings import (BENCHMARKS_JAR, CH_PORT, CH_URL, FUNCTION_JAR, IMAGE_JAVA, JDK25,
+                       PEER_JVM, PORTS, REPO, SEED_TABLE_COLUMNS, SERVICE_JVM, TABLES,
+                       VARIANT_PORT, WORK, log)
 
 
 class DirectInserts:
@@ -341,8 +342,8 @@ def run_push(args, chpid):
 
 
 def measure_every_target(args, chpid):
-    log("push end to end: starting ours, bare, naive, async (%s %s)"
-        % (IMAGE_JAVA, " ".join(SERVICE_JVM)))
+    log("push end to end: starting ours (%s %s), bare, naive, async (peers: %s)"
+        % (IMAGE_JAVA, " ".join(SERVICE_JVM), " ".join(PEER_JVM)))
     servers = {}
     for name in ["bare", "ours", "async", "naive"]:
         servers[name] = Server(
@@ -423,7 +424,8 @@ def measure_every_target(args, chpid):
         rank = {name: i for i, name in enumerate(order + ["ceiling"])}
         rows.sort(key=lambda r: (r["concurrency"], rank[r["target"]]))
         return {"rows": rows, "samples": samples, "rounds": args.rounds, "bursts": bursts,
-                "ceiling_inserts": ceiling, "jvm": SERVICE_JVM, "order": order,
+                "ceiling_inserts": ceiling, "jvm": SERVICE_JVM, "peer_jvm": PEER_JVM,
+                "order": order,
                 "variants": args.variants, "cpu_layout": dict(CPU_LAYOUT),
                 **({"paced": {"rate": args.paced_rate, "samples": paced_samples,
                               "rows": median_rows(paced_samples)}} if paced_samples else {})}

@@ -274,7 +274,9 @@ def render_report(results):
         print_others(results, extra.get("cost"))
         shipped = results.get("service", {}).get("command") or " ".join(
             results.get("push", {}).get("jvm", []))
-        print("\nFloors (ours as shipped: %s):" % shipped)
+        peers = results.get("push", {}).get("peer_jvm")
+        print("\nFloors (ours as shipped: %s%s):"
+              % (shipped, "; the peers with " + " ".join(peers) if peers else ""))
         for f in extra["floors"]:
             print("  %-4s %-52s %s" % ("PASS" if f["pass"] else "FAIL", f["floor"], f["text"]))
         for name, checks in extra["variant_floors"].items():

@@ -16,7 +16,7 @@ import unittest.mock
 
 from benchsuite import cluster
 from benchsuite.__main__ import report
-from benchsuite.processes import parse_wrk_output, wrk
+from benchsuite.processes import parse_wrk_output, server_command, wrk
 from benchsuite.pull import schedule
 from benchsuite.report import print_pull, render_markdown
 from benchsuite.breakdown import breakdown
@@ -587,6 +587,17 @@ class WrkOutputTest(unittest.TestCase):
     def test_no_json_line_is_an_error_that_shows_the_output(self):
         with self.assertRaisesRegex(RuntimeError, "2 threads and 64 connections"):
             parse_wrk_output(self.SUMMARY.split("WRKJSON")[0])
+
+
+class ServerCommandTest(unittest.TestCase):
+    def test_the_peers_start_with_their_whole_heap_and_ours_runs_as_shipped(self):
+        ours = server_command("ours")
+        self.assertIn("-XX:MaxRAMPercentage=50", ours)
+        self.assertFalse([flag for flag in ours if flag.startswith("-XX:InitialRAM")], ours)
+        for peer in ("bare", "naive", "async"):
+            command = server_command(peer)
+            self.assertIn("-XX:InitialRAMPercentage=50", command, peer)
+            self.assertIn("-XX:MaxRAMPercentage=50", command, peer)
 
 
 class JarHashTest(unittest.TestCase):
