@@ -190,6 +190,45 @@ def paced_cpu(checks, paced, target, limit):
     checks.check(name, median, limit, median <= limit, "%.2fx, %s" % (median, text))
 
 
+def cpu_at_floor_rate(push, target, share):
+    """The CPU the floor's rate asks for, round by round at c=256: `share` times that round's bare
+    handler msg/s at ours' CPU a message of the same round, as a fraction of the service's CPU
+    and of the CPUs that wrk and ClickHouse share (ours' wrk and ClickHouse CPU a message). Above
+    1 the round asked for more than the machine has. None without the CPU layout or the figures.
+
+    For example: the bare handler at 30,000 msg/s asks ours for 18,000; at 45 us of service CPU a
+    message that is 0.81 of the service's CPU, and at 40 us of ClickHouse and 20 of wrk, 1.08 of
+    the one CPU they share."""
+    load = (push.get("cpu_layout") or {}).get("load")
+    rounds = rounds_of(push, target, "bare", 256)
+    fields = ("service_cpu_us_per_msg", "clickhouse_cpu_us_per_msg", "wrk_cpu_us_per_msg")
+    if not load or not rounds or any(f not in ours for _, ours, _ in rounds for f in fields):
+        return None
+    load_cpus = len(load.split(","))
+    service, shared = [], []
+    for _, ours, bare in rounds:
+        rate = share * bare["msgs_per_s"]
+        service.append(rate * ours["service_cpu_us_per_msg"] / 1e6)
+        shared.append(rate * (ours["clickhouse_cpu_us_per_msg"] + ours["wrk_cpu_us_per_msg"])
+                      / 1e6 / load_cpus)
+    return {"service": service, "shared": shared, "load_cpus": load_cpus}
+
+
+def add_cpu_at_floor_rate(check, push, target, share):
+    """Appends cpu_at_floor_rate to the floor's text: what the machine could give that rate."""
+    need = cpu_at_floor_rate(push, target, share)
+    if need is None or check["value"] is None:
+        return
+    beyond = sum(1 for s, l in zip(need["service"], need["shared"]) if max(s, l) > 1)
+    check["text"] += (
+        "; at %gx the bare handler's rate, ours' CPU a message would fill %.2f-%.2f of its CPU"
+        " and %.2f-%.2f of the %s wrk and ClickHouse share (more than there is in %d of %d"
+        " rounds)" % (share, min(need["service"]), max(need["service"]), min(need["shared"]),
+                      max(need["shared"]),
+                      "CPU" if need["load_cpus"] == 1 else "%d CPUs" % need["load_cpus"],
+                      beyond, len(need["shared"])))
+
+
 def push_floors(push, target):
     """The push floors for one target (ours, or a variant measured beside it). The async-insert
     peer has none: where ClickHouse has no async insert queue it is one synchronous INSERT per
@@ -218,6 +257,7 @@ def push_floors(push, target):
                    256, FLOORS["push_cpu_per_msg_vs_bare_at_256"])
         paired_ratio(checks, push, "push c=256 >= 0.6x bare handler", target, "bare", 256,
                      FLOORS["push_vs_bare_at_256"])
+        add_cpu_at_floor_rate(checks.list[-1], push, target, FLOORS["push_vs_bare_at_256"])
         paired_latency(checks, push, "push c=256 p99 <= bare p99 + 100 ms", target, "bare", 256,
                        "p99_ms", FLOORS["push_p99_over_bare_ms"])
     if push.get("paced"):

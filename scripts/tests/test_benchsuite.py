@@ -334,6 +334,33 @@ class PushFloorsTest(unittest.TestCase):
         self.assertEqual(self.verdict(below, "push c=256 >= 0.6x bare handler"), "FAIL")
         self.assertEqual(self.verdict(below, "push c=256 >= 30x direct INSERT"), "FAIL")
 
+    def test_c256_against_the_bare_handler_says_what_cpu_its_rate_asks_for(self):
+        floor = "push c=256 >= 0.6x bare handler"
+        samples = []
+        # Round by round the bare handler's msg/s; ours' service, ClickHouse and wrk us a message.
+        for round_, bare_rate, service, clickhouse, wrk_us in (
+                (1, 20000, 40.0, 30.0, 20.0), (2, 30000, 45.0, 40.0, 20.0),
+                (3, 25000, 50.0, 20.0, 20.0)):
+            ours = sample("ours", 256, round_, 12000, cpu_us=service)
+            ours.update(clickhouse_cpu_us_per_msg=clickhouse, wrk_cpu_us_per_msg=wrk_us)
+            samples += [ours, sample("bare", 256, round_, bare_rate)]
+        push = {"samples": samples, "rows": median_rows(samples),
+                "cpu_layout": {"service": "1", "load": "0"}}
+        [check] = [c for c in push_floors(push, "ours") if c["floor"] == floor]
+        # At 0.6x: 12,000, 18,000 and 15,000 msg/s. Service 0.48, 0.81, 0.75 of its CPU; wrk and
+        # ClickHouse 0.60, 1.08, 0.60 of theirs: round 2 asks for more than the machine has.
+        self.assertTrue(check["text"].endswith(
+            "; at 0.6x the bare handler's rate, ours' CPU a message would fill 0.48-0.81 of its"
+            " CPU and 0.60-1.08 of the CPU wrk and ClickHouse share (more than there is in 1 of 3"
+            " rounds)"), check["text"])
+        push["cpu_layout"] = {"service": "2", "load": "0,1"}
+        [check] = [c for c in push_floors(push, "ours") if c["floor"] == floor]
+        self.assertIn("and 0.30-0.54 of the 2 CPUs wrk and ClickHouse share (more than there is in"
+                      " 0 of 3 rounds)", check["text"])
+        push["cpu_layout"] = {"service": None, "load": None}
+        [check] = [c for c in push_floors(push, "ours") if c["floor"] == floor]
+        self.assertNotIn("would fill", check["text"])
+
     def test_two_bad_rounds_of_five_do_not_decide_three_do(self):
         floor = "push c=1 >= 0.8x direct INSERT"
 
