@@ -191,14 +191,16 @@ def paced_cpu(checks, paced, target, limit):
 
 
 def cpu_at_floor_rate(push, target, share):
-    """The CPU the floor's rate asks for, round by round at c=256: `share` times that round's bare
-    handler msg/s at ours' CPU a message of the same round, as a fraction of the service's CPU
-    and of the CPUs that wrk and ClickHouse share (ours' wrk and ClickHouse CPU a message). Above
-    1 the round asked for more than the machine has. None without the CPU layout or the figures.
+    """The CPU the floor's rate would take, round by round at c=256: `share` times that round's
+    bare handler msg/s at the target's CPU a message of the same round, as a fraction of the
+    service's CPU and of the CPUs that wrk and ClickHouse share (the target's wrk and ClickHouse
+    CPU a message). The figures a message were measured at the target's own rate and are scaled
+    up as they are, ClickHouse's background work with them. None without the CPU layout or the
+    figures.
 
-    For example: the bare handler at 30,000 msg/s asks ours for 18,000; at 45 us of service CPU a
+    For example: the bare handler at 30,000 msg/s asks for 18,000; at 45 us of service CPU a
     message that is 0.81 of the service's CPU, and at 40 us of ClickHouse and 20 of wrk, 1.08 of
-    the one CPU they share."""
+    the one CPU they share: more than it has."""
     load = (push.get("cpu_layout") or {}).get("load")
     rounds = rounds_of(push, target, "bare", 256)
     fields = ("service_cpu_us_per_msg", "clickhouse_cpu_us_per_msg", "wrk_cpu_us_per_msg")
@@ -215,18 +217,23 @@ def cpu_at_floor_rate(push, target, share):
 
 
 def add_cpu_at_floor_rate(check, push, target, share):
-    """Appends cpu_at_floor_rate to the floor's text: what the machine could give that rate."""
+    """Appends cpu_at_floor_rate to the floor's text, with the rounds in which each of the two
+    would need more than all of its CPUs."""
     need = cpu_at_floor_rate(push, target, share)
     if need is None or check["value"] is None:
         return
-    beyond = sum(1 for s, l in zip(need["service"], need["shared"]) if max(s, l) > 1)
+
+    def over(fractions):
+        return sum(1 for f in fractions if f > 1)
+
     check["text"] += (
-        "; at %gx the bare handler's rate, ours' CPU a message would fill %.2f-%.2f of its CPU"
-        " and %.2f-%.2f of the %s wrk and ClickHouse share (more than there is in %d of %d"
-        " rounds)" % (share, min(need["service"]), max(need["service"]), min(need["shared"]),
-                      max(need["shared"]),
-                      "CPU" if need["load_cpus"] == 1 else "%d CPUs" % need["load_cpus"],
-                      beyond, len(need["shared"])))
+        "; at %gx the bare handler's rate, its CPU a message (measured at its own rate) would take"
+        " %.2f-%.2f of its CPU (over 1 in %d of %d rounds) and %.2f-%.2f of the %s wrk and"
+        " ClickHouse share (over 1 in %d)" % (
+            share, min(need["service"]), max(need["service"]), over(need["service"]),
+            len(need["service"]), min(need["shared"]), max(need["shared"]),
+            "CPU" if need["load_cpus"] == 1 else "%d CPUs" % need["load_cpus"],
+            over(need["shared"])))
 
 
 def push_floors(push, target):
