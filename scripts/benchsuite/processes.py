@@ -165,14 +165,13 @@ def pin_process(pid, cpus, check=True):
                    stdout=subprocess.DEVNULL)
 
 
-def server_command(name, java=IMAGE_JAVA, jvm=None):
-    if jvm is None:
-        jvm = SERVICE_JVM if name == "ours" else PEER_JVM
-    jvm = list(jvm)
+def server_command(name):
+    """The command of push target `name` on the service's CPU: ours as shipped, a peer with
+    PEER_JVM."""
     if name == "ours":
-        return pinned([java] + jvm + ["-jar", FUNCTION_JAR], "service")
+        return pinned([IMAGE_JAVA] + SERVICE_JVM + ["-jar", FUNCTION_JAR], "service")
     cls = {"bare": "BareHandler", "naive": "NaiveHandler", "async": "NaiveHandler"}[name]
-    return pinned([java] + jvm + [
+    return pinned([IMAGE_JAVA] + PEER_JVM + [
         "-cp", BENCHMARKS_JAR,
         "dev.pubsubclickhouse.benchmarks." + cls, str(PORTS[name]),
     ], "service")

@@ -48,12 +48,13 @@ IMAGE_JAVA = JDK25 if os.path.exists(JDK25) else "java"
 # the JVM picks in a container with under 2 CPUs or 1792 MiB.
 SERVICE_JVM = ["-XX:MaxRAM=512m", "-XX:MaxRAMPercentage=50", "-XX:+UseSerialGC"]
 # In the push part the peers (the bare, naive and async handlers) are ceilings and baselines: they
-# start with their whole heap, so that a heap still growing does not slow them in any round. From the 8 MiB start
-# the serial collector grows a heap only at a full collection, which the bare handler, promoting
-# almost nothing, reaches minutes into a run; until then it collects its young generation about 30
-# times as often and carries far fewer messages a second (docs/performance.md, Method). Ours
-# started the same way showed no difference six paired rounds could detect, so ours runs as
-# shipped. (Cold start times the bare handler with SERVICE_JVM: a start, not a steady state.)
+# start with their whole heap, so that a heap still growing does not slow them in any round. From
+# the 8 MiB start the serial collector grows a heap only at a full collection, which the bare
+# handler, promoting almost nothing, reaches minutes into a run; until then it collects its young
+# generation about 30 times as often and carries far fewer messages a second
+# (docs/performance.md, Method). Ours started the same way showed no difference six paired rounds
+# could detect, so ours runs as shipped. (Cold start times the bare handler with SERVICE_JVM: a
+# start, not a steady state.)
 PEER_JVM = SERVICE_JVM + ["-XX:InitialRAMPercentage=50"]
 BACKFILL_JVM = ["-Xmx1536m"]  # 75% of the job's default 2 GiB
 
